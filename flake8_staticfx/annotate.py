@@ -1,0 +1,74 @@
+"""Stage 4: turn the constructs the builder tagged into graph-break regions.
+
+A tag says what the code does (`item`, `branch`, ...); this stage decides, from the rule
+table and the dynamo settings, whether dynamo breaks there, where the user must change
+the code, and what it costs.
+"""
+from __future__ import annotations
+
+import os
+
+from .config import Options
+from .ir import Graph, GraphBreakRegion, Node, SourceSpan
+from .rules import RULES
+
+RULE_OF_CONSTRUCT = {
+    "branch": "SFX101",
+    "item": "SFX102",
+    "tolist": "SFX103",
+    "builtin": "SFX201",
+    "logger": "SFX202",
+    "skipped": "SFX203",
+    "graph_break": "SFX301",
+    "disabled_call": "SFX302",
+    "autograd": "SFX303",
+    "requires_grad": "SFX304",
+    "deepcopy": "SFX305",
+    "rnn": "SFX306",
+    "sorted": "SFX307",
+    "dynamic_shape": "SFX401",
+}
+
+
+def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
+    """Add a region to `graph` for each tagged node dynamo breaks on; return them."""
+    for node in graph.nodes:
+        construct = node.meta.get("construct")
+        if construct is None:
+            continue
+        rule = RULES[RULE_OF_CONSTRUCT[construct]]
+        if any(options.captures(setting) for setting in rule.captured_by):
+            continue
+        if construct == "logger" and node.meta.get("qname") in options.ignore_logging_functions:
+            continue
+        graph.regions.append(_region(graph, node, rule))
+    return graph.regions
+
+
+def _region(graph: Graph, node: Node, rule) -> GraphBreakRegion:
+    span: SourceSpan = node.meta["span"]
+    report = _report_site(graph.file, span, node.meta.get("stack", ()))
+    skipped = node.meta.get("frame_skip")
+    if skipped:
+        impact = f"dynamo cannot resume here: the whole function `{skipped}` runs eagerly"
+    else:
+        impact = "the graph splits here: code before and after compiles as separate graphs"
+    reason = rule.message.format(what=node.meta.get("what", node.target))
+    if report is not span:
+        reason += f" in `{span.function}` ({os.path.basename(span.file)}:{span.line})"
+    covered = [node, *node.meta.get("covers", ())]
+    return GraphBreakRegion(
+        code=rule.code, reason=reason, gb_ids=rule.gb_ids, workaround=rule.workaround,
+        fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
+        construct_file=span.file, construct_line=span.line, frame_skipped=skipped, nodes=covered,
+    )
+
+
+def _report_site(main_file: str, span: SourceSpan, stack: tuple[SourceSpan, ...]) -> SourceSpan:
+    """The innermost place in the linted file: the construct, or the call that reaches it."""
+    if span.file == main_file:
+        return span
+    for site in reversed(stack):
+        if site.file == main_file:
+            return site
+    return span

@@ -1,0 +1,1541 @@
+"""Stage 3: abstract interpretation of a compile root into a static FX graph.
+
+The builder walks the root's statements the way dynamo walks its bytecode: tensor
+operations become graph nodes, static Python values are computed (or known to be static
+and left unknown), calls into the project are inlined, loops over known containers are
+unrolled. Constructs dynamo cannot trace are tagged on their node (`meta["construct"]`);
+annotate.py turns the tags into graph-break regions.
+"""
+from __future__ import annotations
+
+import operator
+import time
+from dataclasses import replace
+from typing import Any
+
+from astroid import nodes
+
+from . import tables
+from .config import Options
+from .discover import (CONTAINERS, Binding, Resolver, Root, SourceModule, is_torch_layer,
+                       normalize_qname)
+from .inline import (Frame, bind_arguments, find_class_attribute, find_method, is_disabled,
+                     is_opaque, is_property, is_staticmethod, static_params)
+from .ir import Graph, Node, SourceSpan
+from .values import (NOTHING, UNKNOWN, BoundMethod, ClassRef, Dict, External, Function,
+                     Instance, Module, Seq, Static, Super, Tensor, Value, is_definite_tensor,
+                     join, join_all)
+
+
+class BudgetExceeded(Exception):
+    """The analysis of one root ran past a limit; what was found so far stands."""
+
+
+# Flow of a block: how it ends.
+FALLS_THROUGH, RETURNS, BREAKS, CONTINUES = None, "return", "break", "continue"
+
+BINOPS = {
+    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+    "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift",
+    ">>": "rshift",
+}
+COMPARE_OPS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+UNARY_OPS = {"-": "neg", "+": "pos", "~": "invert"}
+PY_BINOPS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "**": operator.pow,
+}
+PY_COMPARE = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne,
+}
+
+
+class Builder:
+    """Interprets one compile root (or, in init mode, a module's `__init__`)."""
+
+    def __init__(self, resolver: Resolver, options: Options, deadline: float, graph: Graph):
+        self.resolver = resolver
+        self.options = options
+        self.deadline = deadline
+        self.graph = graph
+        self.init_mode = False
+        self._steps = 0
+        self._globals: dict[tuple[str, str], Value] = {}
+        self._attr_nodes: dict[str, Node] = {}
+        self._overlay: dict[tuple[int, str], Value] = {}
+        self._mutated_attrs: dict[nodes.ClassDef, frozenset[str]] = {}
+
+    # ------------------------------------------------------------------ roots
+
+    def build(self, root: Root) -> Graph:
+        module = self.resolver.main
+        function = root.function
+        receiver: Value | None = None
+        if root.cls is not None and not is_staticmethod(self.resolver, function):
+            receiver = Module("user", "", cls=root.cls) if self.resolver.is_module_class(root.cls) \
+                else UNKNOWN
+        env = self._root_params(function, receiver)
+        frame = Frame(function, module, env, cls=root.cls)
+        if is_property(self.resolver, function):
+            frame.with_depth = 1
+        try:
+            self._run_body(frame)
+        finally:
+            result = join_all(frame.returns) if frame.returns else Static(None)
+            self.graph.output(self._as_arg(result), meta=self._meta(function, frame))
+        return self.graph
+
+    def _root_params(self, function: nodes.FunctionDef, receiver: Value | None) -> dict[str, Value]:
+        spec = function.args
+        params = [*spec.posonlyargs, *spec.args]
+        env: dict[str, Value] = {}
+        annotations = [*spec.posonlyargs_annotations, *spec.annotations]
+        if receiver is not None and params:
+            env[params[0].name] = receiver
+            params, annotations = params[1:], annotations[1:]
+        defaults = spec.defaults or []
+        first_default = len(params) - len(defaults)
+        for index, param in enumerate(params):
+            default = defaults[index - first_default] if index >= first_default else None
+            env[param.name] = self._param_value(param, annotations[index] if index < len(annotations) else None, default)
+        for param, annotation, default in zip(spec.kwonlyargs, spec.kwonlyargs_annotations,
+                                              spec.kw_defaults or [None] * len(spec.kwonlyargs)):
+            env[param.name] = self._param_value(param, annotation, default)
+        if spec.vararg:
+            env[spec.vararg] = Seq(None, elem=Tensor(self.graph.placeholder(spec.vararg), weak=True))
+        if spec.kwarg:
+            self.graph.placeholder(spec.kwarg)
+            env[spec.kwarg] = Dict({}, complete=False)
+        return env
+
+    def _param_value(self, param: nodes.AssignName, annotation: nodes.NodeNG | None,
+                     default: nodes.NodeNG | None) -> Value:
+        """Forward inputs are tensors unless annotated or defaulted otherwise."""
+        kind = tables.annotation_kind(self.resolver, annotation)
+        node = self.graph.placeholder(param.name, meta=self._meta(param, None))
+        if kind == "tensor":
+            node.meta["annotated_tensor"] = True
+            return Tensor(node, weak=isinstance(default, nodes.Const) and default.value is None)
+        if kind == "static" or (default is not None and not (
+                isinstance(default, nodes.Const) and default.value is None)):
+            return Static()
+        if kind == "unknown":
+            return UNKNOWN
+        return Tensor(node, weak=True)
+
+    # ------------------------------------------------------------- statements
+
+    def _tick(self) -> None:
+        self._steps += 1
+        if self._steps % 256 == 0 and time.monotonic() > self.deadline:
+            raise BudgetExceeded("time budget")
+        if len(self.graph.nodes) > self.options.max_nodes:
+            raise BudgetExceeded("node budget")
+
+    def _run_body(self, frame: Frame) -> None:
+        body = frame.function.body
+        if isinstance(frame.function, nodes.Lambda):
+            frame.returns.append(self.eval(body, frame))
+        else:
+            self.exec_block(body, frame)
+
+    def exec_block(self, statements: list[nodes.NodeNG], frame: Frame) -> str | None:
+        for statement in statements:
+            flow = self.exec_statement(statement, frame)
+            if flow is not FALLS_THROUGH:
+                return flow
+        return FALLS_THROUGH
+
+    def exec_statement(self, stmt: nodes.NodeNG, frame: Frame) -> str | None:
+        self._tick()
+        handler = getattr(self, "exec_" + type(stmt).__name__, None)
+        if handler is not None:
+            return handler(stmt, frame)
+        for child in stmt.get_children():  # unknown statement kinds: still see their calls
+            if isinstance(child, nodes.NodeNG) and not isinstance(child, (nodes.FunctionDef, nodes.ClassDef)):
+                if child.is_statement:
+                    self.exec_statement(child, frame)
+                else:
+                    self.eval(child, frame)
+        return FALLS_THROUGH
+
+    def exec_Expr(self, stmt: nodes.Expr, frame: Frame) -> None:
+        self.eval(stmt.value, frame)
+
+    def exec_Assign(self, stmt: nodes.Assign, frame: Frame) -> None:
+        value = self.eval(stmt.value, frame)
+        for target in stmt.targets:
+            self.assign(target, value, frame)
+
+    def exec_AnnAssign(self, stmt: nodes.AnnAssign, frame: Frame) -> None:
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value, frame), frame)
+
+    def exec_AugAssign(self, stmt: nodes.AugAssign, frame: Frame) -> None:
+        current = self.eval(stmt.target, frame)
+        value = self.eval(stmt.value, frame)
+        self.assign(stmt.target, self.binop(stmt.op.rstrip("="), current, value, stmt, frame), frame)
+
+    def exec_Return(self, stmt: nodes.Return, frame: Frame) -> str:
+        frame.returns.append(self.eval(stmt.value, frame) if stmt.value is not None else Static(None))
+        return RETURNS
+
+    def exec_Raise(self, stmt: nodes.Raise, frame: Frame) -> str:
+        return RETURNS  # the path ends; its message is never formatted in the compiled run
+
+    def exec_Pass(self, stmt: nodes.NodeNG, frame: Frame) -> None:
+        return None
+
+    exec_Global = exec_Nonlocal = exec_Import = exec_ImportFrom = exec_Pass
+
+    def exec_Break(self, stmt: nodes.Break, frame: Frame) -> str:
+        return BREAKS
+
+    def exec_Continue(self, stmt: nodes.Continue, frame: Frame) -> str:
+        return CONTINUES
+
+    def exec_Delete(self, stmt: nodes.Delete, frame: Frame) -> None:
+        for target in stmt.targets:
+            if isinstance(target, nodes.DelName):
+                frame.env.pop(target.name, None)
+
+    def exec_FunctionDef(self, stmt: nodes.FunctionDef, frame: Frame) -> None:
+        frame.env[stmt.name] = Function(stmt, closure=frame, cls=frame.cls)
+
+    def exec_ClassDef(self, stmt: nodes.ClassDef, frame: Frame) -> None:
+        frame.env[stmt.name] = ClassRef(stmt)
+
+    def exec_Assert(self, stmt: nodes.Assert, frame: Frame) -> None:
+        # Dynamo rewrites `assert tensor_condition` into torch._assert: no break.
+        self.eval(stmt.test, frame)
+
+    def exec_If(self, stmt: nodes.If, frame: Frame) -> str | None:
+        test = self.eval(stmt.test, frame)
+        narrowed = _narrowing(stmt.test, frame)
+        known, branch = self.truth(test, stmt.test, frame)
+        if known is not None:
+            return self.exec_block(stmt.body if known else stmt.orelse, frame)
+        start = len(self.graph.nodes)
+        saved = dict(frame.env)
+        if narrowed:
+            frame.env[narrowed[0]] = narrowed[1]
+        flow_then = self.exec_block(stmt.body, frame)
+        env_then = frame.env
+        frame.env = dict(saved)
+        flow_else = self.exec_block(stmt.orelse, frame)
+        frame.env = _merge_envs(env_then, flow_then, frame.env, flow_else)
+        self._cover(branch, start)
+        if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
+            return flow_then if flow_then == flow_else else RETURNS
+        return FALLS_THROUGH
+
+    def exec_While(self, stmt: nodes.While, frame: Frame) -> str | None:
+        test = self.eval(stmt.test, frame)
+        known, branch = self.truth(test, stmt.test, frame)
+        if known is False:
+            return self.exec_block(stmt.orelse, frame)
+        start = len(self.graph.nodes)
+        saved = dict(frame.env)
+        frame.loop_depth += 1
+        try:
+            flow = self.exec_block(stmt.body, frame)
+        finally:
+            frame.loop_depth -= 1
+        self._cover(branch, start)
+        frame.env = _merge_envs(saved, None, frame.env, None)
+        return RETURNS if flow == RETURNS and known is True else FALLS_THROUGH
+
+    def exec_For(self, stmt: nodes.For, frame: Frame) -> str | None:
+        iterable = self.eval(stmt.iter, frame)
+        items = self.iterate(iterable, stmt.iter, frame)
+        frame.loop_depth += 1
+        try:
+            if items is not None:
+                for item in items:
+                    self.assign(stmt.target, item, frame)
+                    flow = self.exec_block(stmt.body, frame)
+                    if flow in (BREAKS, RETURNS):
+                        return flow if flow == RETURNS else FALLS_THROUGH
+            else:
+                saved = dict(frame.env)
+                self.assign(stmt.target, self.element(iterable, stmt.iter, frame), frame)
+                self.exec_block(stmt.body, frame)
+                frame.env = _merge_envs(saved, None, frame.env, None)
+        finally:
+            frame.loop_depth -= 1
+        return self.exec_block(stmt.orelse, frame)
+
+    def exec_With(self, stmt: nodes.With, frame: Frame) -> str | None:
+        for context, alias in stmt.items:
+            manager = self.eval(context, frame)
+            self.enter_context(manager, context, frame)
+            if alias is not None:
+                self.assign(alias, UNKNOWN, frame)
+        frame.with_depth += 1
+        try:
+            return self.exec_block(stmt.body, frame)
+        finally:
+            frame.with_depth -= 1
+
+    def exec_Try(self, stmt: nodes.Try, frame: Frame) -> str | None:
+        # Handlers run only when something failed: they are not the compiled path.
+        flow = self.exec_block(stmt.body, frame)
+        if flow is FALLS_THROUGH:
+            flow = self.exec_block(stmt.orelse, frame)
+        final = self.exec_block(stmt.finalbody, frame)
+        return final if final is not FALLS_THROUGH else flow
+
+    exec_TryStar = exec_Try
+
+    def exec_Match(self, stmt: nodes.Match, frame: Frame) -> str | None:
+        self.eval(stmt.subject, frame)
+        saved = dict(frame.env)
+        for case in stmt.cases:
+            frame.env = dict(saved)
+            self.exec_block(case.body, frame)
+        frame.env = _merge_envs(saved, None, frame.env, None)
+        return FALLS_THROUGH
+
+    # ------------------------------------------------------------- assignment
+
+    def assign(self, target: nodes.NodeNG, value: Value, frame: Frame) -> None:
+        if isinstance(target, nodes.AssignName):
+            frame.env[target.name] = value
+        elif isinstance(target, (nodes.Tuple, nodes.List)):
+            self._unpack(target.elts, value, frame)
+        elif isinstance(target, nodes.Starred):
+            self.assign(target.value, Seq(None, elem=self.element(value, target, frame), is_list=True), frame)
+        elif isinstance(target, nodes.AssignAttr):
+            receiver = self.eval(target.expr, frame)
+            if isinstance(receiver, Module):
+                self.set_attribute(receiver, target.attrname, value)
+        elif isinstance(target, nodes.Subscript):
+            container = self.eval(target.value, frame)
+            key = self.eval(target.slice, frame)
+            if isinstance(container, Dict) and isinstance(key, Static) and key.known:
+                try:
+                    container.items[key.value] = value
+                except TypeError:
+                    container.complete = False
+            elif isinstance(container, Tensor):
+                self.graph.call_function("operator.setitem", (
+                    self._as_arg(container), self._as_arg(key), self._as_arg(value)),
+                    meta=self._meta(target, frame))
+
+    def _unpack(self, targets: list[nodes.NodeNG], value: Value, frame: Frame) -> None:
+        starred = [i for i, t in enumerate(targets) if isinstance(t, nodes.Starred)]
+        if isinstance(value, Seq) and value.items is not None and (
+                len(value.items) == len(targets) or starred):
+            items = value.items
+            if starred:
+                s = starred[0]
+                tail = len(targets) - s - 1
+                middle = items[s: len(items) - tail]
+                items = [*items[:s], Seq(list(middle), is_list=True), *items[len(items) - tail:]]
+                if len(items) != len(targets):
+                    items = [UNKNOWN] * len(targets)
+                for target, item in zip(targets, items):
+                    self.assign(target.value if isinstance(target, nodes.Starred) else target, item, frame)
+                return
+            for target, item in zip(targets, items):
+                self.assign(target, item, frame)
+            return
+        element = self.element(value, None, frame)
+        for target in targets:
+            self.assign(target, element, frame)
+
+    # ------------------------------------------------------------ expressions
+
+    def eval(self, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        if expr is None:
+            return Static(None)
+        handler = getattr(self, "eval_" + type(expr).__name__, None)
+        if handler is None:
+            for child in expr.get_children():
+                if isinstance(child, nodes.NodeNG) and not child.is_statement:
+                    self.eval(child, frame)
+            return UNKNOWN
+        return handler(expr, frame)
+
+    def eval_Const(self, expr: nodes.Const, frame: Frame) -> Value:
+        return Static(expr.value)
+
+    def eval_Name(self, expr: nodes.Name, frame: Frame) -> Value:
+        value = frame.lookup(expr.name)
+        if value is not None:
+            return value
+        return self.global_value(frame.module, expr.name)
+
+    def eval_Attribute(self, expr: nodes.Attribute, frame: Frame) -> Value:
+        return self.attribute(self.eval(expr.expr, frame), expr.attrname, expr, frame)
+
+    def eval_Tuple(self, expr: nodes.Tuple, frame: Frame) -> Value:
+        return Seq(self._elements(expr.elts, frame))
+
+    def eval_List(self, expr: nodes.List, frame: Frame) -> Value:
+        return Seq(self._elements(expr.elts, frame), is_list=True)
+
+    def eval_Set(self, expr: nodes.Set, frame: Frame) -> Value:
+        self._elements(expr.elts, frame)
+        return UNKNOWN
+
+    def _elements(self, elts: list[nodes.NodeNG], frame: Frame) -> list[Value] | None:
+        items: list[Value] = []
+        exact = True
+        for elt in elts:
+            if isinstance(elt, nodes.Starred):
+                inner = self.eval(elt.value, frame)
+                if isinstance(inner, Seq) and inner.items is not None:
+                    items.extend(inner.items)
+                else:
+                    exact = False
+            else:
+                items.append(self.eval(elt, frame))
+        return items if exact else None
+
+    def eval_Dict(self, expr: nodes.Dict, frame: Frame) -> Value:
+        result = Dict({})
+        for key_node, value_node in expr.items:
+            value = self.eval(value_node, frame)
+            if isinstance(key_node, nodes.DictUnpack):
+                if isinstance(value, Dict):
+                    result.items.update(value.items)
+                    result.complete &= value.complete
+                else:
+                    result.complete = False
+                continue
+            key = self.eval(key_node, frame)
+            if isinstance(key, Static) and key.known:
+                try:
+                    result.items[key.value] = value
+                    continue
+                except TypeError:
+                    pass
+            result.complete = False
+        return result
+
+    def eval_JoinedStr(self, expr: nodes.JoinedStr, frame: Frame) -> Value:
+        for value in expr.values:
+            self.eval(value, frame)
+        return Static()
+
+    def eval_FormattedValue(self, expr: nodes.FormattedValue, frame: Frame) -> Value:
+        self.eval(expr.value, frame)
+        return Static()
+
+    def eval_Slice(self, expr: nodes.Slice, frame: Frame) -> Value:
+        parts = [self.eval(part, frame) if part is not None else Static(None)
+                 for part in (expr.lower, expr.upper, expr.step)]
+        if all(isinstance(p, Static) and p.known for p in parts):
+            try:
+                return Static(slice(*(p.value for p in parts)))
+            except TypeError:
+                return Static()
+        return Seq(parts) if any(isinstance(p, Tensor) for p in parts) else Static()
+
+    def eval_Lambda(self, expr: nodes.Lambda, frame: Frame) -> Value:
+        return Function(expr, closure=frame, cls=frame.cls)
+
+    def eval_NamedExpr(self, expr: nodes.NamedExpr, frame: Frame) -> Value:
+        value = self.eval(expr.value, frame)
+        self.assign(expr.target, value, frame)
+        return value
+
+    def eval_Starred(self, expr: nodes.Starred, frame: Frame) -> Value:
+        return self.eval(expr.value, frame)
+
+    def eval_IfExp(self, expr: nodes.IfExp, frame: Frame) -> Value:
+        test = self.eval(expr.test, frame)
+        known, branch = self.truth(test, expr.test, frame)
+        if known is not None:
+            return self.eval(expr.body if known else expr.orelse, frame)
+        start = len(self.graph.nodes)
+        narrowed = _narrowing(expr.test, frame)
+        saved = frame.env
+        if narrowed:
+            frame.env = {**saved, narrowed[0]: narrowed[1]}
+        body = self.eval(expr.body, frame)
+        frame.env = saved
+        orelse = self.eval(expr.orelse, frame)
+        self._cover(branch, start)
+        return join(body, orelse)
+
+    def eval_BoolOp(self, expr: nodes.BoolOp, frame: Frame) -> Value:
+        # Each operand but the last is tested for truth; the value is one of the operands.
+        results = []
+        for index, operand in enumerate(expr.values):
+            value = self.eval(operand, frame)
+            if index == len(expr.values) - 1:
+                results.append(value)
+                break
+            known, _ = self.truth(value, operand, frame)
+            if known is None:
+                results.append(value)
+                continue
+            if known == (expr.op == "or"):
+                results.append(value)
+                break
+        return join_all(results)
+
+    def eval_UnaryOp(self, expr: nodes.UnaryOp, frame: Frame) -> Value:
+        operand = self.eval(expr.operand, frame)
+        if expr.op == "not":
+            known, _ = self.truth(operand, expr.operand, frame)
+            return Static(not known) if known is not None else Static()
+        if isinstance(operand, Tensor):
+            node = self.graph.call_function(f"operator.{UNARY_OPS[expr.op]}", (self._as_arg(operand),),
+                                            meta=self._meta(expr, frame))
+            return Tensor(node, is_bool=operand.is_bool and expr.op == "~", scalar=operand.scalar)
+        if isinstance(operand, Static) and operand.known:
+            try:
+                return Static({"-": operator.neg, "+": operator.pos, "~": operator.invert}[expr.op](operand.value))
+            except Exception:  # noqa: BLE001 - any Python value
+                return Static()
+        return Static() if isinstance(operand, Static) else UNKNOWN
+
+    def eval_BinOp(self, expr: nodes.BinOp, frame: Frame) -> Value:
+        return self.binop(expr.op, self.eval(expr.left, frame), self.eval(expr.right, frame), expr, frame)
+
+    def binop(self, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if isinstance(left, Tensor) or isinstance(right, Tensor):
+            node = self.graph.call_function(f"operator.{BINOPS.get(op, 'add')}",
+                                            (self._as_arg(left), self._as_arg(right)),
+                                            meta=self._meta(expr, frame))
+            is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)
+                                          if isinstance(v, Tensor))
+            scalar = all(v.scalar for v in (left, right) if isinstance(v, Tensor))
+            return Tensor(node, is_bool=is_bool, scalar=scalar)
+        if isinstance(left, Static) and isinstance(right, Static):
+            if left.known and right.known and op in PY_BINOPS:
+                try:
+                    result = PY_BINOPS[op](left.value, right.value)
+                    if not isinstance(result, (str, bytes, tuple, list)) or len(result) < 10000:
+                        return Static(result)
+                except Exception:  # noqa: BLE001 - any Python value
+                    pass
+            return Static()
+        if isinstance(left, Seq) and isinstance(right, Seq) and op == "+":
+            if left.items is not None and right.items is not None:
+                return Seq([*left.items, *right.items], is_list=left.is_list)
+            return Seq(None, elem=join(left.element(), right.element()), is_list=left.is_list)
+        return UNKNOWN
+
+    def eval_Compare(self, expr: nodes.Compare, frame: Frame) -> Value:
+        left = self.eval(expr.left, frame)
+        result: Value = Static(True)
+        for op, right_node in expr.ops:
+            right = self.eval(right_node, frame)
+            result = _and(result, self.compare(op, left, right, expr, frame))
+            left = right
+        return result
+
+    def compare(self, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if op in ("is", "is not"):
+            same = _identity(left, right)
+            if same is None:
+                return Static()
+            return Static(same if op == "is" else not same)
+        if op in ("in", "not in"):
+            return self._membership(op, left, right, expr, frame)
+        if isinstance(left, Tensor) or isinstance(right, Tensor):
+            if any(isinstance(v, Static) and isinstance(v.value, str) for v in (left, right)):
+                return UNKNOWN  # a tensor is never compared with a string: not a tensor
+            node = self.graph.call_function(f"operator.{COMPARE_OPS[op]}",
+                                            (self._as_arg(left), self._as_arg(right)),
+                                            meta=self._meta(expr, frame))
+            scalar = all(v.scalar for v in (left, right) if isinstance(v, Tensor))
+            return Tensor(node, is_bool=True, scalar=scalar)
+        if isinstance(left, Static) and isinstance(right, Static):
+            if left.known and right.known:
+                try:
+                    return Static(bool(PY_COMPARE[op](left.value, right.value)))
+                except Exception:  # noqa: BLE001 - any Python value
+                    return Static()
+            return Static()
+        if isinstance(left, Static) and isinstance(right, (Seq, Dict)) or \
+                isinstance(right, Static) and isinstance(left, (Seq, Dict)):
+            return Static()
+        return UNKNOWN
+
+    def _membership(self, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if is_definite_tensor(left) and isinstance(right, (Seq, Static)):
+            # `t in (0, 1)` compares the tensor with each item and tests the result.
+            self.branch(left, expr, frame)
+            return Static()
+        if isinstance(right, Dict) and isinstance(left, Static) and left.known:
+            try:
+                present = left.value in right.items
+            except TypeError:
+                return Static()
+            if present or right.complete:
+                return Static(present if op == "in" else not present)
+            return Static()
+        if isinstance(right, Seq) and right.items is not None and isinstance(left, Static) and left.known \
+                and all(isinstance(i, Static) and i.known for i in right.items):
+            try:
+                present = left.value in [i.value for i in right.items]
+            except Exception:  # noqa: BLE001 - any Python value
+                return Static()
+            return Static(present if op == "in" else not present)
+        if isinstance(right, Tensor):
+            return UNKNOWN
+        return Static() if isinstance(left, Static) else UNKNOWN
+
+    def eval_Subscript(self, expr: nodes.Subscript, frame: Frame) -> Value:
+        container = self.eval(expr.value, frame)
+        key = self.eval(expr.slice, frame)
+        return self.subscript(container, key, expr, frame)
+
+    def subscript(self, container: Value, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if isinstance(container, Tensor):
+            node = self.graph.call_function("operator.getitem", (self._as_arg(container), self._as_arg(key)),
+                                            meta=self._meta(expr, frame))
+            if _has_bool_mask(key):
+                self.mark(node, "dynamic_shape", expr, frame)
+            return Tensor(node, is_bool=container.is_bool)
+        if isinstance(key, Static) and key.known:
+            if isinstance(container, Seq) and container.items is not None:
+                try:
+                    picked = container.items[key.value]
+                    return Seq(picked, is_list=container.is_list) if isinstance(picked, list) else picked
+                except (TypeError, IndexError):
+                    return UNKNOWN
+            if isinstance(container, Dict):
+                try:
+                    if key.value in container.items:
+                        return container.items[key.value]
+                except TypeError:
+                    return UNKNOWN
+                return UNKNOWN
+            if isinstance(container, Module) and container.kind == "container":
+                return self._container_item(container, key.value)
+            if isinstance(container, Static) and container.known:
+                try:
+                    return Static(container.value[key.value])
+                except Exception:  # noqa: BLE001 - any Python value
+                    return Static()
+        if isinstance(container, Seq):
+            if isinstance(key, Static) and isinstance(key.value, slice):
+                return Seq(None, elem=container.element(), is_list=container.is_list)
+            return container.element()
+        if isinstance(container, Module) and container.kind == "container":
+            items = container.items
+            values = list(items.values()) if isinstance(items, dict) else items
+            return join_all(values) if values else UNKNOWN
+        if isinstance(container, Dict):
+            return join_all(list(container.items.values())) if container.items and container.complete else UNKNOWN
+        if isinstance(container, Static):
+            return Static()
+        return UNKNOWN
+
+    def _comprehension(self, expr: nodes.NodeNG, frame: Frame, element: nodes.NodeNG,
+                       key: nodes.NodeNG | None = None) -> Value:
+        saved = dict(frame.env)
+        results: list[Value] = []
+        exact = [True]
+
+        def run(generators: list[nodes.Comprehension]) -> None:
+            if not generators:
+                results.append(self.eval(element, frame))
+                if key is not None:
+                    self.eval(key, frame)
+                return
+            generator = generators[0]
+            iterable = self.eval(generator.iter, frame)
+            items = self.iterate(iterable, generator.iter, frame)
+            if items is None:
+                exact[0] = False
+                items = [self.element(iterable, generator.iter, frame)]
+            for item in items:
+                self.assign(generator.target, item, frame)
+                keep = True
+                for condition in generator.ifs:
+                    known, _ = self.truth(self.eval(condition, frame), condition, frame)
+                    if known is False:
+                        keep = False
+                        break
+                    if known is None:
+                        exact[0] = False
+                if keep:
+                    run(generators[1:])
+
+        run(expr.generators)
+        frame.env = saved
+        if isinstance(expr, (nodes.ListComp,)) and exact[0]:
+            return Seq(results, is_list=True)
+        if isinstance(expr, nodes.DictComp):
+            return Dict({}, complete=False)
+        return Seq(None, elem=join_all(results) if results else UNKNOWN, is_list=True)
+
+    def eval_ListComp(self, expr: nodes.ListComp, frame: Frame) -> Value:
+        return self._comprehension(expr, frame, expr.elt)
+
+    eval_SetComp = eval_GeneratorExp = eval_ListComp
+
+    def eval_DictComp(self, expr: nodes.DictComp, frame: Frame) -> Value:
+        return self._comprehension(expr, frame, expr.value, expr.key)
+
+    # ---------------------------------------------------------------- truth
+
+    def truth(self, value: Value, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        """Python tests `value` for truth: (its known outcome or None, the branch node if it breaks)."""
+        if is_definite_tensor(value):
+            return None, self.branch(value, expr, frame)
+        if isinstance(value, Static) and value.known:
+            try:
+                return bool(value.value), None
+            except Exception:  # noqa: BLE001 - any Python value
+                return None, None
+        if isinstance(value, (Module, Function, ClassRef, External)):
+            return True, None
+        if isinstance(value, Seq) and value.items is not None:
+            return bool(value.items), None
+        if isinstance(value, Dict) and value.complete:
+            return bool(value.items), None
+        return None, None
+
+    def branch(self, value: Tensor, expr: nodes.NodeNG, frame: Frame) -> Node:
+        node = self.graph.call_function("builtins.bool", (self._as_arg(value),), meta=self._meta(expr, frame))
+        self.mark(node, "branch", expr, frame, scalar=value.scalar)
+        return node
+
+    def _cover(self, branch: Node | None, start: int) -> None:
+        if branch is not None:
+            branch.meta["covers"] = self.graph.nodes[start:]
+
+    # ------------------------------------------------------------- iteration
+
+    def iterate(self, value: Value, expr: nodes.NodeNG | None, frame: Frame) -> list[Value] | None:
+        """The items of a loop over `value` when dynamo would unroll a known sequence."""
+        limit = self.options.max_unroll
+        if isinstance(value, Seq) and value.items is not None and len(value.items) <= limit:
+            return list(value.items)
+        if isinstance(value, Module) and value.kind == "container":
+            items = value.items
+            if isinstance(items, dict):
+                return [Static(k) for k in items] if len(items) <= limit else None
+            if isinstance(items, list) and len(items) <= limit:
+                return list(items)
+        if isinstance(value, Dict) and value.complete and len(value.items) <= limit:
+            return [Static(k) for k in value.items]
+        return None
+
+    def element(self, value: Value, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        """One item of `value` when the items are not known one by one."""
+        if isinstance(value, Tensor):
+            node = self.graph.call_function("operator.getitem", (self._as_arg(value), 0),
+                                            meta=self._meta(expr, frame) if expr is not None else {})
+            return Tensor(node, is_bool=value.is_bool)
+        if isinstance(value, Seq):
+            return value.element()
+        if isinstance(value, Module) and value.kind == "container":
+            items = value.items
+            values = list(items.values()) if isinstance(items, dict) else (items or [])
+            if isinstance(items, dict):
+                return Static()
+            return join_all(values) if values else UNKNOWN
+        if isinstance(value, Dict):
+            return Static()
+        if isinstance(value, Static):
+            return Static()
+        return UNKNOWN
+
+    # ------------------------------------------------------------ attributes
+
+    def attribute(self, receiver: Value, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if isinstance(receiver, Tensor):
+            return self._tensor_attribute(receiver, name, expr, frame)
+        if isinstance(receiver, Module):
+            return self.module_attribute(receiver, name, expr, frame)
+        if isinstance(receiver, External):
+            return self.value_of(self.resolver.qualified(f"{receiver.qname}.{name}"), frame)
+        if isinstance(receiver, ClassRef):
+            return self._class_attribute(receiver.node, name, None, frame)
+        if isinstance(receiver, Super):
+            return self._super_attribute(receiver, name, expr, frame)
+        if isinstance(receiver, Static):
+            if receiver.known and isinstance(receiver.value, (str, bytes)) and name.startswith(("__",)) is False:
+                return BoundMethod(receiver, name)
+            return Static() if not name[:1].isupper() else UNKNOWN
+        if isinstance(receiver, (Seq, Dict, Instance)):
+            return BoundMethod(receiver, name)
+        return UNKNOWN
+
+    def _tensor_attribute(self, tensor: Tensor, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if name in tables.TENSOR_STATIC_ATTRIBUTES:
+            return Static()
+        if name in tables.TENSOR_TENSOR_ATTRIBUTES:
+            node = self.graph.call_function("builtins.getattr", (self._as_arg(tensor), name),
+                                            meta=self._meta(expr, frame))
+            return Tensor(node)
+        return BoundMethod(tensor, name)
+
+    def module_attribute(self, module: Module, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        overlay = self._overlay.get((id(module), name))
+        if overlay is not None:
+            return overlay
+        if name == "training":
+            return Static()
+        if module.kind == "leaf":
+            if name in tables.MODULE_TENSOR_ATTRIBUTES:
+                return self._get_attr(_join_path(module.path, name), expr, frame)
+            if name == "forward":
+                return BoundMethod(module, "__call__")
+            return Static() if not name.startswith("_") else UNKNOWN
+        if module.kind == "container":
+            return BoundMethod(module, name)
+        attrs = self.module_attrs(module)
+        if name in attrs:
+            value = attrs[name]
+            if isinstance(value, Tensor):
+                return self._get_attr(_join_path(module.path, name), expr, frame)
+            if name in self._mutated(module.cls) and not isinstance(value, Module):
+                return Static() if isinstance(value, Static) else UNKNOWN
+            return value
+        if module.cls is not None:
+            return self._class_attribute(module.cls, name, module, frame)
+        return UNKNOWN
+
+    def _class_attribute(self, cls: nodes.ClassDef, name: str, receiver: Value | None, frame: Frame,
+                         after: nodes.ClassDef | None = None) -> Value:
+        method = find_method(self.resolver, cls, name, after=after)
+        if method is not None:
+            function, owner = method
+            if is_staticmethod(self.resolver, function):
+                return Function(function, cls=owner)
+            if is_property(self.resolver, function) and receiver is not None:
+                return self.call_function(Function(function, bound=receiver, cls=owner), [], {},
+                                          function, frame, in_property=True)
+            return Function(function, bound=receiver, cls=owner)
+        expr = find_class_attribute(self.resolver, cls, name)
+        if expr is not None:
+            return self.eval_static_expr(expr, frame)
+        if receiver is not None and name in tables.MODULE_METHODS:
+            return BoundMethod(receiver, name)
+        return UNKNOWN
+
+    def _super_attribute(self, sup: Super, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        receiver = sup.receiver
+        cls = receiver.cls if isinstance(receiver, Module) else None
+        if cls is None or sup.cls is None:
+            return UNKNOWN
+        value = self._class_attribute(cls, name, receiver, frame, after=sup.cls)
+        if value is UNKNOWN and name in ("forward", "__call__") and isinstance(receiver, Module):
+            return BoundMethod(replace(receiver, kind="leaf", qname=_torch_base(self.resolver, cls)), "__call__")
+        return value
+
+    def _get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
+        node = self._attr_nodes.get(target)
+        if node is None:
+            node = self._attr_nodes[target] = self.graph.get_attr(
+                target, meta=self._meta(expr, frame) if expr is not None else {})
+        return Tensor(node)
+
+    def set_attribute(self, module: Module, name: str, value: Value) -> None:
+        if self.init_mode:
+            if isinstance(value, Module):
+                value = _with_path(value, _join_path(module.path, name))
+            if module.attrs is not None:
+                module.attrs[name] = value
+        else:
+            self._overlay[(id(module), name)] = value
+
+    def _mutated(self, cls: nodes.ClassDef | None) -> frozenset[str]:
+        """Attributes assigned outside __init__: their __init__ value is not a fact."""
+        if cls is None:
+            return frozenset()
+        cached = self._mutated_attrs.get(cls)
+        if cached is None:
+            names = set()
+            for owner in self.resolver.mro(cls):
+                for method in owner.mymethods():
+                    if method.name == "__init__":
+                        continue
+                    for node in method.nodes_of_class(nodes.AssignAttr):
+                        if isinstance(node.expr, nodes.Name) and node.expr.name == "self":
+                            names.add(node.attrname)
+            cached = self._mutated_attrs[cls] = frozenset(names)
+        return cached
+
+    def module_attrs(self, module: Module) -> dict[str, Value]:
+        """The module's attributes, by interpreting its class's `__init__` (once per instance)."""
+        if module.attrs is not None:
+            return module.attrs
+        module.attrs = {}
+        if module.cls is None:
+            return module.attrs
+        init = find_method(self.resolver, module.cls, "__init__")
+        if init is None:
+            return module.attrs
+        function, owner = init
+        scratch = Builder(self.resolver, self.options, self.deadline, Graph("__init__", ""))
+        scratch.init_mode = True
+        scratch._globals = self._globals
+        scratch._mutated_attrs = self._mutated_attrs
+        scratch._steps = self._steps
+        if module.ctor_args is not None:
+            args, kwargs = module.ctor_args
+            env = bind_arguments(function, module, args, kwargs, lambda e: scratch.eval_static_expr(e, None))
+        else:
+            env = static_params(function)
+            if function.args.args:
+                env[function.args.args[0].name] = module
+        frame = Frame(function, self.resolver.source_of(function), env, cls=owner)
+        try:
+            scratch._run_body(frame)
+        except RecursionError:
+            pass
+        finally:
+            self._steps = scratch._steps
+        return module.attrs
+
+    # ----------------------------------------------------------------- globals
+
+    def global_value(self, module: SourceModule, name: str) -> Value:
+        key = (module.path, name)
+        if key in self._globals:
+            return self._globals[key]
+        self._globals[key] = UNKNOWN  # cuts cycles between module-level assignments
+        binding = self.resolver.global_binding(module, name)
+        if binding is None:
+            value = External(name) if name in tables.BUILTINS else UNKNOWN
+        else:
+            value = self.value_of(binding, None)
+        self._globals[key] = value
+        return value
+
+    def value_of(self, binding: Binding, frame: Frame | None) -> Value:
+        if binding.kind == "external" or binding.kind == "module":
+            return External(binding.qname)
+        if binding.kind == "class":
+            return ClassRef(binding.node)
+        if binding.kind == "function":
+            return Function(binding.node)
+        if binding.kind == "assign":
+            return self.eval_static_expr(binding.node, None, binding.module)
+        return UNKNOWN
+
+    def eval_static_expr(self, expr: nodes.NodeNG, frame: Frame | None,
+                         module: SourceModule | None = None) -> Value:
+        """Evaluate a default, class attribute or module-level value outside any graph."""
+        if isinstance(expr, nodes.Const):
+            return Static(expr.value)
+        module = module or self.resolver.source_of(expr)
+        pseudo = Frame(expr.root(), module, {}, caller=frame)
+        saved_graph_len = len(self.graph.nodes)
+        value = self.eval(expr, pseudo)
+        if len(self.graph.nodes) != saved_graph_len and not self.init_mode:
+            # Module-level tensors are constants to the graph, not traced operations.
+            del self.graph.nodes[saved_graph_len:]
+            return UNKNOWN if isinstance(value, Tensor) else value
+        return value
+
+    # ------------------------------------------------------------------ calls
+
+    def eval_Call(self, expr: nodes.Call, frame: Frame) -> Value:
+        callee = self.eval(expr.func, frame)
+        args: list[Value] = []
+        unknown_rest = False
+        for arg in expr.args:
+            if isinstance(arg, nodes.Starred):
+                inner = self.eval(arg.value, frame)
+                if isinstance(inner, Seq) and inner.items is not None:
+                    args.extend(inner.items)
+                else:
+                    unknown_rest = True
+            else:
+                args.append(self.eval(arg, frame))
+        kwargs: dict[str, Value] = {}
+        for keyword in expr.keywords:
+            value = self.eval(keyword.value, frame)
+            if keyword.arg is None:
+                if isinstance(value, Dict) and value.complete and all(isinstance(k, str) for k in value.items):
+                    kwargs.update(value.items)
+                else:
+                    unknown_rest = True
+            else:
+                kwargs[keyword.arg] = value
+        return self.call(callee, args, kwargs, expr, frame, unknown_rest)
+
+    def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        if isinstance(callee, Function):
+            return self.call_function(callee, args, kwargs, expr, frame, unknown_rest=unknown_rest)
+        if isinstance(callee, BoundMethod):
+            return self.call_method(callee, args, kwargs, expr, frame)
+        if isinstance(callee, Module):
+            return self.call_module(callee, args, kwargs, expr, frame, unknown_rest)
+        if isinstance(callee, External):
+            return self.call_external(callee.qname, args, kwargs, expr, frame)
+        if isinstance(callee, ClassRef):
+            return self.construct(callee.node, args, kwargs, expr, frame, unknown_rest)
+        return UNKNOWN
+
+    def call_function(self, function: Function, args: list[Value], kwargs: dict[str, Value],
+                      expr: nodes.NodeNG, frame: Frame, unknown_rest: bool = False,
+                      in_property: bool = False) -> Value:
+        node = function.node
+        if isinstance(node, nodes.FunctionDef):
+            if is_disabled(self.resolver, node):
+                call = self.graph.call_function(node.qname(), self._args(args), self._kwargs(kwargs),
+                                                meta=self._meta(expr, frame))
+                self.mark(call, "disabled_call", expr, frame)
+                return UNKNOWN
+            if is_opaque(self.resolver, node):
+                return self._opaque_call(node.qname(), args, kwargs, expr, frame)
+        if frame.active(node) or frame.depth >= self.options.max_inline_depth:
+            return UNKNOWN
+        receiver = function.bound
+        if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
+                and _is_classmethod(node):
+            receiver = ClassRef(function.cls)
+        env = bind_arguments(node, receiver, args, kwargs,
+                             lambda e: self.eval_static_expr(e, frame), unknown_rest)
+        callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
+                       closure=function.closure, cls=function.cls)
+        if in_property:
+            callee.with_depth = 1  # a break in a property cannot be resumed either
+        self._run_body(callee)
+        if not callee.returns:
+            return Static(None)
+        return join_all(callee.returns)
+
+    def _opaque_call(self, target: str, args: list[Value], kwargs: dict[str, Value],
+                     expr: nodes.NodeNG, frame: Frame) -> Value:
+        if any(isinstance(v, Tensor) for v in [*args, *kwargs.values()]):
+            self.graph.call_function(target, self._args(args), self._kwargs(kwargs), meta=self._meta(expr, frame))
+        return UNKNOWN
+
+    def construct(self, cls: nodes.ClassDef, args: list[Value], kwargs: dict[str, Value],
+                  expr: nodes.NodeNG, frame: Frame, unknown_rest: bool) -> Value:
+        if self.resolver.is_module_class(cls):
+            return Module("user", "", cls=cls, ctor_args=None if unknown_rest else (args, kwargs))
+        return UNKNOWN
+
+    def call_module(self, module: Module, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame, unknown_rest: bool = False) -> Value:
+        if module.kind == "leaf":
+            node = self.graph.call_module(module.path or module.qname, self._args(args),
+                                          self._kwargs(kwargs), meta=self._meta(expr, frame))
+            if module.qname in tables.RNN_MODULES:
+                self.mark(node, "rnn", expr, frame)
+                return Seq([Tensor(node), Tensor(node)])
+            if module.qname in tables.TUPLE_MODULES:
+                return Seq([Tensor(node), Tensor(node)])
+            return Tensor(node)
+        if module.kind == "container":
+            if isinstance(module.items, list) and module.qname == "torch.nn.Sequential":
+                value = args[0] if args else UNKNOWN
+                for item in module.items:
+                    value = self.call(item, [value], {}, expr, frame)
+                return value
+            return UNKNOWN
+        forward = find_method(self.resolver, module.cls, "forward") if module.cls else None
+        if forward is None:
+            base = _torch_base(self.resolver, module.cls) if module.cls else ""
+            if base:
+                return self.call_module(replace(module, kind="leaf", qname=base), args, kwargs, expr, frame)
+            return UNKNOWN
+        function, owner = forward
+        return self.call_function(Function(function, bound=module, cls=owner), args, kwargs, expr, frame,
+                                  unknown_rest=unknown_rest)
+
+    def _container_item(self, container: Module, key: Any) -> Value:
+        items = container.items
+        try:
+            if isinstance(items, dict):
+                return items.get(key, UNKNOWN)
+            if isinstance(items, list):
+                picked = items[key]
+                if isinstance(picked, list):
+                    return replace(container, items=picked, path=container.path)
+                return picked
+        except (TypeError, IndexError):
+            pass
+        return UNKNOWN
+
+    # ------------------------------------------------------ methods of values
+
+    def call_method(self, method: BoundMethod, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        receiver, name = method.receiver, method.name
+        if isinstance(receiver, Tensor):
+            return self.tensor_method(receiver, name, args, kwargs, expr, frame)
+        if isinstance(receiver, Module):
+            return self._module_method(receiver, name, args, kwargs, expr, frame)
+        if isinstance(receiver, Instance):
+            if receiver.qname == "logging.Logger" and name in tables.LOGGER_METHODS:
+                call = self.graph.call_function(f"logging.Logger.{name}", self._args(args),
+                                                self._kwargs(kwargs), meta=self._meta(expr, frame))
+                self.mark(call, "logger", expr, frame, qname=f"logging.Logger.{name}")
+            return UNKNOWN
+        if isinstance(receiver, Seq) and receiver.items is not None:
+            if name in ("append", "extend", "insert") and receiver.is_list:
+                if name == "append" and args:
+                    receiver.items.append(args[0])
+                elif name == "extend" and args and isinstance(args[0], Seq) and args[0].items is not None:
+                    receiver.items.extend(args[0].items)
+                else:
+                    receiver.elem, receiver.items = receiver.element(), None
+                if receiver.items is not None and len(receiver.items) > self.options.max_unroll:
+                    receiver.elem, receiver.items = receiver.element(), None
+                return Static(None)
+            if name in ("index", "count"):
+                return Static()
+            if name in ("pop",):
+                return receiver.element()
+        if isinstance(receiver, Seq):
+            if name in ("append", "extend", "insert"):
+                return Static(None)
+            return UNKNOWN
+        if isinstance(receiver, Dict):
+            return self._dict_method(receiver, name, args, kwargs)
+        if isinstance(receiver, Static):
+            if receiver.known:
+                try:
+                    result = getattr(receiver.value, name)(*[a.value for a in args if isinstance(a, Static)])
+                    if len(args) == sum(isinstance(a, Static) and a.known for a in args) and not kwargs \
+                            and isinstance(result, (str, bool, int, float, tuple)):
+                        return Static(result)
+                except Exception:  # noqa: BLE001 - any str/bytes method
+                    pass
+            return Static()
+        return UNKNOWN
+
+    def _dict_method(self, receiver: Dict, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        if name == "get":
+            key = args[0] if args else UNKNOWN
+            if isinstance(key, Static) and key.known:
+                try:
+                    if key.value in receiver.items:
+                        return receiver.items[key.value]
+                except TypeError:
+                    return UNKNOWN
+                if receiver.complete:
+                    return args[1] if len(args) > 1 else Static(None)
+            return UNKNOWN
+        if name == "update" and args and isinstance(args[0], Dict):
+            receiver.items.update(args[0].items)
+            receiver.complete &= args[0].complete
+            return Static(None)
+        if name in ("keys",):
+            return Seq([Static(k) for k in receiver.items]) if receiver.complete else Seq(None, elem=Static())
+        if name in ("values",):
+            return Seq(list(receiver.items.values())) if receiver.complete else Seq(None)
+        if name == "items":
+            if receiver.complete:
+                return Seq([Seq([Static(k), v]) for k, v in receiver.items.items()])
+            return Seq(None)
+        if name in ("pop", "setdefault"):
+            receiver.complete = False
+        return UNKNOWN
+
+    def _module_method(self, module: Module, name: str, args: list[Value], kwargs: dict[str, Value],
+                       expr: nodes.NodeNG, frame: Frame) -> Value:
+        if name == "__call__":
+            return self.call_module(module, args, kwargs, expr, frame)
+        if name in ("register_buffer", "register_parameter", "add_module") and args:
+            key = args[0]
+            if isinstance(key, Static) and isinstance(key.value, str) and len(args) > 1:
+                value = args[1]
+                if name != "add_module" and not isinstance(value, Tensor):
+                    value = Tensor(None) if not (isinstance(value, Static) and value.value is None) else value
+                self.set_attribute(module, key.value, value)
+            return Static(None)
+        if module.kind == "container" and name in ("values", "keys", "items", "children", "modules"):
+            items = module.items
+            if isinstance(items, dict):
+                if name == "keys":
+                    return Seq([Static(k) for k in items])
+                if name == "items":
+                    return Seq([Seq([Static(k), v]) for k, v in items.items()])
+                return Seq(list(items.values()))
+            if isinstance(items, list):
+                return Seq(list(items))
+        if name in ("parameters", "buffers"):
+            return Seq(None, elem=Tensor(None))
+        if name in ("named_parameters", "named_buffers"):
+            return Seq(None, elem=Seq([Static(), Tensor(None)]))
+        return UNKNOWN
+
+    def tensor_method(self, tensor: Tensor, name: str, args: list[Value], kwargs: dict[str, Value],
+                      expr: nodes.NodeNG, frame: Frame) -> Value:
+        if name in tables.TENSOR_STATIC_METHODS:
+            return Static()
+        node = self.graph.call_method(name, (self._as_arg(tensor), *self._args(args)), self._kwargs(kwargs),
+                                      meta=self._meta(expr, frame))
+        if name == "item":
+            self.mark(node, "item", expr, frame)
+            return self._python_scalar(node)
+        if name == "tolist":
+            self.mark(node, "tolist", expr, frame)
+            return Seq(None, elem=Static(), is_list=True)
+        if name in tables.TENSOR_DYNAMIC_SHAPE_METHODS or (
+                name == "repeat_interleave" and args and is_definite_tensor(args[0])):
+            self.mark(node, "dynamic_shape", expr, frame)
+        elif name == "backward":
+            self.mark(node, "autograd", expr, frame)
+            return Static(None)
+        elif name == "requires_grad_":
+            self.mark(node, "requires_grad", expr, frame)
+        elif name in tables.TENSOR_NON_TENSOR_METHODS:
+            return UNKNOWN
+        is_bool = name in tables.TENSOR_BOOL_METHODS or (name in tables.TENSOR_SAME_DTYPE_METHODS and tensor.is_bool)
+        return Tensor(node, is_bool=is_bool)
+
+    def _python_scalar(self, node: Node) -> Value:
+        """`.item()`: a Python number after the break, a data-dependent scalar when captured."""
+        if self.options.capture_scalar_outputs or self.options.fullgraph:
+            return Tensor(node, scalar=True)
+        return Static()
+
+    # --------------------------------------------------------- external calls
+
+    def call_external(self, qname: str, args: list[Value], kwargs: dict[str, Value],
+                      expr: nodes.NodeNG, frame: Frame) -> Value:
+        if "." not in qname:
+            return self.call_builtin(qname, args, kwargs, expr, frame)
+        special = tables.EXTERNAL_CONSTRUCTS.get(qname)
+        if special is None and qname.startswith(tables.SKIPPED_PREFIXES) and qname not in tables.TRACED_FUNCTIONS:
+            special = "skipped"
+        if special is not None:
+            return self._external_construct(special, qname, args, kwargs, expr, frame)
+        if qname in tables.STATIC_FUNCTIONS:
+            return Static(tables.STATIC_FUNCTIONS[qname])
+        if qname in tables.LOGGER_FACTORIES:
+            return Instance("logging.Logger")
+        if qname in tables.CONTEXT_FACTORIES:
+            return Instance(qname)
+        if qname == "copy.copy":
+            return args[0] if args else UNKNOWN
+        if qname in tables.CALL_FIRST_ARGUMENT:
+            if args and isinstance(args[0], (Function, Module)):
+                return self.call(args[0], args[1:], {k: v for k, v in kwargs.items() if k != "use_reentrant"},
+                                 expr, frame)
+            return UNKNOWN
+        if qname.startswith("torch."):
+            return self._torch_call(qname, args, kwargs, expr, frame)
+        if qname.startswith("math."):
+            return Static() if all(isinstance(a, Static) for a in args) else UNKNOWN
+        return self._opaque_call(qname, args, kwargs, expr, frame)
+
+    def _external_construct(self, kind: str, qname: str, args: list[Value], kwargs: dict[str, Value],
+                            expr: nodes.NodeNG, frame: Frame) -> Value:
+        if kind == "deepcopy":
+            if not args or not isinstance(args[0], (Module, Tensor)) or (
+                    isinstance(args[0], Tensor) and args[0].weak):
+                return args[0] if args and isinstance(args[0], (Static, Dict, Seq)) else UNKNOWN
+        if kind == "dynamic_shape" and qname == "torch.where" and len(args) + len(kwargs) != 1:
+            return self._torch_call(qname, args, kwargs, expr, frame)
+        if kind == "dynamic_shape" and qname == "torch.repeat_interleave" and not (
+                len(args) == 1 or (len(args) > 1 and is_definite_tensor(args[1]))
+                or is_definite_tensor(kwargs.get("repeats", UNKNOWN))):
+            return self._torch_call(qname, args, kwargs, expr, frame)
+        node = self.graph.call_function(qname, self._args(args), self._kwargs(kwargs), meta=self._meta(expr, frame))
+        self.mark(node, kind, expr, frame, qname=qname)
+        if kind == "logger":
+            return Static(None)
+        if kind in ("dynamic_shape", "autograd", "requires_grad"):
+            return Tensor(node)
+        if kind == "deepcopy":
+            return args[0] if isinstance(args[0], Module) else Tensor(node)
+        return Static()
+
+    def _torch_call(self, qname: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        last = qname.rsplit(".", 1)[-1]
+        if is_torch_layer(qname):
+            return Module("leaf", "", qname=qname, ctor_args=(args, kwargs))
+        if qname in CONTAINERS or qname == "torch.nn.Module":
+            return self._container(qname, args)
+        if qname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
+            return Tensor(None)
+        if last[:1].isupper() and qname not in tables.TORCH_TENSOR_CLASSES:
+            return Static() if qname in tables.TORCH_STATIC_CLASSES else UNKNOWN
+        node = self.graph.call_function(qname, self._args(args), self._kwargs(kwargs),
+                                        meta=self._meta(expr, frame))
+        if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
+            return UNKNOWN
+        return Tensor(node, is_bool=last in tables.TENSOR_BOOL_METHODS)
+
+    def _container(self, qname: str, args: list[Value]) -> Value:
+        items: Any = None
+        if qname == "torch.nn.ModuleDict":
+            source = args[0] if args else Dict({})
+            if isinstance(source, Dict) and source.complete:
+                items = dict(source.items)
+        elif not args:
+            items = []
+        elif qname == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], Dict) and args[0].complete:
+            items = dict(args[0].items)
+        elif qname == "torch.nn.Sequential" and not isinstance(args[0], Seq):
+            items = list(args)
+        elif isinstance(args[0], Seq) and args[0].items is not None:
+            items = list(args[0].items)
+        if isinstance(items, dict) and qname == "torch.nn.Sequential":
+            items = [_with_path(v, str(k)) if isinstance(v, Module) else v for k, v in items.items()]
+            return Module("container", "", qname=qname, items=items)
+        if isinstance(items, list):
+            items = [_with_path(v, str(i)) if isinstance(v, Module) else v for i, v in enumerate(items)]
+        return Module("container", "", qname=qname, items=items)
+
+    def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value],
+                     expr: nodes.NodeNG, frame: Frame) -> Value:
+        first = args[0] if args else UNKNOWN
+        if name in tables.UNTRACEABLE_BUILTINS:
+            node = self.graph.call_function(f"builtins.{name}", self._args(args), self._kwargs(kwargs),
+                                            meta=self._meta(expr, frame))
+            self.mark(node, "builtin", expr, frame)
+            return UNKNOWN
+        if name in ("int", "float", "bool", "complex"):
+            if is_definite_tensor(first) and not first.scalar:
+                node = self.graph.call_function(f"builtins.{name}", (self._as_arg(first),),
+                                                meta=self._meta(expr, frame))
+                self.mark(node, "item", expr, frame)
+                return self._python_scalar(node)
+            if isinstance(first, Tensor):
+                return first if first.scalar else UNKNOWN
+            if isinstance(first, Static) and first.known:
+                try:
+                    return Static(__builtins__[name](first.value) if isinstance(__builtins__, dict)
+                                  else getattr(__builtins__, name)(first.value))
+                except Exception:  # noqa: BLE001 - any Python value
+                    return Static()
+            return Static() if isinstance(first, Static) or not args else UNKNOWN
+        if name == "sorted":
+            if is_definite_tensor(first):
+                node = self.graph.call_function("builtins.sorted", self._args(args), meta=self._meta(expr, frame))
+                self.mark(node, "sorted", expr, frame)
+                return Seq(None, elem=Tensor(node), is_list=True)
+            return Seq(None, elem=self.element(first, None, frame), is_list=True) if args else UNKNOWN
+        if name == "len":
+            if isinstance(first, Seq) and first.items is not None:
+                return Static(len(first.items))
+            if isinstance(first, Module) and isinstance(first.items, (list, dict)):
+                return Static(len(first.items))
+            return Static()
+        if name == "range":
+            if args and all(isinstance(a, Static) and isinstance(a.value, int) for a in args):
+                bounds = range(*(a.value for a in args))
+                if len(bounds) <= self.options.max_unroll:
+                    return Seq([Static(i) for i in bounds])
+            return Seq(None, elem=Static())
+        if name in ("enumerate", "zip", "reversed", "list", "tuple", "iter"):
+            return self._sequence_builtin(name, args, frame)
+        if name == "dict":
+            result = Dict(dict(kwargs))
+            if args:
+                result.complete = False
+            return result
+        if name == "super":
+            receiver = frame.env.get(frame.function.args.args[0].name) \
+                if isinstance(frame.function, nodes.FunctionDef) and frame.function.args.args else None
+            return Super(receiver or UNKNOWN, frame.cls)
+        if name == "isinstance":
+            if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], External) \
+                    and args[1].qname in tables.TORCH_TENSOR_CLASSES:
+                return Static(True)
+            return Static()
+        if name == "getattr" and len(args) >= 2 and isinstance(args[1], Static) and isinstance(args[1].value, str):
+            value = self.attribute(first, args[1].value, expr, frame)
+            if value is UNKNOWN and len(args) == 3:
+                return args[2]
+            return value
+        if name in ("min", "max", "abs", "sum", "round", "pow", "divmod"):
+            values = args[0].items if len(args) == 1 and isinstance(args[0], Seq) and args[0].items else args
+            if any(isinstance(v, Tensor) for v in values):
+                node = self.graph.call_function(f"builtins.{name}", self._args(args), meta=self._meta(expr, frame))
+                return Tensor(node)
+            if values and all(isinstance(v, Static) and v.known for v in values):
+                try:
+                    return Static(__import__("builtins").__dict__[name](*[v.value for v in values]))
+                except Exception:  # noqa: BLE001 - any Python value
+                    return Static()
+            return Static() if all(isinstance(v, Static) for v in values) else UNKNOWN
+        if name in tables.STATIC_BUILTINS:
+            return Static()
+        return UNKNOWN
+
+    def _sequence_builtin(self, name: str, args: list[Value], frame: Frame) -> Value:
+        if not args:
+            return Seq([], is_list=name == "list")
+        if name == "zip":
+            seqs = [self.iterate(a, None, frame) for a in args]
+            if all(s is not None for s in seqs):
+                return Seq([Seq(list(group)) for group in zip(*seqs)])
+            return Seq(None, elem=Seq([self.element(a, None, frame) for a in args]))
+        items = self.iterate(args[0], None, frame)
+        if name == "enumerate":
+            if items is not None:
+                return Seq([Seq([Static(i), item]) for i, item in enumerate(items)])
+            return Seq(None, elem=Seq([Static(), self.element(args[0], None, frame)]))
+        if items is not None:
+            return Seq(items[::-1] if name == "reversed" else items, is_list=name == "list")
+        return Seq(None, elem=self.element(args[0], None, frame), is_list=name == "list")
+
+    def enter_context(self, manager: Value, expr: nodes.NodeNG, frame: Frame) -> None:
+        """Context managers: the known-unsupported ones break (GB0142)."""
+        if isinstance(manager, Instance) and manager.qname in tables.UNSUPPORTED_CONTEXTS:
+            node = self.graph.call_function(manager.qname, (), meta=self._meta(expr, frame))
+            self.mark(node, "context", expr, frame)
+
+    # ----------------------------------------------------------------- tagging
+
+    def mark(self, node: Node, kind: str, expr: nodes.NodeNG, frame: Frame, **extra: Any) -> None:
+        """Tag a node with the construct dynamo cannot trace; annotate.py decides the rule."""
+        if self.init_mode:
+            return
+        node.meta.update(construct=kind, what=_source(expr), frame_skip=_skipped_function(frame), **extra)
+
+    def _meta(self, expr: nodes.NodeNG | None, frame: Frame | None) -> dict:
+        if expr is None:
+            return {}
+        module = frame.module if frame is not None else self.resolver.main
+        function = frame.name if frame is not None else ""
+        span = SourceSpan(module.path, expr.lineno or 0, expr.col_offset or 0,
+                          expr.end_lineno or expr.lineno or 0, expr.end_col_offset or 0, function)
+        stack = []
+        current = frame
+        while current is not None and current.caller is not None:
+            site = current.call_site
+            stack.append(SourceSpan(current.caller.module.path, site.lineno or 0, site.col_offset or 0,
+                                    site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
+            current = current.caller
+        return {"span": span, "stack": tuple(reversed(stack))}
+
+    def _as_arg(self, value: Value) -> Any:
+        if isinstance(value, Tensor):
+            return value.node if value.node is not None else "<tensor>"
+        if isinstance(value, Static):
+            return value.value if value.known and _printable(value.value) else "<static>"
+        if isinstance(value, Seq):
+            return tuple(self._as_arg(v) for v in value.items) if value.items is not None else "<seq>"
+        if isinstance(value, Module):
+            return f"<module {value.path}>"
+        return "<?>"
+
+    def _args(self, args: list[Value]) -> tuple:
+        return tuple(self._as_arg(a) for a in args)
+
+    def _kwargs(self, kwargs: dict[str, Value]) -> dict:
+        return {k: self._as_arg(v) for k, v in kwargs.items()}
+
+
+# ---------------------------------------------------------------------------
+# helpers
+
+
+def _source(expr: nodes.NodeNG) -> str:
+    try:
+        text = expr.as_string()
+    except Exception:  # noqa: BLE001 - as_string on odd nodes
+        return type(expr).__name__
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _printable(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str, slice)) and (
+        not isinstance(value, str) or len(value) < 80)
+
+
+def _skipped_function(frame: Frame) -> str | None:
+    """The outermost function that dynamo would give up on: a break sits in its loop body,
+    `with` block or property (directly or through the calls it inlined)."""
+    skipped = None
+    for current in frame.stack():
+        if current.loop_depth or current.with_depth:
+            skipped = current.name
+            break
+    return skipped
+
+
+def _join_path(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _with_path(module: Module, path: str) -> Module:
+    if not isinstance(module, Module):
+        return module
+    items = module.items
+    if isinstance(items, list):
+        items = [_with_path(v, _join_path(path, str(i))) if isinstance(v, Module) else v
+                 for i, v in enumerate(items)]
+    elif isinstance(items, dict):
+        items = {k: _with_path(v, _join_path(path, str(k))) if isinstance(v, Module) else v
+                 for k, v in items.items()}
+    return replace(module, path=path, items=items, attrs=None)
+
+
+def _torch_base(resolver: Resolver, cls: nodes.ClassDef) -> str:
+    """The torch.nn layer a project class derives from (HookedLinear(nn.Linear)), if any."""
+    for owner in resolver.mro(cls):
+        for binding in resolver.base_classes(owner):
+            if binding.kind == "external" and is_torch_layer(binding.qname):
+                return binding.qname
+    return ""
+
+
+def _is_classmethod(function: nodes.FunctionDef) -> bool:
+    return bool(function.decorators) and any(
+        isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
+
+
+def _has_bool_mask(key: Value) -> bool:
+    if isinstance(key, Tensor):
+        return key.is_bool and not key.weak
+    if isinstance(key, Seq) and key.items is not None:
+        return any(isinstance(k, Tensor) and k.is_bool and not k.weak for k in key.items)
+    return False
+
+
+def _identity(left: Value, right: Value) -> bool | None:
+    """`left is right` when the answer is known statically."""
+    for a, b in ((left, right), (right, left)):
+        if isinstance(b, Static) and b.known and b.value is None:
+            if isinstance(a, Static) and a.known:
+                return a.value is None
+            if isinstance(a, (Module, Function, Seq, Dict, ClassRef)) or is_definite_tensor(a):
+                return False
+            return None
+    if isinstance(left, Static) and isinstance(right, Static) and left.known and right.known:
+        if isinstance(left.value, (bool, type(None))) and isinstance(right.value, (bool, type(None))):
+            return left.value is right.value
+    return None
+
+
+def _and(a: Value, b: Value) -> Value:
+    if isinstance(a, Static) and a.value is True:
+        return b
+    if isinstance(a, Static) and isinstance(b, Static):
+        if a.value is False or b.value is False:
+            return Static(False)
+        return Static()
+    return UNKNOWN
+
+
+def _narrowing(test: nodes.NodeNG, frame: Frame) -> tuple[str, Value] | None:
+    """`if x is not None:` makes an optional tensor `x` definite inside the branch."""
+    if isinstance(test, nodes.Compare) and len(test.ops) == 1 and isinstance(test.left, nodes.Name):
+        op, right = test.ops[0]
+        if op == "is not" and isinstance(right, nodes.Const) and right.value is None:
+            value = frame.lookup(test.left.name)
+            if isinstance(value, Tensor) and value.weak and value.node is not None \
+                    and value.node.meta.get("annotated_tensor"):
+                return test.left.name, Tensor(value.node)
+    return None
+
+
+def _merge_envs(env_a: dict[str, Value], flow_a: str | None, env_b: dict[str, Value],
+                flow_b: str | None) -> dict[str, Value]:
+    """Variables after two paths meet; a path that ended (return, break) does not flow on."""
+    if flow_a is not FALLS_THROUGH and flow_b is FALLS_THROUGH:
+        return env_b
+    if flow_b is not FALLS_THROUGH and flow_a is FALLS_THROUGH:
+        return env_a
+    merged = dict(env_a)
+    for name, value in env_b.items():
+        merged[name] = join(merged[name], value) if name in merged else value
+    return merged
+

@@ -1,0 +1,25 @@
+"""Analysis options: the dynamo settings that change the answer, and the analysis limits."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .discover import DEFAULT_MODULE_BASES
+
+@dataclass(frozen=True)
+class Options:
+    # Mirrors of torch.compile / torch._dynamo.config settings.
+    fullgraph: bool = False
+    capture_scalar_outputs: bool = False
+    capture_dynamic_output_shape_ops: bool = False
+    ignore_logging_functions: tuple[str, ...] = ()
+    # What counts as an nn.Module base besides torch.nn.Module (qualified or bare class names).
+    module_bases: tuple[str, ...] = DEFAULT_MODULE_BASES
+    # Limits that keep the analysis bounded on any input.
+    max_inline_depth: int = 12
+    max_unroll: int = 64
+    max_nodes: int = 20000
+    file_time_budget: float = 5.0
+
+    def captures(self, setting: str) -> bool:
+        """Is the boolean dynamo setting `setting` (a field name) on?"""
+        return bool(getattr(self, setting))

@@ -1,0 +1,369 @@
+"""Stage 1: parse with astroid, resolve names by import statements, find modules and roots.
+
+astroid is used for its node classes and scopes only: the tree is rebuilt from the `ast`
+that flake8 already parsed, and no name is ever inferred, so astroid never imports torch,
+third-party packages or the user's project (see `parse_source`).
+"""
+from __future__ import annotations
+
+import ast
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from astroid import MANAGER, nodes
+from astroid.rebuilder import TreeRebuilder
+
+TORCH_MODULE = "torch.nn.Module"
+CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
+NOT_LEAVES = CONTAINERS | {TORCH_MODULE, "torch.nn.Parameter", "torch.nn.ParameterList",
+                           "torch.nn.ParameterDict", "torch.nn.Buffer"}
+DEFAULT_MODULE_BASES = (
+    "LightningModule", "PreTrainedModel", "ModelMixin", "HubMixin", "PyTorchModelHubMixin",
+)
+COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
+PROJECT_CACHE_SIZE = 64
+MAX_RESOLVE_DEPTH = 12
+
+
+def normalize_qname(qname: str) -> str:
+    """Spell torch names the way users see them: torch.nn.modules.linear.Linear -> torch.nn.Linear."""
+    parts = qname.split(".")
+    if parts[:3] == ["torch", "nn", "modules"] and len(parts) >= 4:
+        return "torch.nn." + parts[-1]
+    return qname
+
+
+def is_torch_layer(qname: str) -> bool:
+    """A torch.nn (or torch.ao.nn) class other than the containers: fx treats it as a leaf."""
+    parts = qname.split(".")
+    if qname in NOT_LEAVES or len(parts) < 3:
+        return False
+    in_nn = parts[:2] == ["torch", "nn"] or parts[:3] == ["torch", "ao", "nn"]
+    return in_nn and parts[-1][:1].isupper() and parts[2] not in ("functional", "init", "utils")
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+
+
+def parse_source(tree: ast.Module, source: str, modname: str, path: str) -> nodes.Module:
+    """Rebuild flake8's `ast` tree as astroid nodes, without astroid's post-build step.
+
+    The post-build step infers `self` for every `self.x = ...`, which walks the MRO into
+    torch's (or any installed library's) sources and costs seconds; we compute instance
+    attributes ourselves. It also binds `from m import a` names, which we do here.
+    """
+    builder = TreeRebuilder(MANAGER, source)
+    module = builder.visit_module(tree, modname, path, os.path.basename(path) == "__init__.py")
+    for node, _ in builder._import_from_nodes:  # noqa: SLF001 - astroid keeps them for post-build
+        for name, alias in node.names:
+            if name != "*":
+                node.parent.set_local(alias or name, node)
+    return module
+
+
+# ---------------------------------------------------------------------------
+# The project a file belongs to
+
+
+def project_root(path: str) -> tuple[str, str]:
+    """(root directory, dotted module name) the way pylint finds them: walk up __init__.py."""
+    path = os.path.abspath(path)
+    directory, base = os.path.split(path)
+    stem = os.path.splitext(base)[0]
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        parts.insert(0, package)
+        if not package:
+            break
+    return directory, ".".join(parts) or stem
+
+
+@dataclass
+class SourceModule:
+    node: nodes.Module
+    path: str
+    modname: str
+
+
+class Project:
+    """Files of one project, parsed on demand and cached (bounded, keyed by mtime)."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self._cache: OrderedDict[str, tuple[float, SourceModule | None]] = OrderedDict()
+
+    def module_path(self, modname: str) -> str | None:
+        base = os.path.join(self.root, *modname.split("."))
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    def load(self, modname: str) -> SourceModule | None:
+        path = self.module_path(modname)
+        if path is None:
+            return None
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            return None
+        cached = self._cache.get(path)
+        if cached and cached[0] == mtime:
+            self._cache.move_to_end(path)
+            return cached[1]
+        loaded = None
+        try:
+            with open(path, encoding="utf-8") as handle:
+                source = handle.read()
+            loaded = SourceModule(parse_source(ast.parse(source), source, modname, path), path, modname)
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+            pass
+        self._cache[path] = (mtime, loaded)
+        if len(self._cache) > PROJECT_CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return loaded
+
+
+_PROJECTS: OrderedDict[str, Project] = OrderedDict()
+
+
+def project_for(root: str) -> Project:
+    project = _PROJECTS.get(root)
+    if project is None:
+        project = _PROJECTS[root] = Project(root)
+        if len(_PROJECTS) > 8:
+            _PROJECTS.popitem(last=False)
+    return project
+
+
+# ---------------------------------------------------------------------------
+# Name resolution by import statements
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a module-level name is bound to.
+
+    kind: "external" (qname outside the project), "class", "function", "assign" (node is the
+    assigned value expression), or "module" (a project module).
+    """
+
+    kind: str
+    qname: str = ""
+    node: nodes.NodeNG | None = None
+    module: SourceModule | None = None
+
+
+@dataclass
+class Resolver:
+    """Resolves module-level names of one file and, through imports, of its project."""
+
+    main: SourceModule
+    project: Project
+    _class_is_module: dict[nodes.ClassDef, bool] = field(default_factory=dict)
+    module_bases: tuple[str, ...] = DEFAULT_MODULE_BASES
+
+    def source_of(self, node: nodes.NodeNG) -> SourceModule:
+        root = node.root()
+        if root is self.main.node:
+            return self.main
+        modname = root.name
+        return self.project.load(modname) or self.main
+
+    def global_binding(self, module: SourceModule, name: str, depth: int = 0) -> Binding | None:
+        bound = module.node.locals.get(name)
+        if not bound or depth > MAX_RESOLVE_DEPTH:
+            return None
+        # Several bindings: `try: import a except ImportError: a = None`; take the first
+        # import, otherwise the last definition.
+        for node in bound:
+            if isinstance(node, (nodes.Import, nodes.ImportFrom)):
+                return self._import_binding(module, node, name, depth)
+        return self._definition_binding(module, bound[-1])
+
+    def _definition_binding(self, module: SourceModule, node: nodes.NodeNG) -> Binding | None:
+        if isinstance(node, nodes.ClassDef):
+            return Binding("class", node.qname(), node, module)
+        if isinstance(node, nodes.FunctionDef):
+            return Binding("function", node.qname(), node, module)
+        if isinstance(node, nodes.AssignName):
+            parent = node.parent
+            if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is not None:
+                if isinstance(parent, nodes.AnnAssign) or parent.targets == [node]:
+                    return Binding("assign", node.name, parent.value, module)
+        return None
+
+    def _import_binding(self, module: SourceModule, node: nodes.NodeNG, name: str,
+                        depth: int) -> Binding | None:
+        if isinstance(node, nodes.Import):
+            for imported, alias in node.names:
+                if alias == name:
+                    return self.qualified(imported, depth)
+                if alias is None and imported.split(".")[0] == name:
+                    return self.qualified(name, depth)
+            return None
+        for imported, alias in node.names:
+            if (alias or imported) == name:
+                base = node.modname
+                if node.level:
+                    base = _relative_module(module, node.modname, node.level)
+                    if base is None:
+                        return None
+                return self.qualified(f"{base}.{imported}" if base else imported, depth)
+        return None
+
+    def qualified(self, qname: str, depth: int = 0) -> Binding:
+        """Resolve a dotted name: into the project where it is the project's, else external."""
+        parts = qname.split(".")
+        for cut in range(len(parts), 0, -1):
+            modname = ".".join(parts[:cut])
+            if self.project.module_path(modname) is None:
+                continue
+            source = self.project.load(modname)
+            if source is None:
+                break
+            if cut == len(parts):
+                return Binding("module", modname, source.node, source)
+            binding = self.global_binding(source, parts[cut], depth + 1)
+            if binding is None:
+                break
+            for attr in parts[cut + 1:]:
+                binding = self.attribute(binding, attr, depth + 1)
+                if binding is None:
+                    return Binding("external", qname)
+            return binding
+        return Binding("external", normalize_qname(qname))
+
+    def attribute(self, binding: Binding, attr: str, depth: int = 0) -> Binding | None:
+        if binding.kind == "external":
+            return Binding("external", normalize_qname(f"{binding.qname}.{attr}"))
+        if binding.kind == "module":
+            found = self.global_binding(binding.module, attr, depth + 1)
+            return found or self.qualified(f"{binding.qname}.{attr}", depth + 1)
+        return None
+
+    def expr_binding(self, expr: nodes.NodeNG, module: SourceModule | None = None) -> Binding | None:
+        """Resolve a `Name` or `Attribute` chain at module level (decorators, bases)."""
+        module = module or self.source_of(expr)
+        attrs = []
+        while isinstance(expr, nodes.Attribute):
+            attrs.append(expr.attrname)
+            expr = expr.expr
+        if not isinstance(expr, nodes.Name):
+            return None
+        binding = self.global_binding(module, expr.name)
+        if binding is None:
+            return Binding("external", expr.name) if expr.name in _BUILTIN_NAMES else None
+        for attr in reversed(attrs):
+            binding = self.attribute(binding, attr)
+            if binding is None:
+                return None
+        return binding
+
+    def expr_qname(self, expr: nodes.NodeNG) -> str | None:
+        binding = self.expr_binding(expr)
+        if binding is None:
+            return None
+        if binding.kind == "external":
+            return binding.qname
+        return binding.qname
+
+    # -- classes ------------------------------------------------------------
+
+    def base_classes(self, cls: nodes.ClassDef) -> list[Binding]:
+        module = self.source_of(cls)
+        found = []
+        for base in cls.bases:
+            if isinstance(base, nodes.Subscript):  # Generic[T], SomeBase[Config]
+                base = base.value
+            binding = self.expr_binding(base, module)
+            if binding is not None:
+                found.append(binding)
+        return found
+
+    def mro(self, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
+        """The project classes of `cls`'s MRO (left-to-right depth-first, cycles cut)."""
+        order: list[nodes.ClassDef] = []
+        stack = [cls]
+        while stack and len(order) < 64:
+            current = stack.pop(0)
+            if current in order:
+                continue
+            order.append(current)
+            bases = [b.node for b in self.base_classes(current) if b.kind == "class"]
+            stack = bases + stack
+        return order
+
+    def is_module_class(self, cls: nodes.ClassDef) -> bool:
+        cached = self._class_is_module.get(cls)
+        if cached is not None:
+            return cached
+        self._class_is_module[cls] = False  # cuts cycles in class hierarchies
+        result = any(self._is_module_base(b) for b in self.base_classes(cls))
+        self._class_is_module[cls] = result
+        return result
+
+    def _is_module_base(self, binding: Binding) -> bool:
+        if binding.kind == "class":
+            return self.is_module_class(binding.node)
+        if binding.kind != "external":
+            return False
+        qname = binding.qname
+        if qname == TORCH_MODULE or is_torch_layer(qname) or qname in CONTAINERS:
+            return True
+        short = qname.rsplit(".", 1)[-1]
+        return any(base in (qname, short) for base in self.module_bases)
+
+
+def _relative_module(module: SourceModule, modname: str | None, level: int) -> str | None:
+    package = module.modname.split(".")
+    if not module.node.package:
+        package = package[:-1]
+    if level - 1 > len(package):
+        return None
+    if level > 1:
+        package = package[: len(package) - (level - 1)]
+    return ".".join(p for p in [*package, modname or ""] if p)
+
+
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+
+
+# ---------------------------------------------------------------------------
+# Discovery
+
+
+@dataclass
+class Root:
+    """A compile root: a module's forward, or a function compiled with torch.compile."""
+
+    function: nodes.FunctionDef
+    cls: nodes.ClassDef | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.cls.name}.{self.function.name}" if self.cls else self.function.name
+
+
+def find_roots(resolver: Resolver) -> list[Root]:
+    roots = []
+    for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
+        if isinstance(node, nodes.ClassDef):
+            forward = node.locals.get("forward")
+            if forward and isinstance(forward[-1], nodes.FunctionDef) and resolver.is_module_class(node):
+                roots.append(Root(forward[-1], node))
+        elif node.decorators and any(
+            _decorator_qname(resolver, d) in COMPILE_DECORATORS for d in node.decorators.nodes
+        ):
+            cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
+            roots.append(Root(node, cls))
+    return roots
+
+
+def _decorator_qname(resolver: Resolver, decorator: nodes.NodeNG) -> str | None:
+    if isinstance(decorator, nodes.Call):
+        decorator = decorator.func
+    return resolver.expr_qname(decorator)

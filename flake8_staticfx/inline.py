@@ -1,0 +1,196 @@
+"""Stage 2: inlining. Frames for inlined calls, argument binding, method lookup, limits.
+
+Every value a call site passes is bound to the callee's parameters in a fresh frame, so
+locals of different inlined functions never collide (the renaming of fx's inliner); the
+frame chain is the inline chain each node and diagnostic carries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from astroid import nodes
+
+from .discover import Resolver, SourceModule
+from .values import UNKNOWN, Dict, Seq, Static, Value
+
+TRANSPARENT_DECORATORS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
+    "torch.jit.ignore", "torch.jit.unused", "torch.jit.export", "torch.compile",
+    "torch.compiler.compile", "functools.wraps", "typing.overload", "torch.autocast",
+    "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.amp.custom_fwd",
+    "torch.cuda.amp.custom_fwd", "abc.abstractmethod", "typing.final",
+    "staticmethod", "classmethod", "property", "functools.cached_property",
+})
+DISABLE_DECORATORS = frozenset({
+    "torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
+})
+
+
+@dataclass
+class Frame:
+    """One function activation of the abstract interpreter."""
+
+    function: nodes.FunctionDef | nodes.Lambda | nodes.Module  # Module: module-level code
+    module: SourceModule
+    env: dict[str, Value]
+    caller: Frame | None = None
+    call_site: nodes.NodeNG | None = None
+    closure: Frame | None = None
+    cls: nodes.ClassDef | None = None
+    loop_depth: int = 0
+    with_depth: int = 0
+    returns: list[Value] = field(default_factory=list)
+
+    @property
+    def depth(self) -> int:
+        return 0 if self.caller is None else self.caller.depth + 1
+
+    @property
+    def name(self) -> str:
+        return getattr(self.function, "name", "<lambda>")
+
+    def lookup(self, name: str) -> Value | None:
+        frame: Frame | None = self
+        while frame is not None:
+            if name in frame.env:
+                return frame.env[name]
+            frame = frame.closure
+        return None
+
+    def active(self, function: nodes.NodeNG) -> bool:
+        """Is `function` already being interpreted on this stack? (recursion)"""
+        frame: Frame | None = self
+        while frame is not None:
+            if frame.function is function:
+                return True
+            frame = frame.caller
+        return False
+
+    def stack(self) -> list[Frame]:
+        """Root first."""
+        frames = []
+        frame: Frame | None = self
+        while frame is not None:
+            frames.append(frame)
+            frame = frame.caller
+        return frames[::-1]
+
+
+def decorator_names(resolver: Resolver, function: nodes.FunctionDef) -> list[str]:
+    names = []
+    for decorator in function.decorators.nodes if function.decorators else ():
+        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        names.append(resolver.expr_qname(target) or "?")
+    return names
+
+
+def is_disabled(resolver: Resolver, function: nodes.FunctionDef) -> bool:
+    return any(name in DISABLE_DECORATORS for name in decorator_names(resolver, function))
+
+
+def is_opaque(resolver: Resolver, function: nodes.FunctionDef) -> bool:
+    """A decorator we do not know may replace the function: do not inline through it."""
+    for name in decorator_names(resolver, function):
+        if name in TRANSPARENT_DECORATORS or name in DISABLE_DECORATORS:
+            continue
+        if name.endswith((".setter", ".getter", ".deleter")):
+            continue
+        return True
+    return False
+
+
+def is_property(resolver: Resolver, function: nodes.FunctionDef) -> bool:
+    return any(n in ("property", "functools.cached_property") for n in decorator_names(resolver, function))
+
+
+def is_staticmethod(resolver: Resolver, function: nodes.FunctionDef) -> bool:
+    return "staticmethod" in decorator_names(resolver, function)
+
+
+def find_method(resolver: Resolver, cls: nodes.ClassDef, name: str,
+                after: nodes.ClassDef | None = None) -> tuple[nodes.FunctionDef, nodes.ClassDef] | None:
+    """`name` defined as a def in the project part of `cls`'s MRO (after `after`, for super())."""
+    order = resolver.mro(cls)
+    if after is not None:
+        order = order[order.index(after) + 1:] if after in order else []
+    for owner in order:
+        defined = owner.locals.get(name)
+        if defined:
+            node = defined[-1]
+            return (node, owner) if isinstance(node, nodes.FunctionDef) else None
+    return None
+
+
+def find_class_attribute(resolver: Resolver, cls: nodes.ClassDef, name: str) -> nodes.NodeNG | None:
+    """The value expression of a class-level `name = ...` in the project part of the MRO."""
+    for owner in resolver.mro(cls):
+        for node in owner.locals.get(name, ()):
+            parent = node.parent
+            if isinstance(node, nodes.AssignName) and isinstance(parent, (nodes.Assign, nodes.AnnAssign)):
+                if parent.value is not None and parent.parent is owner:
+                    return parent.value
+            return None
+    return None
+
+
+def bind_arguments(
+    function: nodes.FunctionDef | nodes.Lambda,
+    receiver: Value | None,
+    args: list[Value],
+    kwargs: dict[str, Value],
+    default: Callable[[nodes.NodeNG], Value],
+    unknown_rest: bool = False,
+) -> dict[str, Value]:
+    """Parameters of `function` bound to the call's values, as Python binds them.
+
+    `unknown_rest` says the call spread a `*args`/`**kwargs` we cannot see: parameters
+    that are not bound otherwise become Unknown instead of taking their defaults.
+    """
+    spec = function.args
+    positional = [*spec.posonlyargs, *spec.args]
+    values = list(args)
+    if receiver is not None:
+        values.insert(0, receiver)
+    env: dict[str, Value] = {}
+    for param, value in zip(positional, values):
+        env[param.name] = value
+    extra = values[len(positional):]
+    if spec.vararg:
+        env[spec.vararg] = Seq(None if unknown_rest else extra)
+    rest = {}
+    names = {p.name for p in [*positional, *spec.kwonlyargs]}
+    for key, value in kwargs.items():
+        if key in names and key not in env:
+            env[key] = value
+        else:
+            rest[key] = value
+    if spec.kwarg:
+        env[spec.kwarg] = Dict(rest, complete=not unknown_rest)
+    defaults = spec.defaults or []
+    first_default = len(positional) - len(defaults)
+    for index, param in enumerate(positional):
+        if param.name not in env:
+            if unknown_rest:
+                env[param.name] = UNKNOWN
+            elif index >= first_default:
+                env[param.name] = default(defaults[index - first_default])
+            else:
+                env[param.name] = UNKNOWN
+    for param, expr in zip(spec.kwonlyargs, spec.kw_defaults or []):
+        if param.name not in env:
+            env[param.name] = default(expr) if expr is not None and not unknown_rest else UNKNOWN
+    return env
+
+
+def static_params(function: nodes.FunctionDef) -> dict[str, Value]:
+    """Every parameter as an unknown static value (how `__init__` arguments are seen)."""
+    spec = function.args
+    env: dict[str, Value] = {}
+    for param in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]:
+        env[param.name] = Static()
+    if spec.vararg:
+        env[spec.vararg] = Seq(None)
+    if spec.kwarg:
+        env[spec.kwarg] = Dict({}, complete=False)
+    return env

@@ -1,0 +1,214 @@
+"""A small static FX graph: the nodes torch.fx would record, plus the graph-break regions.
+
+Invariants (checked by `Graph.lint`): node names are unique, every node argument is an
+earlier node of the same graph, `users` mirrors the arguments, `op` is one of fx's opcodes.
+"""
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+OPCODES = frozenset(
+    {"placeholder", "get_attr", "call_function", "call_method", "call_module", "output"}
+)
+
+
+@dataclass(frozen=True)
+class SourceSpan:
+    """Where a node came from: the file, its position and the chain of inlined calls."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    function: str
+
+
+class Node:
+    __slots__ = ("name", "op", "target", "args", "kwargs", "users", "meta")
+
+    def __init__(self, name: str, op: str, target: str, args: tuple, kwargs: dict, meta: dict):
+        assert op in OPCODES, op
+        self.name = name
+        self.op = op
+        self.target = target
+        self.args = args
+        self.kwargs = kwargs
+        self.users: dict[Node, None] = {}
+        self.meta = meta
+
+    def inputs(self) -> Iterator[Node]:
+        """Every node among args and kwargs, nested tuples and lists included."""
+        stack = [*self.args, *self.kwargs.values()]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Node):
+                yield item
+            elif isinstance(item, (tuple, list)):
+                stack.extend(item)
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+
+    @property
+    def line(self) -> int | None:
+        span = self.meta.get("span")
+        return span.line if span else None
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def format_arg(arg: Any) -> str:
+    if isinstance(arg, Node):
+        return f"%{arg.name}"
+    if isinstance(arg, tuple):
+        inner = ", ".join(format_arg(a) for a in arg)
+        return f"({inner},)" if len(arg) == 1 else f"({inner})"
+    if isinstance(arg, list):
+        return "[" + ", ".join(format_arg(a) for a in arg) + "]"
+    if isinstance(arg, dict):
+        return "{" + ", ".join(f"{k!r}: {format_arg(v)}" for k, v in arg.items()) + "}"
+    return repr(arg)
+
+
+@dataclass
+class GraphBreakRegion:
+    """One place where dynamo splits the graph, and the nodes the split affects."""
+
+    code: str
+    reason: str
+    gb_ids: tuple[str, ...]
+    workaround: str
+    fixable: bool
+    impact: str
+    line: int  # where the user must change the code (in the linted file)
+    col: int
+    construct_file: str  # where the construct itself is (may be another project file)
+    construct_line: int
+    frame_skipped: str | None  # the function dynamo would run eagerly, if any
+    nodes: list[Node] = field(default_factory=list)
+
+    @property
+    def severity(self) -> str:
+        return "error" if self.frame_skipped else "warning"
+
+
+class _Namespace:
+    """Unique, legal node names in torch.fx's style: relu, relu_1, layer1_0_conv1."""
+
+    def __init__(self) -> None:
+        self._used: dict[str, int] = {}
+
+    def create(self, candidate: str) -> str:
+        base = re.sub(r"[^0-9a-zA-Z_]+", "_", candidate).strip("_") or "node"
+        base = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", base).lower() if base[0].isupper() else base
+        if base[0].isdigit() or keyword.iskeyword(base):
+            base = f"_{base}"
+        match = re.fullmatch(r"(.*)_(\d+)", base)
+        if match and match.group(1) in self._used:
+            base = match.group(1)
+        count = self._used.get(base)
+        if count is None:
+            self._used[base] = 0
+            return base
+        while True:
+            count += 1
+            name = f"{base}_{count}"
+            if name not in self._used:
+                self._used[base] = count
+                self._used[name] = 0
+                return name
+
+
+class Graph:
+    def __init__(self, root: str, file: str):
+        self.root = root  # e.g. "Net.forward"
+        self.file = file
+        self.nodes: list[Node] = []
+        self.regions: list[GraphBreakRegion] = []
+        self._names = _Namespace()
+
+    def create_node(
+        self, op: str, target: str, args: tuple = (), kwargs: dict | None = None,
+        name: str | None = None, meta: dict | None = None,
+    ) -> Node:
+        node = Node(self._names.create(name or _default_name(op, target)), op, target,
+                    args, kwargs or {}, meta or {})
+        for used in node.inputs():
+            used.users[node] = None
+        self.nodes.append(node)
+        return node
+
+    def placeholder(self, name: str, meta: dict | None = None) -> Node:
+        return self.create_node("placeholder", name, name=name, meta=meta)
+
+    def get_attr(self, target: str, meta: dict | None = None) -> Node:
+        return self.create_node("get_attr", target, meta=meta)
+
+    def call_function(self, target: str, args: tuple = (), kwargs: dict | None = None,
+                      meta: dict | None = None) -> Node:
+        return self.create_node("call_function", target, args, kwargs, meta=meta)
+
+    def call_method(self, target: str, args: tuple = (), kwargs: dict | None = None,
+                    meta: dict | None = None) -> Node:
+        return self.create_node("call_method", target, args, kwargs, meta=meta)
+
+    def call_module(self, target: str, args: tuple = (), kwargs: dict | None = None,
+                    meta: dict | None = None) -> Node:
+        return self.create_node("call_module", target, args, kwargs, meta=meta)
+
+    def output(self, result: Any, meta: dict | None = None) -> Node:
+        return self.create_node("output", "output", (result,), name="output", meta=meta)
+
+    @property
+    def break_count(self) -> int:
+        return len(self.regions)
+
+    def lint(self) -> None:
+        seen: set[Node] = set()
+        names: set[str] = set()
+        for node in self.nodes:
+            assert node.op in OPCODES, node.op
+            assert node.name not in names, f"duplicate name {node.name}"
+            names.add(node.name)
+            for used in node.inputs():
+                assert used in seen, f"{node.name} uses {used.name} before it is defined"
+                assert node in used.users, f"{used.name}.users misses {node.name}"
+            seen.add(node)
+        for region in self.regions:
+            for node in region.nodes:
+                assert node in seen, f"region {region.code} covers a foreign node {node.name}"
+
+    def tabular(self) -> str:
+        """The graph in the layout of torch.fx's `Graph.print_tabular`."""
+        rows = [("opcode", "name", "target", "args", "kwargs", "line", "break")]
+        rows.append(tuple("-" * len(h) for h in rows[0]))
+        breaks = {node: region.code for region in self.regions for node in region.nodes}
+        for node in self.nodes:
+            rows.append((
+                node.op, node.name, str(node.target), format_arg(node.args),
+                format_arg(node.kwargs), str(node.line or ""), breaks.get(node, ""),
+            ))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        return "\n".join(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+            for row in rows
+        )
+
+    def __str__(self) -> str:
+        lines = [f"graph({self.root}):"]
+        for node in self.nodes:
+            args = format_arg(node.args)
+            kwargs = f", kwargs = {format_arg(node.kwargs)}" if node.kwargs else ""
+            lines.append(f"    %{node.name} : [op={node.op}] [target={node.target}]"
+                         f" [args = {args}{kwargs}]")
+        return "\n".join(lines)
+
+
+def _default_name(op: str, target: str) -> str:
+    if op == "call_module" or op == "get_attr":
+        return target.replace(".", "_")
+    return target.rsplit(".", 1)[-1]

@@ -1,0 +1,67 @@
+"""The flake8 adapter: reads options, runs the analysis, yields (line, col, message, type)."""
+from __future__ import annotations
+
+import ast
+from typing import Any, Iterator
+
+from . import __version__
+from .config import Options
+from .discover import DEFAULT_MODULE_BASES
+from .rules import OFF_BY_DEFAULT
+
+
+class Checker:
+    name = "flake8-staticfx"
+    version = __version__
+    options = Options()
+
+    def __init__(self, tree: ast.Module, filename: str, lines: list[str]):
+        self.tree = tree
+        self.filename = filename
+        self.lines = lines
+
+    @classmethod
+    def add_options(cls, manager: Any) -> None:
+        manager.add_option("--staticfx-fullgraph", action="store_true", parse_from_config=True,
+                           help="Lint for torch.compile(fullgraph=True): .item() and dynamic-shape "
+                                "operators are captured, not broken on.")
+        manager.add_option("--staticfx-capture-scalar-outputs", action="store_true", parse_from_config=True,
+                           help="Mirror torch._dynamo.config.capture_scalar_outputs=True.")
+        manager.add_option("--staticfx-capture-dynamic-output-shape-ops", action="store_true",
+                           parse_from_config=True,
+                           help="Mirror torch._dynamo.config.capture_dynamic_output_shape_ops=True.")
+        manager.add_option("--staticfx-ignore-logging-functions", default="", parse_from_config=True,
+                           comma_separated_list=True,
+                           help="Logger methods dynamo drops (torch._dynamo.config.ignore_logger_methods), "
+                                "e.g. logging.Logger.info,logging.Logger.warning.")
+        manager.add_option("--staticfx-module-bases", default=",".join(DEFAULT_MODULE_BASES),
+                           parse_from_config=True, comma_separated_list=True,
+                           help="Third-party base classes that are nn.Modules (qualified or bare names). "
+                                "Default: %(default)s")
+        manager.add_option("--staticfx-max-inline-depth", type=int, default=Options.max_inline_depth,
+                           parse_from_config=True, help="How deep calls are inlined. Default: %(default)s")
+        manager.extend_default_ignore(list(OFF_BY_DEFAULT))
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        cls.options = Options(
+            fullgraph=options.staticfx_fullgraph,
+            capture_scalar_outputs=options.staticfx_capture_scalar_outputs,
+            capture_dynamic_output_shape_ops=options.staticfx_capture_dynamic_output_shape_ops,
+            ignore_logging_functions=tuple(options.staticfx_ignore_logging_functions or ()),
+            module_bases=tuple(options.staticfx_module_bases or ()),
+            max_inline_depth=options.staticfx_max_inline_depth,
+        )
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        from .analysis import analyze  # lazily: flake8 runs without torch code pay nothing
+        from .report import flake8_diagnostics
+
+        source = "".join(self.lines)
+        try:
+            analysis = analyze(source, self.filename, self.tree, self.options)
+        except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
+            yield 1, 0, f"SFX900 could not analyse `{self.filename}`: {type(exc).__name__}", type(self)
+            return
+        for line, col, message in flake8_diagnostics(analysis):
+            yield line, col, message, type(self)

@@ -1,0 +1,140 @@
+"""Stage 5: diagnostics for flake8, and the graph as text, DOT and JSON."""
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+from .analysis import FileAnalysis
+from .ir import Graph, GraphBreakRegion, Node, format_arg
+from .rules import RULES
+
+
+def diagnostic_message(region: GraphBreakRegion) -> str:
+    gb = "/".join(region.gb_ids)
+    if region.frame_skipped:
+        effect = f"stops compilation of `{region.frame_skipped}`, which runs eagerly"
+    else:
+        effect = "splits the graph"
+    return f"{region.code} {region.reason} {effect} ({gb}); {region.workaround}"
+
+
+def flake8_diagnostics(analysis: FileAnalysis) -> Iterator[tuple[int, int, str]]:
+    """(line, 0-based column, message) once per place and code, in source order."""
+    seen: set[tuple[int, str]] = set()
+    found = []
+    for graph in analysis.graphs:
+        for region in graph.regions:
+            key = (region.line, region.code)
+            if key not in seen:
+                seen.add(key)
+                found.append((region.line, region.col, diagnostic_message(region)))
+    for notice in analysis.notices:
+        rule = RULES["SFX900"]
+        message = rule.message.format(what=notice.what)
+        found.append((notice.line, notice.col, f"{rule.code} {message}: {notice.reason}"))
+    yield from sorted(found)
+
+
+# -- text ------------------------------------------------------------------------
+
+def predicted_graphs(graph: Graph) -> int:
+    """Graphs dynamo produces for the root: one, plus one per break it can resume after."""
+    resumable = {(r.construct_file, r.construct_line) for r in graph.regions if not r.frame_skipped}
+    return 1 + len(resumable)
+
+
+def render_text(analysis: FileAnalysis) -> str:
+    parts = []
+    for graph in analysis.graphs:
+        parts.append(f"{graph.root}  ({len(graph.nodes)} nodes, {len(graph.regions)} graph breaks, "
+                     f"{predicted_graphs(graph)} graph(s) predicted)")
+        parts.append(graph.tabular())
+        for region in graph.regions:
+            parts.append(f"  break {region.code} line {region.line}: {region.reason} ({'/'.join(region.gb_ids)})")
+            parts.append(f"    impact: {region.impact}")
+            parts.append(f"    workaround: {region.workaround}")
+            parts.append(f"    nodes: {', '.join(n.name for n in region.nodes)}")
+        parts.append("")
+    for notice in analysis.notices:
+        parts.append(f"notice: could not analyse {notice.what} (line {notice.line}): {notice.reason}")
+    return "\n".join(parts).rstrip() + "\n"
+
+
+# -- DOT -------------------------------------------------------------------------
+
+def _dot_label(node: Node) -> str:
+    text = f"{node.name}\\n{node.op}\\n{node.target}"
+    return text.replace('"', '\\"')
+
+
+def render_dot(analysis: FileAnalysis) -> str:
+    lines = ["digraph staticfx {", "  node [shape=box, fontname=monospace];"]
+    for index, graph in enumerate(analysis.graphs):
+        breaks = {node: region for region in graph.regions for node in region.nodes}
+        lines.append(f"  subgraph cluster_{index} {{")
+        lines.append(f'    label="{graph.root}";')
+        for node in graph.nodes:
+            region = breaks.get(node)
+            style = ""
+            if region is not None:
+                color = "red" if region.nodes[0] is node else "orange"
+                style = f', style=filled, fillcolor={color}, tooltip="{region.code}: line {region.line}"'
+            lines.append(f'    "g{index}_{node.name}" [label="{_dot_label(node)}"{style}];')
+        for node in graph.nodes:
+            for used in node.inputs():
+                lines.append(f'    "g{index}_{used.name}" -> "g{index}_{node.name}";')
+        lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# -- JSON ------------------------------------------------------------------------
+
+def _json_arg(arg):
+    if isinstance(arg, Node):
+        return {"node": arg.name}
+    if isinstance(arg, (tuple, list)):
+        return [_json_arg(a) for a in arg]
+    if isinstance(arg, dict):
+        return {str(k): _json_arg(v) for k, v in arg.items()}
+    if arg is None or isinstance(arg, (bool, int, float, str)):
+        return arg
+    return format_arg(arg)
+
+
+def graph_json(graph: Graph) -> dict:
+    region_of = {node: region for region in graph.regions for node in region.nodes}
+    return {
+        "root": graph.root,
+        "file": graph.file,
+        "predicted_graphs": predicted_graphs(graph),
+        "nodes": [
+            {
+                "name": node.name, "op": node.op, "target": node.target,
+                "args": _json_arg(node.args), "kwargs": _json_arg(node.kwargs),
+                "users": [user.name for user in node.users], "line": node.line,
+                "break": region_of[node].code if node in region_of else None,
+            }
+            for node in graph.nodes
+        ],
+        "regions": [
+            {
+                "code": region.code, "reason": region.reason, "gb": list(region.gb_ids),
+                "line": region.line, "col": region.col, "workaround": region.workaround,
+                "fixable": region.fixable, "severity": region.severity, "impact": region.impact,
+                "frame_skipped": region.frame_skipped, "nodes": [n.name for n in region.nodes],
+            }
+            for region in graph.regions
+        ],
+    }
+
+
+def render_json(analysis: FileAnalysis) -> str:
+    return json.dumps({
+        "file": analysis.path,
+        "graphs": [graph_json(graph) for graph in analysis.graphs],
+        "notices": [vars(notice) for notice in analysis.notices],
+    }, indent=2) + "\n"
+
+
+RENDERERS = {"text": render_text, "dot": render_dot, "json": render_json}

@@ -1,0 +1,149 @@
+"""The one table of diagnostics: every SFX code, what dynamo says there, and the fix.
+
+Families by hundred: 1xx data-dependent values, 2xx side effects and I/O, 3xx features
+dynamo does not trace, 4xx dynamic shapes, 9xx notices about the analysis itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GB_DOCS = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    gb_ids: tuple[str, ...]
+    message: str  # template; {what} is the construct as written in the source
+    workaround: str
+    fixable: bool = True
+    enabled_by_default: bool = True
+    # Dynamo settings under which the construct is captured instead of breaking.
+    captured_by: tuple[str, ...] = ()
+
+    @property
+    def docs_url(self) -> str:
+        return GB_DOCS.format(self.gb_ids[0].lower()) if self.gb_ids else ""
+
+
+RULES: dict[str, Rule] = {
+    rule.code: rule
+    for rule in (
+        Rule(
+            "SFX101",
+            "data-dependent-branch",
+            ("GB0170",),
+            "data-dependent branch on tensor `{what}`",
+            "compute both branches and select with torch.where, or use torch.cond",
+        ),
+        Rule(
+            "SFX102",
+            "tensor-to-python-scalar",
+            ("GB0124",),
+            "`{what}` converts a tensor to a Python scalar",
+            "keep the value as a 0-d tensor, or set torch._dynamo.config.capture_scalar_outputs = True",
+            captured_by=("capture_scalar_outputs", "fullgraph"),
+        ),
+        Rule(
+            "SFX103",
+            "tensor-tolist",
+            ("GB0033", "GB0109"),
+            "`{what}` copies a tensor into a Python list",
+            "keep the data in tensors (torch.split/gather with tensor indices) or move the call out of forward",
+        ),
+        Rule(
+            "SFX201",
+            "untraceable-builtin",
+            ("GB0059",),
+            "`{what}` calls a builtin dynamo cannot trace",
+            "remove it from forward, or guard it with `if not torch.compiler.is_compiling():`",
+        ),
+        Rule(
+            "SFX202",
+            "logger-call",
+            ("GB0291",),
+            "logging call `{what}`",
+            "guard it with `if not torch.compiler.is_compiling():`, or list the function in "
+            "torch._dynamo.config.ignore_logger_methods",
+        ),
+        Rule(
+            "SFX203",
+            "skipped-function-call",
+            ("GB0007",),
+            "`{what}` calls a function dynamo skips",
+            "move it out of forward, or guard it with `if not torch.compiler.is_compiling():`",
+        ),
+        Rule(
+            "SFX301",
+            "explicit-graph-break",
+            ("GB0025",),
+            "`{what}` breaks the graph on purpose",
+            "remove the call if the break is no longer needed",
+        ),
+        Rule(
+            "SFX302",
+            "compiler-disabled-call",
+            ("GB0098", "GB0099"),
+            "`{what}` calls a function marked torch.compiler.disable",
+            "call it outside the compiled region, or remove the decorator",
+        ),
+        Rule(
+            "SFX303",
+            "autograd-in-forward",
+            ("GB0123", "GB9186"),
+            "autograd call `{what}` inside the compiled function",
+            "compute gradients outside the compiled forward, or set "
+            "torch._dynamo.config.trace_autograd_ops = True",
+        ),
+        Rule(
+            "SFX304",
+            "requires-grad-mutation",
+            ("GB0125", "GB8985"),
+            "`{what}` changes requires_grad inside the compiled function",
+            "set requires_grad before calling the compiled module, or detach and clone instead",
+        ),
+        Rule(
+            "SFX305",
+            "deepcopy-in-forward",
+            ("GB4198",),
+            "`{what}` deep-copies a module or tensor",
+            "make the copy in __init__ or outside the compiled call",
+        ),
+        Rule(
+            "SFX306",
+            "rnn-module",
+            ("GB0014",),
+            "`{what}` calls an RNN/GRU/LSTM module, which dynamo does not trace",
+            "unroll with nn.GRUCell/nn.LSTMCell, or keep the recurrent module outside torch.compile",
+            fixable=False,
+        ),
+        Rule(
+            "SFX307",
+            "sorted-over-tensor",
+            ("GB0059",),
+            "`{what}` iterates a tensor with the builtin sorted()",
+            "use torch.sort or torch.topk",
+        ),
+        Rule(
+            "SFX401",
+            "dynamic-output-shape",
+            ("GB0036",),
+            "`{what}` has an output shape that depends on tensor data",
+            "use a fixed-size form (torch.where(mask, x, 0), masked_fill, nonzero_static) or set "
+            "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
+            captured_by=("capture_dynamic_output_shape_ops", "fullgraph"),
+        ),
+        Rule(
+            "SFX900",
+            "analysis-skipped",
+            (),
+            "could not analyse `{what}`",
+            "report the file to flake8-staticfx; no diagnostic is given for this root",
+            fixable=False,
+            enabled_by_default=False,
+        ),
+    )
+}
+
+OFF_BY_DEFAULT = tuple(code for code, rule in RULES.items() if not rule.enabled_by_default)

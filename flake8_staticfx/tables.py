@@ -1,0 +1,218 @@
+"""Data the builder consults: what dynamo 2.13 traces, specialises on, or breaks on.
+
+Each table is named after what it decides; extend a table by adding a name. Every entry
+that makes a construct break was checked against torch 2.13 dynamo (tests/oracle).
+"""
+from __future__ import annotations
+
+import builtins
+
+from astroid import nodes
+
+BUILTINS = frozenset(dir(builtins))
+
+# -- tensors -----------------------------------------------------------------
+
+# Attributes that dynamo knows statically (static shapes, dtype, device, flags).
+TENSOR_STATIC_ATTRIBUTES = frozenset({
+    "shape", "dtype", "device", "ndim", "is_cuda", "is_cpu", "is_mps", "is_meta", "requires_grad",
+    "grad_fn", "layout", "is_leaf", "is_sparse", "is_quantized", "is_nested", "names", "itemsize",
+    "nbytes", "is_floating_point_", "output_nr", "_version",
+})
+TENSOR_TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
+
+# Methods whose result is a static Python value under static shapes.
+TENSOR_STATIC_METHODS = frozenset({
+    "size", "dim", "ndimension", "numel", "nelement", "element_size", "stride", "storage_offset",
+    "is_contiguous", "is_floating_point", "is_complex", "is_signed", "get_device", "data_ptr",
+    "is_pinned", "is_shared", "has_names", "__len__", "is_inference", "untyped_storage",
+})
+# Methods whose output shape depends on the data (GB0036).
+TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
+    "nonzero", "masked_select", "unique", "unique_consecutive", "argwhere",
+})
+# Methods returning something that is not a tensor and not static.
+TENSOR_NON_TENSOR_METHODS = frozenset({"numpy", "__array__", "storage", "type", "untyped_storage"})
+# Methods whose result is a boolean tensor (a mask).
+TENSOR_BOOL_METHODS = frozenset({
+    "bool", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "isneginf",
+    "isposinf", "logical_and", "logical_or", "logical_not", "logical_xor", "isclose", "isin",
+    "signbit", "greater", "less", "greater_equal", "less_equal", "not_equal", "equal",
+})
+# Methods that keep a mask a mask.
+TENSOR_SAME_DTYPE_METHODS = frozenset({
+    "view", "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "expand",
+    "expand_as", "contiguous", "clone", "detach", "t", "repeat", "to", "__getitem__",
+    "any", "all", "cpu", "cuda", "bitwise_not", "logical_not_",
+})
+
+# -- modules -----------------------------------------------------------------
+
+MODULE_TENSOR_ATTRIBUTES = frozenset({
+    "weight", "bias", "running_mean", "running_var", "in_proj_weight", "in_proj_bias",
+    "q_proj_weight", "k_proj_weight", "v_proj_weight", "bias_k", "bias_v", "weight_ih", "weight_hh",
+    "bias_ih", "bias_hh", "num_batches_tracked", "pos_embed", "cls_token",
+})
+MODULE_METHODS = frozenset({
+    "parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children",
+    "modules", "named_modules", "register_buffer", "register_parameter", "add_module", "state_dict",
+    "train", "eval", "apply", "zero_grad", "to", "cpu", "cuda", "type", "float", "half", "double",
+    "requires_grad_", "get_submodule", "get_parameter", "__call__",
+})
+RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
+TUPLE_MODULES = frozenset({"torch.nn.MultiheadAttention", "torch.nn.LSTMCell"})
+
+# -- functions from outside the project ----------------------------------------
+
+# Calls that dynamo does not trace, by construct kind (annotate.py maps kinds to rules).
+EXTERNAL_CONSTRUCTS = {
+    "torch._dynamo.graph_break": "graph_break",
+    "torch.autograd.grad": "autograd",
+    "torch.autograd.backward": "autograd",
+    "copy.deepcopy": "deepcopy",
+    "torch.nonzero": "dynamic_shape",
+    "torch.masked_select": "dynamic_shape",
+    "torch.unique": "dynamic_shape",
+    "torch.unique_consecutive": "dynamic_shape",
+    "torch.argwhere": "dynamic_shape",
+    "torch.where": "dynamic_shape",  # only the one-argument form (build.py)
+    "torch.repeat_interleave": "dynamic_shape",  # only with tensor repeats (build.py)
+    "warnings.warn": "skipped",
+    "sys._getframe": "skipped",
+    "torch.manual_seed": "skipped",
+    "torch.random.manual_seed": "skipped",
+    "torch.seed": "skipped",
+    "torch.save": "skipped",
+    "inspect.currentframe": "skipped",
+    "inspect.stack": "skipped",
+    "inspect.getframeinfo": "skipped",
+    "inspect.getouterframes": "skipped",
+    "inspect.trace": "skipped",
+    "pdb.set_trace": "skipped",
+}
+# Whole modules whose functions dynamo skips (GB0007), less the ones it traces.
+SKIPPED_PREFIXES = ("time.", "random.")
+TRACED_FUNCTIONS = frozenset({"random.Random", "time.struct_time"})
+
+# Builtins dynamo cannot trace (GB0059).
+UNTRACEABLE_BUILTINS = frozenset({"print", "breakpoint", "open", "input"})
+STATIC_BUILTINS = frozenset({
+    "hasattr", "callable", "id", "type", "hash", "repr", "str", "format", "ord", "chr",
+    "issubclass", "bin", "hex", "oct", "ascii", "all", "any",
+})
+
+LOGGER_FACTORIES = frozenset({"logging.getLogger", "logging.get_logger"})
+LOGGER_METHODS = frozenset({
+    "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
+})
+
+# Calls with a known static result under torch.compile (None: static but not known here).
+STATIC_FUNCTIONS = {
+    "torch.compiler.is_compiling": True,
+    "torch.compiler.is_dynamo_compiling": True,
+    "torch._dynamo.is_compiling": True,
+    "torch._utils.is_compiling": True,
+    "torch.jit.is_scripting": False,
+    "torch.jit.is_tracing": False,
+    "torch._C._get_tracing_state": None,
+    "torch.onnx.is_in_onnx_export": False,
+    "torch.fx._symbolic_trace.is_fx_tracing": False,
+    "torch.is_grad_enabled": None,
+    "torch.is_inference_mode_enabled": None,
+    "torch.is_autocast_enabled": None,
+    "torch.get_autocast_gpu_dtype": None,
+    "torch.get_default_dtype": None,
+    "torch.is_tensor": None,
+    "torch.is_floating_point": None,
+    "torch.is_complex": None,
+    "torch.numel": None,
+    "torch.cuda.is_available": None,
+    "torch.cuda.device_count": None,
+    "torch.cuda.get_device_capability": None,
+    "torch.distributed.is_available": None,
+    "torch.distributed.is_initialized": None,
+    "torch.distributed.get_world_size": None,
+    "torch.distributed.get_rank": None,
+    "torch.are_deterministic_algorithms_enabled": None,
+    "torch.backends.cudnn.is_available": None,
+    "torch.finfo": None,
+    "torch.iinfo": None,
+    "torch.device": None,
+    "torch.Size": None,
+    "torch.dtype": None,
+    "os.environ.get": None,
+    "os.getenv": None,
+    "inspect.signature": None,
+    "inspect.isclass": None,
+    "inspect.isfunction": None,
+    "typing.cast": None,
+}
+TORCH_TENSOR_CLASSES = frozenset({
+    "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor",
+    "torch.IntTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor",
+    "torch.ByteTensor", "torch.nn.Parameter",
+})
+TORCH_STATIC_CLASSES = frozenset({"torch.Size", "torch.device", "torch.dtype", "torch.finfo", "torch.iinfo"})
+TORCH_NON_TENSOR_FUNCTIONS = frozenset({
+    "torch.jit.annotate", "torch._assert", "torch.cuda.synchronize", "torch.set_grad_enabled",
+    "torch.no_grad", "torch.enable_grad", "torch.autocast", "torch.inference_mode",
+})
+# Functions that call their first argument with the rest (so it is inlined).
+CALL_FIRST_ARGUMENT = frozenset({
+    "torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential",
+})
+# Context managers whose `with` breaks the graph (GB0142).
+CONTEXT_FACTORIES = frozenset()
+UNSUPPORTED_CONTEXTS = frozenset()
+
+# -- annotations ---------------------------------------------------------------
+
+_TENSOR_NAMES = frozenset({
+    "Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "Parameter", "torch.Tensor",
+})
+_STATIC_NAMES = frozenset({
+    "int", "float", "bool", "str", "bytes", "complex", "Size", "dtype", "device", "Literal",
+    "None", "NoneType", "slice",
+})
+_WRAPPERS = frozenset({"Optional", "Union", "Annotated", "Final", "ClassVar"})
+
+
+def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
+    """What a parameter annotation says the argument is: "tensor", "static", "unknown", or None."""
+    if annotation is None:
+        return None
+    names = _annotation_names(annotation)
+    if not names:
+        return "unknown"
+    kinds = {"tensor" if n in _TENSOR_NAMES else "static" if n in _STATIC_NAMES else "unknown"
+             for n in names if n not in ("None", "NoneType")}
+    if not kinds:
+        return "static"
+    return kinds.pop() if len(kinds) == 1 else "unknown"
+
+
+def _annotation_names(annotation: nodes.NodeNG) -> list[str]:
+    """The leaf type names of an annotation, looking through Optional/Union/X | Y."""
+    if isinstance(annotation, nodes.Const):
+        if annotation.value is None:
+            return ["None"]
+        if isinstance(annotation.value, str):
+            text = annotation.value.replace("Optional[", "").replace("]", "")
+            return [part.strip().rsplit(".", 1)[-1] for part in text.replace("|", ",").split(",")]
+        return []
+    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
+        return _annotation_names(annotation.left) + _annotation_names(annotation.right)
+    if isinstance(annotation, nodes.Subscript):
+        outer = _annotation_names(annotation.value)
+        if outer and outer[0] in _WRAPPERS:
+            inner = annotation.slice
+            elts = inner.elts if isinstance(inner, nodes.Tuple) else [inner]
+            if outer[0] == "Annotated":
+                elts = elts[:1]
+            return [name for elt in elts for name in _annotation_names(elt)]
+        return ["<container>"]
+    if isinstance(annotation, nodes.Name):
+        return [annotation.name]
+    if isinstance(annotation, nodes.Attribute):
+        return [annotation.attrname]
+    return []
