@@ -25,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
             source = handle.read()
     except OSError as exc:
         parser.error(str(exc))
-    analysis = analyze(source, args.file, options=Options(fullgraph=args.fullgraph))
+    analysis = analyze(source, args.file, options=Options(fullgraph=args.fullgraph, reuse_inlined=False,
+                                                           file_time_budget=60.0))
     if args.root:
         wanted = args.root
         analysis.graphs = [g for g in analysis.graphs

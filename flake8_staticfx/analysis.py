@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from .annotate import annotate
-from .build import Builder, BudgetExceeded
+from .build import Builder, BudgetExceeded, FileState
 from .config import Options
 from .discover import Resolver, SourceModule, find_roots, parse_source, project_for, project_root
 from .ir import Graph
@@ -52,13 +52,13 @@ def analyze(source: str, path: str, tree: ast.Module | None = None,
     except (SyntaxError, ValueError, RecursionError) as exc:
         result.notices.append(Notice(1, 0, os.path.basename(path), _describe(exc)))
         return result
-    deadline = time.monotonic() + options.file_time_budget
+    state = FileState(time.monotonic() + options.file_time_budget, options.reuse_inlined)
     for root in roots:
         graph = Graph(root.name, path)
         try:
-            if time.monotonic() > deadline:
+            if time.monotonic() > state.deadline:
                 raise BudgetExceeded("time budget for the file used up")
-            Builder(resolver, options, deadline, graph).build(root)
+            Builder(resolver, options, state, graph).build(root)
         except Exception as exc:  # noqa: BLE001 - never crash flake8: contain it at the root
             result.notices.append(Notice(root.function.lineno, root.function.col_offset,
                                          root.name, _describe(exc)))

@@ -51,20 +51,30 @@ PY_COMPARE = {
 }
 
 
+class FileState:
+    """What the builders of one file share: caches keyed by code, never by root."""
+
+    def __init__(self, deadline: float, reuse_inlined: bool):
+        self.deadline = deadline
+        self.reuse_inlined = reuse_inlined
+        self.steps = 0
+        self.globals: dict[tuple[str, str], Value] = {}
+        self.mutated_attrs: dict[nodes.ClassDef, frozenset[str]] = {}
+        self.init_attrs: dict[tuple, dict[str, Value]] = {}
+        self.summaries: dict[tuple, Value] = {}
+
+
 class Builder:
     """Interprets one compile root (or, in init mode, a module's `__init__`)."""
 
-    def __init__(self, resolver: Resolver, options: Options, deadline: float, graph: Graph):
+    def __init__(self, resolver: Resolver, options: Options, state: FileState, graph: Graph):
         self.resolver = resolver
         self.options = options
-        self.deadline = deadline
+        self.state = state
         self.graph = graph
         self.init_mode = False
-        self._steps = 0
-        self._globals: dict[tuple[str, str], Value] = {}
         self._attr_nodes: dict[str, Node] = {}
         self._overlay: dict[tuple[int, str], Value] = {}
-        self._mutated_attrs: dict[nodes.ClassDef, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ roots
 
@@ -127,8 +137,8 @@ class Builder:
     # ------------------------------------------------------------- statements
 
     def _tick(self) -> None:
-        self._steps += 1
-        if self._steps % 256 == 0 and time.monotonic() > self.deadline:
+        self.state.steps += 1
+        if self.state.steps % 256 == 0 and time.monotonic() > self.state.deadline:
             raise BudgetExceeded("time budget")
         if len(self.graph.nodes) > self.options.max_nodes:
             raise BudgetExceeded("node budget")
@@ -845,17 +855,20 @@ class Builder:
         """Attributes assigned outside __init__: their __init__ value is not a fact."""
         if cls is None:
             return frozenset()
-        cached = self._mutated_attrs.get(cls)
+        cached = self.state.mutated_attrs.get(cls)
         if cached is None:
             names = set()
+            home = cls.root()
             for owner in self.resolver.mro(cls):
+                if owner.root() is not home:
+                    continue  # library base classes rarely reassign what subclasses read
                 for method in owner.mymethods():
                     if method.name == "__init__":
                         continue
                     for node in method.nodes_of_class(nodes.AssignAttr):
                         if isinstance(node.expr, nodes.Name) and node.expr.name == "self":
                             names.add(node.attrname)
-            cached = self._mutated_attrs[cls] = frozenset(names)
+            cached = self.state.mutated_attrs[cls] = frozenset(names)
         return cached
 
     def module_attrs(self, module: Module) -> dict[str, Value]:
@@ -869,11 +882,15 @@ class Builder:
         if init is None:
             return module.attrs
         function, owner = init
-        scratch = Builder(self.resolver, self.options, self.deadline, Graph("__init__", ""))
+        key = (module.cls, _signature(module.ctor_args),
+               None if self.state.reuse_inlined else module.path)
+        cached = self.state.init_attrs.get(key)
+        if cached is not None:
+            module.attrs = cached
+            return cached
+        self.state.init_attrs[key] = module.attrs
+        scratch = Builder(self.resolver, self.options, self.state, Graph("__init__", ""))
         scratch.init_mode = True
-        scratch._globals = self._globals
-        scratch._mutated_attrs = self._mutated_attrs
-        scratch._steps = self._steps
         if module.ctor_args is not None:
             args, kwargs = module.ctor_args
             env = bind_arguments(function, module, args, kwargs, lambda e: scratch.eval_static_expr(e, None))
@@ -886,23 +903,21 @@ class Builder:
             scratch._run_body(frame)
         except RecursionError:
             pass
-        finally:
-            self._steps = scratch._steps
         return module.attrs
 
     # ----------------------------------------------------------------- globals
 
     def global_value(self, module: SourceModule, name: str) -> Value:
         key = (module.path, name)
-        if key in self._globals:
-            return self._globals[key]
-        self._globals[key] = UNKNOWN  # cuts cycles between module-level assignments
+        if key in self.state.globals:
+            return self.state.globals[key]
+        self.state.globals[key] = UNKNOWN  # cuts cycles between module-level assignments
         binding = self.resolver.global_binding(module, name)
         if binding is None:
             value = External(name) if name in tables.BUILTINS else UNKNOWN
         else:
             value = self.value_of(binding, None)
-        self._globals[key] = value
+        self.state.globals[key] = value
         return value
 
     def value_of(self, binding: Binding, frame: Frame | None) -> Value:
@@ -990,6 +1005,16 @@ class Builder:
         if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
                 and _is_classmethod(node):
             receiver = ClassRef(function.cls)
+        key = (node, _signature((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0)
+        summary = self.state.summaries.get(key) if self.state.reuse_inlined and not self.init_mode else None
+        if summary is not None:
+            # Inlined before in this file, with arguments of the same kinds: its breaks are
+            # already reported; stand in a single node for the call.
+            target = receiver.path if isinstance(receiver, Module) and receiver.path else node.qname()
+            op = self.graph.call_module if isinstance(receiver, Module) and node.name == "forward" \
+                else self.graph.call_function
+            call = op(target, self._args(args), self._kwargs(kwargs), meta=self._meta(expr, frame))
+            return _rebind(summary, call)
         env = bind_arguments(node, receiver, args, kwargs,
                              lambda e: self.eval_static_expr(e, frame), unknown_rest)
         callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
@@ -997,9 +1022,10 @@ class Builder:
         if in_property:
             callee.with_depth = 1  # a break in a property cannot be resumed either
         self._run_body(callee)
-        if not callee.returns:
-            return Static(None)
-        return join_all(callee.returns)
+        result = join_all(callee.returns) if callee.returns else Static(None)
+        if not self.init_mode and _signature(result) is not None:
+            self.state.summaries[key] = result
+        return result
 
     def _opaque_call(self, target: str, args: list[Value], kwargs: dict[str, Value],
                      expr: nodes.NodeNG, frame: Frame) -> Value:
@@ -1449,6 +1475,51 @@ def _skipped_function(frame: Frame) -> str | None:
             skipped = current.name
             break
     return skipped
+
+
+def _signature(value: Any, depth: int = 0) -> Any:
+    """A hashable description of abstract values, for caching by argument kinds."""
+    if depth > 4:
+        return "..."
+    if isinstance(value, Tensor):
+        return ("T", value.weak, value.is_bool, value.scalar)
+    if isinstance(value, Static):
+        try:
+            hash(value.value)
+        except TypeError:
+            return ("S", "?")
+        return ("S", value.value if value.known else "?")
+    if isinstance(value, Module):
+        return ("M", value.cls or value.qname, id(value.attrs) if value.attrs is not None else None)
+    if isinstance(value, Seq):
+        if value.items is None or len(value.items) > 16:
+            return ("Q", _signature(value.element(), depth + 1))
+        return ("Q", tuple(_signature(v, depth + 1) for v in value.items))
+    if isinstance(value, Dict):
+        return ("D", value.complete, tuple(sorted(
+            ((repr(k), _signature(v, depth + 1)) for k, v in value.items.items()))))
+    if isinstance(value, (tuple, list)):
+        return tuple(_signature(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _signature(v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, (Function, ClassRef)):
+        return ("F", value.node)
+    if value is None:
+        return None
+    return type(value).__name__
+
+
+def _rebind(value: Value, node: Node) -> Value:
+    """A summary's value with its tensors now produced by `node`."""
+    if isinstance(value, Tensor):
+        return Tensor(node, weak=value.weak, is_bool=value.is_bool, scalar=value.scalar)
+    if isinstance(value, Seq):
+        if value.items is None:
+            return Seq(None, elem=_rebind(value.elem, node), is_list=value.is_list)
+        return Seq([_rebind(v, node) for v in value.items], is_list=value.is_list)
+    if isinstance(value, Dict):
+        return Dict({k: _rebind(v, node) for k, v in value.items.items()}, complete=value.complete)
+    return value
 
 
 def _join_path(prefix: str, name: str) -> str:

@@ -19,6 +19,8 @@ class Options:
     max_unroll: int = 64
     max_nodes: int = 20000
     file_time_budget: float = 5.0
+    # Reuse what a call inlined before in the same file (flake8); the CLI draws full graphs.
+    reuse_inlined: bool = True
 
     def captures(self, setting: str) -> bool:
         """Is the boolean dynamo setting `setting` (a field name) on?"""

@@ -163,15 +163,21 @@ class Resolver:
 
     main: SourceModule
     project: Project
-    _class_is_module: dict[nodes.ClassDef, bool] = field(default_factory=dict)
     module_bases: tuple[str, ...] = DEFAULT_MODULE_BASES
+    # Per-file caches: the answers cannot change while one file is analysed.
+    _class_is_module: dict[nodes.ClassDef, bool] = field(default_factory=dict)
+    _qualified: dict[str, Binding] = field(default_factory=dict)
+    _mro: dict[nodes.ClassDef, list[nodes.ClassDef]] = field(default_factory=dict)
+    _sources: dict[nodes.Module, SourceModule] = field(default_factory=dict)
 
     def source_of(self, node: nodes.NodeNG) -> SourceModule:
         root = node.root()
         if root is self.main.node:
             return self.main
-        modname = root.name
-        return self.project.load(modname) or self.main
+        found = self._sources.get(root)
+        if found is None:
+            found = self._sources[root] = self.project.load(root.name) or self.main
+        return found
 
     def global_binding(self, module: SourceModule, name: str, depth: int = 0) -> Binding | None:
         bound = module.node.locals.get(name)
@@ -217,16 +223,22 @@ class Resolver:
 
     def qualified(self, qname: str, depth: int = 0) -> Binding:
         """Resolve a dotted name: into the project where it is the project's, else external."""
+        found = self._qualified.get(qname)
+        if found is None:
+            found = self._qualified[qname] = self._resolve_qualified(qname, depth)
+        return found
+
+    def _resolve_qualified(self, qname: str, depth: int) -> Binding:
         parts = qname.split(".")
         for cut in range(len(parts), 0, -1):
             modname = ".".join(parts[:cut])
             if self.project.module_path(modname) is None:
                 continue
+            if cut == len(parts):
+                return Binding("module", modname)  # loaded when one of its names is used
             source = self.project.load(modname)
             if source is None:
                 break
-            if cut == len(parts):
-                return Binding("module", modname, source.node, source)
             binding = self.global_binding(source, parts[cut], depth + 1)
             if binding is None:
                 break
@@ -241,8 +253,7 @@ class Resolver:
         if binding.kind == "external":
             return Binding("external", normalize_qname(f"{binding.qname}.{attr}"))
         if binding.kind == "module":
-            found = self.global_binding(binding.module, attr, depth + 1)
-            return found or self.qualified(f"{binding.qname}.{attr}", depth + 1)
+            return self.qualified(f"{binding.qname}.{attr}", depth + 1)
         return None
 
     def expr_binding(self, expr: nodes.NodeNG, module: SourceModule | None = None) -> Binding | None:
@@ -286,6 +297,9 @@ class Resolver:
 
     def mro(self, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
         """The project classes of `cls`'s MRO (left-to-right depth-first, cycles cut)."""
+        cached = self._mro.get(cls)
+        if cached is not None:
+            return cached
         order: list[nodes.ClassDef] = []
         stack = [cls]
         while stack and len(order) < 64:
@@ -295,6 +309,7 @@ class Resolver:
             order.append(current)
             bases = [b.node for b in self.base_classes(current) if b.kind == "class"]
             stack = bases + stack
+        self._mro[cls] = order
         return order
 
     def is_module_class(self, cls: nodes.ClassDef) -> bool:
@@ -302,7 +317,9 @@ class Resolver:
         if cached is not None:
             return cached
         self._class_is_module[cls] = False  # cuts cycles in class hierarchies
-        result = any(self._is_module_base(b) for b in self.base_classes(cls))
+        # A configured base is recognised by name, without parsing the library defining it.
+        result = any(_last_name(base) in self.module_bases for base in cls.bases) or any(
+            self._is_module_base(b) for b in self.base_classes(cls))
         self._class_is_module[cls] = result
         return result
 
@@ -316,6 +333,14 @@ class Resolver:
             return True
         short = qname.rsplit(".", 1)[-1]
         return any(base in (qname, short) for base in self.module_bases)
+
+
+def _last_name(expr: nodes.NodeNG) -> str | None:
+    if isinstance(expr, nodes.Subscript):
+        expr = expr.value
+    if isinstance(expr, nodes.Attribute):
+        return expr.attrname
+    return expr.name if isinstance(expr, nodes.Name) else None
 
 
 def _relative_module(module: SourceModule, modname: str | None, level: int) -> str | None:
