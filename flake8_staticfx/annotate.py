@@ -16,6 +16,8 @@ RULE_OF_CONSTRUCT = {
     "branch": "SFX101",
     "item": "SFX102",
     "tolist": "SFX103",
+    "data_dependent": "SFX104",
+    "context": "SFX308",
     "builtin": "SFX201",
     "logger": "SFX202",
     "skipped": "SFX203",

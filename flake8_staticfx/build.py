@@ -17,12 +17,11 @@ from astroid import nodes
 
 from . import tables
 from .config import Options
-from .discover import (CONTAINERS, Binding, Resolver, Root, SourceModule, is_torch_layer,
-                       normalize_qname)
-from .inline import (Frame, bind_arguments, find_class_attribute, find_method, is_disabled,
-                     is_opaque, is_property, is_staticmethod, static_params)
+from .discover import (CONTAINERS, Binding, Resolver, Root, SourceModule, is_disabled, is_opaque,
+                       is_property, is_staticmethod, is_torch_layer)
+from .inline import Frame, bind_arguments, find_class_attribute, find_method, static_params
 from .ir import Graph, Node, SourceSpan
-from .values import (NOTHING, UNKNOWN, BoundMethod, ClassRef, Dict, External, Function,
+from .values import (UNKNOWN, BoundMethod, ClassRef, Dict, External, Function,
                      Instance, Module, Seq, Static, Super, Tensor, Value, is_definite_tensor,
                      join, join_all)
 
@@ -123,6 +122,8 @@ class Builder:
                      default: nodes.NodeNG | None) -> Value:
         """Forward inputs are tensors unless annotated or defaulted otherwise."""
         kind = tables.annotation_kind(self.resolver, annotation)
+        if isinstance(default, nodes.Const) and default.value is not None:
+            kind = "static"  # `output_attentions: Tensor | None = False` is a flag
         node = self.graph.placeholder(param.name, meta=self._meta(param, None))
         if kind == "tensor":
             node.meta["annotated_tensor"] = True
@@ -159,6 +160,7 @@ class Builder:
 
     def exec_statement(self, stmt: nodes.NodeNG, frame: Frame) -> str | None:
         self._tick()
+        frame.short_circuit = 0
         handler = getattr(self, "exec_" + type(stmt).__name__, None)
         if handler is not None:
             return handler(stmt, frame)
@@ -230,10 +232,14 @@ class Builder:
         saved = dict(frame.env)
         if narrowed:
             frame.env[narrowed[0]] = narrowed[1]
-        flow_then = self.exec_block(stmt.body, frame)
-        env_then = frame.env
-        frame.env = dict(saved)
-        flow_else = self.exec_block(stmt.orelse, frame)
+        frame.conditional += 1
+        try:
+            flow_then = self.exec_block(stmt.body, frame)
+            env_then = frame.env
+            frame.env = dict(saved)
+            flow_else = self.exec_block(stmt.orelse, frame)
+        finally:
+            frame.conditional -= 1
         frame.env = _merge_envs(env_then, flow_then, frame.env, flow_else)
         self._cover(branch, start)
         if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
@@ -277,13 +283,13 @@ class Builder:
         return self.exec_block(stmt.orelse, frame)
 
     def exec_With(self, stmt: nodes.With, frame: Frame) -> str | None:
-        for context, alias in stmt.items:
-            manager = self.eval(context, frame)
-            self.enter_context(manager, context, frame)
-            if alias is not None:
-                self.assign(alias, UNKNOWN, frame)
-        frame.with_depth += 1
+        frame.with_depth += 1  # dynamo cannot resume inside a `with`, its header included
         try:
+            for context, alias in stmt.items:
+                manager = self.eval(context, frame)
+                self.enter_context(manager, context, frame)
+                if alias is not None:
+                    self.assign(alias, UNKNOWN, frame)
             return self.exec_block(stmt.body, frame)
         finally:
             frame.with_depth -= 1
@@ -465,27 +471,35 @@ class Builder:
         saved = frame.env
         if narrowed:
             frame.env = {**saved, narrowed[0]: narrowed[1]}
-        body = self.eval(expr.body, frame)
-        frame.env = saved
-        orelse = self.eval(expr.orelse, frame)
+        with _short_circuit(frame, _varies(test)):
+            body = self.eval(expr.body, frame)
+            frame.env = saved
+            orelse = self.eval(expr.orelse, frame)
         self._cover(branch, start)
         return join(body, orelse)
 
     def eval_BoolOp(self, expr: nodes.BoolOp, frame: Frame) -> Value:
         # Each operand but the last is tested for truth; the value is one of the operands.
         results = []
-        for index, operand in enumerate(expr.values):
-            value = self.eval(operand, frame)
-            if index == len(expr.values) - 1:
-                results.append(value)
-                break
-            known, _ = self.truth(value, operand, frame)
-            if known is None:
-                results.append(value)
-                continue
-            if known == (expr.op == "or"):
-                results.append(value)
-                break
+        entered = 0
+        try:
+            for index, operand in enumerate(expr.values):
+                value = self.eval(operand, frame)
+                if index == len(expr.values) - 1:
+                    results.append(value)
+                    break
+                known, _ = self.truth(value, operand, frame)
+                if known is None:
+                    results.append(value)
+                    if not _varies(value):
+                        frame.short_circuit += 1  # later operands run only on some calls
+                        entered += 1
+                    continue
+                if known == (expr.op == "or"):
+                    results.append(value)
+                    break
+        finally:
+            frame.short_circuit -= entered
         return join_all(results)
 
     def eval_UnaryOp(self, expr: nodes.UnaryOp, frame: Frame) -> Value:
@@ -786,7 +800,7 @@ class Builder:
         if overlay is not None:
             return overlay
         if name == "training":
-            return Static()
+            return Static(varies=True)
         if module.kind == "leaf":
             if name in tables.MODULE_TENSOR_ATTRIBUTES:
                 return self._get_attr(_join_path(module.path, name), expr, frame)
@@ -1057,6 +1071,10 @@ class Builder:
                     value = self.call(item, [value], {}, expr, frame)
                 return value
             return UNKNOWN
+        if module.cls is not None and self.resolver.class_is_opaque(module.cls):
+            self.graph.call_module(module.path or module.cls.name, self._args(args), self._kwargs(kwargs),
+                                   meta=self._meta(expr, frame))
+            return UNKNOWN
         forward = find_method(self.resolver, module.cls, "forward") if module.cls else None
         if forward is None:
             base = _torch_base(self.resolver, module.cls) if module.cls else ""
@@ -1231,7 +1249,7 @@ class Builder:
             return Static(tables.STATIC_FUNCTIONS[qname])
         if qname in tables.LOGGER_FACTORIES:
             return Instance("logging.Logger")
-        if qname in tables.CONTEXT_FACTORIES:
+        if qname in tables.UNSUPPORTED_CONTEXTS:
             return Instance(qname)
         if qname == "copy.copy":
             return args[0] if args else UNKNOWN
@@ -1243,11 +1261,19 @@ class Builder:
         if qname.startswith("torch."):
             return self._torch_call(qname, args, kwargs, expr, frame)
         if qname.startswith("math."):
+            if any(is_definite_tensor(a) for a in args):
+                return self._external_construct("data_dependent", qname, args, kwargs, expr, frame)
             return Static() if all(isinstance(a, Static) for a in args) else UNKNOWN
         return self._opaque_call(qname, args, kwargs, expr, frame)
 
     def _external_construct(self, kind: str, qname: str, args: list[Value], kwargs: dict[str, Value],
                             expr: nodes.NodeNG, frame: Frame) -> Value:
+        if qname == "torch.nn.functional.ctc_loss":
+            lengths = [*args[2:4], kwargs.get("input_lengths"), kwargs.get("target_lengths")]
+            if not any(isinstance(v, Tensor) for v in lengths):
+                return self._torch_call(qname, args, kwargs, expr, frame)
+        if kind == "data_dependent" and not any(is_definite_tensor(a) for a in args[:1]):
+            return Static(None)
         if kind == "deepcopy":
             if not args or not isinstance(args[0], (Module, Tensor)) or (
                     isinstance(args[0], Tensor) and args[0].weak):
@@ -1260,8 +1286,8 @@ class Builder:
             return self._torch_call(qname, args, kwargs, expr, frame)
         node = self.graph.call_function(qname, self._args(args), self._kwargs(kwargs), meta=self._meta(expr, frame))
         self.mark(node, kind, expr, frame, qname=qname)
-        if kind == "logger":
-            return Static(None)
+        if kind in ("logger", "data_dependent"):
+            return Static(None) if kind == "logger" else Static()
         if kind in ("dynamic_shape", "autograd", "requires_grad"):
             return Tensor(node)
         if kind == "deepcopy":
@@ -1279,6 +1305,8 @@ class Builder:
             return Tensor(None)
         if last[:1].isupper() and qname not in tables.TORCH_TENSOR_CLASSES:
             return Static() if qname in tables.TORCH_STATIC_CLASSES else UNKNOWN
+        if last.startswith(tables.TORCH_QUERY_PREFIXES):
+            return Static()  # torch.is_autocast_enabled(), torch.get_autocast_dtype(), ...
         node = self.graph.call_function(qname, self._args(args), self._kwargs(kwargs),
                                         meta=self._meta(expr, frame))
         if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
@@ -1314,6 +1342,11 @@ class Builder:
                                             meta=self._meta(expr, frame))
             self.mark(node, "builtin", expr, frame)
             return UNKNOWN
+        if name in tables.TENSOR_TEXT_BUILTINS and is_definite_tensor(first):
+            node = self.graph.call_function(f"builtins.{name}", (self._as_arg(first),),
+                                            meta=self._meta(expr, frame))
+            self.mark(node, "builtin", expr, frame)
+            return Static()
         if name in ("int", "float", "bool", "complex"):
             if is_definite_tensor(first) and not first.scalar:
                 node = self.graph.call_function(f"builtins.{name}", (self._as_arg(first),),
@@ -1410,7 +1443,7 @@ class Builder:
 
     def mark(self, node: Node, kind: str, expr: nodes.NodeNG, frame: Frame, **extra: Any) -> None:
         """Tag a node with the construct dynamo cannot trace; annotate.py decides the rule."""
-        if self.init_mode:
+        if self.init_mode or _conditional_at_report_site(frame, self.resolver.main):
             return
         node.meta.update(construct=kind, what=_source(expr), frame_skip=_skipped_function(frame), **extra)
 
@@ -1520,6 +1553,39 @@ def _rebind(value: Value, node: Node) -> Value:
     if isinstance(value, Dict):
         return Dict({k: _rebind(v, node) for k, v in value.items.items()}, complete=value.complete)
     return value
+
+
+def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:
+    """Would the line we report at run without this construct on some calls?
+
+    A diagnostic says "when this line runs, dynamo breaks here". The line is the construct's
+    own in the linted file, or the call site in it that leads to another file. It does not
+    hold when the construct sits under a short-circuit or ternary of that line whose outcome
+    is not known, or under any unknown branch inside the other files' functions.
+    """
+    stack = frame.stack()
+    report = max((i for i, f in enumerate(stack) if f.module is main), default=0)
+    if stack[report].short_circuit:
+        return True
+    return any(f.conditional or f.short_circuit for f in stack[report + 1:])
+
+
+class _short_circuit:
+    """Context: the code evaluated inside runs only on some calls."""
+
+    def __init__(self, frame: Frame, varies: bool):
+        self.frame, self.step = frame, 0 if varies else 1
+
+    def __enter__(self) -> None:
+        self.frame.short_circuit += self.step
+
+    def __exit__(self, *exc: object) -> None:
+        self.frame.short_circuit -= self.step
+
+
+def _varies(value: Value) -> bool:
+    """Values that differ between ordinary runs do not make the code under them conditional."""
+    return isinstance(value, Static) and value.varies or is_definite_tensor(value)
 
 
 def _join_path(prefix: str, name: str) -> str:

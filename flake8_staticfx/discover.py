@@ -312,6 +312,11 @@ class Resolver:
         self._mro[cls] = order
         return order
 
+    def class_is_opaque(self, cls: nodes.ClassDef) -> bool:
+        """A class decorator we do not know may swap forward (transformers' experts dispatch,
+        allow_in_graph): its forward is neither linted nor inlined."""
+        return any(is_opaque(self, owner) for owner in self.mro(cls))
+
     def is_module_class(self, cls: nodes.ClassDef) -> bool:
         cached = self._class_is_module.get(cls)
         if cached is not None:
@@ -358,6 +363,66 @@ _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
 # ---------------------------------------------------------------------------
+# Decorators
+
+TRANSPARENT_DECORATORS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
+    "torch.jit.ignore", "torch.jit.unused", "torch.jit.export", "torch.compile",
+    "torch.compiler.compile", "functools.wraps", "typing.overload", "torch.autocast",
+    "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.amp.custom_fwd",
+    "torch.cuda.amp.custom_fwd", "abc.abstractmethod", "typing.final",
+    "staticmethod", "classmethod", "property", "functools.cached_property",
+})
+# Decorators of model libraries that keep the function's body as the code that runs (they
+# add docs, convert outputs or rename arguments), matched by their last name.
+TRANSPARENT_LIBRARY_DECORATORS = frozenset({
+    "auto_docstring", "add_start_docstrings", "add_start_docstrings_to_model_forward",
+    "replace_return_docstrings", "add_code_sample_docstrings", "can_return_tuple",
+    "check_model_inputs", "deprecate_kwarg", "merge_with_config_defaults", "capture_outputs",
+    "use_kernel_forward_from_hub", "apply_forward_hook", "dataclass", "register_to_config",
+    "lru_cache", "cache", "wraps", "overload", "final", "abstractmethod", "total_ordering",
+})
+DISABLE_DECORATORS = frozenset({
+    "torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
+})
+
+
+def decorator_names(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) -> list[str]:
+    names = []
+    for decorator in function.decorators.nodes if function.decorators else ():
+        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        names.append(resolver.expr_qname(target) or "?")
+    return names
+
+
+def is_disabled(resolver: Resolver, function: nodes.FunctionDef) -> bool:
+    return any(name in DISABLE_DECORATORS for name in decorator_names(resolver, function))
+
+
+def is_opaque(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) -> bool:
+    """A decorator we do not know may replace the function (or a class's forward): do not
+    inline through it, and do not lint it as a root."""
+    for name in decorator_names(resolver, function):
+        if name in TRANSPARENT_DECORATORS or name in DISABLE_DECORATORS:
+            continue
+        if name.rsplit(".", 1)[-1] in TRANSPARENT_LIBRARY_DECORATORS:
+            continue
+        if name.endswith((".setter", ".getter", ".deleter")):
+            continue
+        return True
+    return False
+
+
+def is_property(resolver: Resolver, function: nodes.FunctionDef) -> bool:
+    return any(n in ("property", "functools.cached_property") for n in decorator_names(resolver, function))
+
+
+def is_staticmethod(resolver: Resolver, function: nodes.FunctionDef) -> bool:
+    return "staticmethod" in decorator_names(resolver, function)
+
+
+
+# ---------------------------------------------------------------------------
 # Discovery
 
 
@@ -378,7 +443,8 @@ def find_roots(resolver: Resolver) -> list[Root]:
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
             forward = node.locals.get("forward")
-            if forward and isinstance(forward[-1], nodes.FunctionDef) and resolver.is_module_class(node):
+            if forward and isinstance(forward[-1], nodes.FunctionDef) and resolver.is_module_class(node) \
+                    and not resolver.class_is_opaque(node):
                 roots.append(Root(forward[-1], node))
         elif node.decorators and any(
             _decorator_qname(resolver, d) in COMPILE_DECORATORS for d in node.decorators.nodes

@@ -14,19 +14,6 @@ from astroid import nodes
 from .discover import Resolver, SourceModule
 from .values import UNKNOWN, Dict, Seq, Static, Value
 
-TRANSPARENT_DECORATORS = frozenset({
-    "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
-    "torch.jit.ignore", "torch.jit.unused", "torch.jit.export", "torch.compile",
-    "torch.compiler.compile", "functools.wraps", "typing.overload", "torch.autocast",
-    "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.amp.custom_fwd",
-    "torch.cuda.amp.custom_fwd", "abc.abstractmethod", "typing.final",
-    "staticmethod", "classmethod", "property", "functools.cached_property",
-})
-DISABLE_DECORATORS = frozenset({
-    "torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
-})
-
-
 @dataclass
 class Frame:
     """One function activation of the abstract interpreter."""
@@ -40,6 +27,10 @@ class Frame:
     cls: nodes.ClassDef | None = None
     loop_depth: int = 0
     with_depth: int = 0
+    # Inside a branch whose outcome is not known statically (an `if` block, or a short-circuit
+    # or ternary within the current statement): code here runs only on some calls.
+    conditional: int = 0
+    short_circuit: int = 0
     returns: list[Value] = field(default_factory=list)
 
     @property
@@ -75,37 +66,6 @@ class Frame:
             frames.append(frame)
             frame = frame.caller
         return frames[::-1]
-
-
-def decorator_names(resolver: Resolver, function: nodes.FunctionDef) -> list[str]:
-    names = []
-    for decorator in function.decorators.nodes if function.decorators else ():
-        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
-        names.append(resolver.expr_qname(target) or "?")
-    return names
-
-
-def is_disabled(resolver: Resolver, function: nodes.FunctionDef) -> bool:
-    return any(name in DISABLE_DECORATORS for name in decorator_names(resolver, function))
-
-
-def is_opaque(resolver: Resolver, function: nodes.FunctionDef) -> bool:
-    """A decorator we do not know may replace the function: do not inline through it."""
-    for name in decorator_names(resolver, function):
-        if name in TRANSPARENT_DECORATORS or name in DISABLE_DECORATORS:
-            continue
-        if name.endswith((".setter", ".getter", ".deleter")):
-            continue
-        return True
-    return False
-
-
-def is_property(resolver: Resolver, function: nodes.FunctionDef) -> bool:
-    return any(n in ("property", "functools.cached_property") for n in decorator_names(resolver, function))
-
-
-def is_staticmethod(resolver: Resolver, function: nodes.FunctionDef) -> bool:
-    return "staticmethod" in decorator_names(resolver, function)
 
 
 def find_method(resolver: Resolver, cls: nodes.ClassDef, name: str,

@@ -51,18 +51,30 @@ RULES: dict[str, Rule] = {
             ("GB0033", "GB0109"),
             "`{what}` copies a tensor into a Python list",
             "keep the data in tensors (torch.split/gather with tensor indices) or move the call out of forward",
+            # Integer tensors are captured; float ones still break (GB0109) but the dtype is
+            # rarely known statically, so the rule stays quiet under these settings.
+            captured_by=("capture_scalar_outputs", "fullgraph"),
+        ),
+        Rule(
+            "SFX104",
+            "data-dependent-operator",
+            ("GB0033",),
+            "`{what}` needs a tensor's value in Python",
+            "stay in tensor ops (torch.sqrt instead of math.sqrt; torch._assert_async instead of "
+            "torch._assert), or set torch._dynamo.config.capture_scalar_outputs = True",
+            captured_by=("capture_scalar_outputs", "fullgraph"),
         ),
         Rule(
             "SFX201",
             "untraceable-builtin",
-            ("GB0059",),
+            ("GB0059", "GB0569"),
             "`{what}` calls a builtin dynamo cannot trace",
             "remove it from forward, or guard it with `if not torch.compiler.is_compiling():`",
         ),
         Rule(
             "SFX202",
             "logger-call",
-            ("GB0291",),
+            ("GB0291", "GB4841"),
             "logging call `{what}`",
             "guard it with `if not torch.compiler.is_compiling():`, or list the function in "
             "torch._dynamo.config.ignore_logger_methods",
@@ -124,6 +136,14 @@ RULES: dict[str, Rule] = {
             ("GB0059",),
             "`{what}` iterates a tensor with the builtin sorted()",
             "use torch.sort or torch.topk",
+        ),
+        Rule(
+            "SFX308",
+            "unsupported-context-manager",
+            ("GB0142", "GB0208"),
+            "`with {what}` uses a context manager dynamo does not support",
+            "enter the context outside the compiled function",
+            fixable=False,
         ),
         Rule(
             "SFX401",

@@ -29,7 +29,7 @@ TENSOR_STATIC_METHODS = frozenset({
 })
 # Methods whose output shape depends on the data (GB0036).
 TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
-    "nonzero", "masked_select", "unique", "unique_consecutive", "argwhere",
+    "nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "bincount",
 })
 # Methods returning something that is not a tensor and not static.
 TENSOR_NON_TENSOR_METHODS = frozenset({"numpy", "__array__", "storage", "type", "untyped_storage"})
@@ -89,10 +89,25 @@ EXTERNAL_CONSTRUCTS = {
     "inspect.getouterframes": "skipped",
     "inspect.trace": "skipped",
     "pdb.set_trace": "skipped",
+    "os.getpid": "skipped",
+    "random.random": "skipped",
+    "random.choice": "skipped",
+    "torch.bincount": "dynamic_shape",
+    "torch.nn.functional.ctc_loss": "dynamic_shape",  # only with tensor lengths (build.py)
+    "torch._assert": "data_dependent",
+    # Module-level logging functions reach the root logger, which dynamo cannot trace (GB4841).
+    "logging.debug": "logger",
+    "logging.info": "logger",
+    "logging.warning": "logger",
+    "logging.error": "logger",
+    "logging.critical": "logger",
+    "logging.exception": "logger",
+    "logging.log": "logger",
 }
-# Whole modules whose functions dynamo skips (GB0007), less the ones it traces.
-SKIPPED_PREFIXES = ("time.", "random.")
-TRACED_FUNCTIONS = frozenset({"random.Random", "time.struct_time"})
+# Whole modules whose functions dynamo skips (GB0007), less the ones it traces. Not
+# `random.`: dynamo traces random.randint (a graph input) but skips random.random.
+SKIPPED_PREFIXES = ("time.",)
+TRACED_FUNCTIONS = frozenset({"time.struct_time"})
 
 # Builtins dynamo cannot trace (GB0059).
 UNTRACEABLE_BUILTINS = frozenset({"print", "breakpoint", "open", "input"})
@@ -147,6 +162,8 @@ STATIC_FUNCTIONS = {
     "inspect.isfunction": None,
     "typing.cast": None,
 }
+# torch functions named like queries return Python values, not tensors.
+TORCH_QUERY_PREFIXES = ("is_", "get_", "are_", "has_")
 TORCH_TENSOR_CLASSES = frozenset({
     "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor",
     "torch.IntTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor",
@@ -161,9 +178,10 @@ TORCH_NON_TENSOR_FUNCTIONS = frozenset({
 CALL_FIRST_ARGUMENT = frozenset({
     "torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential",
 })
-# Context managers whose `with` breaks the graph (GB0142).
-CONTEXT_FACTORIES = frozenset()
-UNSUPPORTED_CONTEXTS = frozenset()
+# Context managers whose `with` dynamo gives up on (GB0142, after GB0208 for these).
+UNSUPPORTED_CONTEXTS = frozenset({"torch.random.fork_rng", "torch.backends.cuda.sdp_kernel"})
+# Builtins that turn a tensor into text (GB0059 for str, GB0569 for repr).
+TENSOR_TEXT_BUILTINS = frozenset({"str", "repr"})
 
 # -- annotations ---------------------------------------------------------------
 

@@ -56,6 +56,9 @@ class Static(Value):
     """A Python value dynamo specialises on; `value` is NOTHING when it is not known here."""
 
     value: Any = NOTHING
+    # The value differs between ordinary runs (`self.training`), unlike configuration: a
+    # break under it is not "conditional" (see build.py's short-circuit handling).
+    varies: bool = False
 
     @property
     def known(self) -> bool:
