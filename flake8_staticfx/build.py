@@ -1015,6 +1015,8 @@ class Builder:
                 return self._opaque_call(node.qname(), args, kwargs, expr, frame)
         if frame.active(node) or frame.depth >= self.options.max_inline_depth:
             return UNKNOWN
+        if self.init_mode and not _builds_attributes(node, frame):
+            return UNKNOWN
         receiver = function.bound
         if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
                 and _is_classmethod(node):
@@ -1553,6 +1555,13 @@ def _rebind(value: Value, node: Node) -> Value:
     if isinstance(value, Dict):
         return Dict({k: _rebind(v, node) for k, v in value.items.items()}, complete=value.complete)
     return value
+
+
+def _builds_attributes(function: nodes.FunctionDef | nodes.Lambda, frame: Frame) -> bool:
+    """In `__init__`, follow only what builds the module's attributes: the `__init__` chain
+    and helpers of the same file (`self._make_layer(...)`); library setup such as
+    `self.post_init()` only costs time."""
+    return getattr(function, "name", "") == "__init__" or function.root() is frame.stack()[0].function.root()
 
 
 def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:

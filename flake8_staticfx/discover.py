@@ -169,6 +169,20 @@ class Resolver:
     _qualified: dict[str, Binding] = field(default_factory=dict)
     _mro: dict[nodes.ClassDef, list[nodes.ClassDef]] = field(default_factory=dict)
     _sources: dict[nodes.Module, SourceModule] = field(default_factory=dict)
+    _loaded: dict[str, SourceModule | None] = field(default_factory=dict)
+    _is_module: dict[str, bool] = field(default_factory=dict)
+
+    def is_project_module(self, modname: str) -> bool:
+        found = self._is_module.get(modname)
+        if found is None:
+            found = self._is_module[modname] = self.project.module_path(modname) is not None
+        return found
+
+    def load(self, modname: str) -> SourceModule | None:
+        """A project module, checked on disk once per analysed file."""
+        if modname not in self._loaded:
+            self._loaded[modname] = self.project.load(modname)
+        return self._loaded[modname]
 
     def source_of(self, node: nodes.NodeNG) -> SourceModule:
         root = node.root()
@@ -176,7 +190,7 @@ class Resolver:
             return self.main
         found = self._sources.get(root)
         if found is None:
-            found = self._sources[root] = self.project.load(root.name) or self.main
+            found = self._sources[root] = self.load(root.name) or self.main
         return found
 
     def global_binding(self, module: SourceModule, name: str, depth: int = 0) -> Binding | None:
@@ -232,11 +246,11 @@ class Resolver:
         parts = qname.split(".")
         for cut in range(len(parts), 0, -1):
             modname = ".".join(parts[:cut])
-            if self.project.module_path(modname) is None:
+            if not self.is_project_module(modname):
                 continue
             if cut == len(parts):
                 return Binding("module", modname)  # loaded when one of its names is used
-            source = self.project.load(modname)
+            source = self.load(modname)
             if source is None:
                 break
             binding = self.global_binding(source, parts[cut], depth + 1)

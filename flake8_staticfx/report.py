@@ -105,7 +105,7 @@ def _json_arg(arg):
 def graph_json(graph: Graph) -> dict:
     region_of = {node: region for region in graph.regions for node in region.nodes}
     return {
-        "root": graph.root,
+        "name": graph.root,
         "file": graph.file,
         "predicted_graphs": predicted_graphs(graph),
         "nodes": [
