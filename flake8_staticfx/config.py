@@ -14,6 +14,8 @@ class Options:
     ignore_logging_functions: tuple[str, ...] = ()
     # What counts as an nn.Module base besides torch.nn.Module (qualified or bare class names).
     module_bases: tuple[str, ...] = DEFAULT_MODULE_BASES
+    # Report SFX900 "could not analyse" notices (off by default: they are about us, not the code).
+    report_notices: bool = False
     # Limits that keep the analysis bounded on any input.
     max_inline_depth: int = 12
     max_unroll: int = 64

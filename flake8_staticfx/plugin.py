@@ -38,6 +38,8 @@ class Checker:
                            parse_from_config=True, comma_separated_list=True,
                            help="Third-party base classes that are nn.Modules (qualified or bare names). "
                                 "Default: %(default)s")
+        manager.add_option("--staticfx-notices", action="store_true", parse_from_config=True,
+                           help="Report SFX900 when a compile root could not be analysed (and why).")
         manager.add_option("--staticfx-max-inline-depth", type=int, default=Options.max_inline_depth,
                            parse_from_config=True, help="How deep calls are inlined. Default: %(default)s")
         manager.extend_default_ignore(list(OFF_BY_DEFAULT))
@@ -51,6 +53,7 @@ class Checker:
             ignore_logging_functions=tuple(options.staticfx_ignore_logging_functions or ()),
             module_bases=tuple(options.staticfx_module_bases or ()),
             max_inline_depth=options.staticfx_max_inline_depth,
+            report_notices=options.staticfx_notices,
         )
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
@@ -61,7 +64,8 @@ class Checker:
         try:
             analysis = analyze(source, self.filename, self.tree, self.options)
         except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
-            yield 1, 0, f"SFX900 could not analyse `{self.filename}`: {type(exc).__name__}", type(self)
+            if self.options.report_notices:
+                yield 1, 0, f"SFX900 could not analyse `{self.filename}`: {type(exc).__name__}", type(self)
             return
-        for line, col, message in flake8_diagnostics(analysis):
+        for line, col, message in flake8_diagnostics(analysis, self.options.report_notices):
             yield line, col, message, type(self)

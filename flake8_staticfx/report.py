@@ -18,8 +18,9 @@ def diagnostic_message(region: GraphBreakRegion) -> str:
     return f"{region.code} {region.reason} {effect} ({gb}); {region.workaround}"
 
 
-def flake8_diagnostics(analysis: FileAnalysis) -> Iterator[tuple[int, int, str]]:
-    """(line, 0-based column, message) once per place and code, in source order."""
+def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False) -> Iterator[tuple[int, int, str]]:
+    """(line, 0-based column, message) once per place and code, in source order; SFX900
+    notices only when asked for."""
     seen: set[tuple[int, str]] = set()
     found = []
     for graph in analysis.graphs:
@@ -28,7 +29,7 @@ def flake8_diagnostics(analysis: FileAnalysis) -> Iterator[tuple[int, int, str]]
             if key not in seen:
                 seen.add(key)
                 found.append((region.line, region.col, diagnostic_message(region)))
-    for notice in analysis.notices:
+    for notice in analysis.notices if notices else ():
         rule = RULES["SFX900"]
         message = rule.message.format(what=notice.what)
         found.append((notice.line, notice.col, f"{rule.code} {message}: {notice.reason}"))
