@@ -510,7 +510,8 @@ class Builder:
         if isinstance(operand, Tensor):
             node = self.graph.call_function(f"operator.{UNARY_OPS[expr.op]}", (self._as_arg(operand),),
                                             meta=self._meta(expr, frame))
-            return Tensor(node, is_bool=operand.is_bool and expr.op == "~", scalar=operand.scalar)
+            return Tensor(node, weak=operand.weak, is_bool=operand.is_bool and expr.op == "~",
+                          scalar=operand.scalar)
         if isinstance(operand, Static) and operand.known:
             try:
                 return Static({"-": operator.neg, "+": operator.pos, "~": operator.invert}[expr.op](operand.value))
@@ -528,8 +529,7 @@ class Builder:
                                             meta=self._meta(expr, frame))
             is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)
                                           if isinstance(v, Tensor))
-            scalar = all(v.scalar for v in (left, right) if isinstance(v, Tensor))
-            return Tensor(node, is_bool=is_bool, scalar=scalar)
+            return Tensor(node, weak=_only_weak(left, right), is_bool=is_bool, scalar=_all_scalar(left, right))
         if isinstance(left, Static) and isinstance(right, Static):
             if left.known and right.known and op in PY_BINOPS:
                 try:
@@ -568,8 +568,7 @@ class Builder:
             node = self.graph.call_function(f"operator.{COMPARE_OPS[op]}",
                                             (self._as_arg(left), self._as_arg(right)),
                                             meta=self._meta(expr, frame))
-            scalar = all(v.scalar for v in (left, right) if isinstance(v, Tensor))
-            return Tensor(node, is_bool=True, scalar=scalar)
+            return Tensor(node, weak=_only_weak(left, right), is_bool=True, scalar=_all_scalar(left, right))
         if isinstance(left, Static) and isinstance(right, Static):
             if left.known and right.known:
                 try:
@@ -1407,7 +1406,7 @@ class Builder:
             values = args[0].items if len(args) == 1 and isinstance(args[0], Seq) and args[0].items else args
             if any(isinstance(v, Tensor) for v in values):
                 node = self.graph.call_function(f"builtins.{name}", self._args(args), meta=self._meta(expr, frame))
-                return Tensor(node)
+                return Tensor(node, weak=_only_weak(*values))
             if values and all(isinstance(v, Static) and v.known for v in values):
                 try:
                     return Static(__import__("builtins").__dict__[name](*[v.value for v in values]))
@@ -1626,6 +1625,16 @@ def _torch_base(resolver: Resolver, cls: nodes.ClassDef) -> str:
 def _is_classmethod(function: nodes.FunctionDef) -> bool:
     return bool(function.decorators) and any(
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
+
+
+def _only_weak(*values: Value) -> bool:
+    """Python operators and builtins also work on ints: on assumed tensors they give assumed
+    tensors; one definite tensor operand makes the result definite."""
+    return not any(is_definite_tensor(v) for v in values)
+
+
+def _all_scalar(*values: Value) -> bool:
+    return all(v.scalar for v in values if isinstance(v, Tensor))
 
 
 def _has_bool_mask(key: Value) -> bool:
