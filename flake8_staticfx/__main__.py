@@ -18,6 +18,9 @@ def main(argv: list[str] | None = None) -> int:
     graph.add_argument("--root", help="only the root with this name (Class.forward, Class, or function)")
     graph.add_argument("--format", choices=sorted(RENDERERS), default="text")
     graph.add_argument("--fullgraph", action="store_true", help="as torch.compile(fullgraph=True)")
+    graph.add_argument("--all-paths", action="store_true",
+                       help="keep both sides of branches on constructor arguments and self.training "
+                            "(the lint's view) instead of following the defaults like torch.fx")
     args = parser.parse_args(argv)
 
     try:
@@ -26,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         parser.error(str(exc))
     analysis = analyze(source, args.file, options=Options(fullgraph=args.fullgraph, reuse_inlined=False,
+                                                           follow_defaults=not args.all_paths,
                                                            file_time_budget=60.0))
     if args.root:
         wanted = args.root

@@ -21,7 +21,7 @@ from .discover import (CONTAINERS, Binding, Resolver, Root, SourceModule, is_dis
                        is_property, is_staticmethod, is_torch_layer)
 from .inline import Frame, bind_arguments, find_class_attribute, find_method, static_params
 from .ir import Graph, Node, SourceSpan
-from .values import (UNKNOWN, BoundMethod, ClassRef, Dict, External, Function,
+from .values import (UNKNOWN, BoundMethod, ClassRef, Dict, External, Function, derived,
                      Instance, Module, Seq, Static, Super, Tensor, Value, is_definite_tensor,
                      join, join_all)
 
@@ -471,9 +471,11 @@ class Builder:
         saved = frame.env
         if narrowed:
             frame.env = {**saved, narrowed[0]: narrowed[1]}
-        with _short_circuit(frame, _varies(test)):
+        assumed = _assumed_truth(test)
+        with _short_circuit(frame, _varies(test) or assumed is True):
             body = self.eval(expr.body, frame)
-            frame.env = saved
+        frame.env = saved
+        with _short_circuit(frame, _varies(test) or assumed is False):
             orelse = self.eval(expr.orelse, frame)
         self._cover(branch, start)
         return join(body, orelse)
@@ -491,7 +493,7 @@ class Builder:
                 known, _ = self.truth(value, operand, frame)
                 if known is None:
                     results.append(value)
-                    if not _varies(value):
+                    if not _varies(value) and _assumed_truth(value) != (expr.op == "and"):
                         frame.short_circuit += 1  # later operands run only on some calls
                         entered += 1
                     continue
@@ -506,7 +508,11 @@ class Builder:
         operand = self.eval(expr.operand, frame)
         if expr.op == "not":
             known, _ = self.truth(operand, expr.operand, frame)
-            return Static(not known) if known is not None else Static()
+            if known is not None:
+                return Static(not known)
+            if isinstance(operand, Static) and operand.assumed and operand.known:
+                return derived(not operand.value, operand)
+            return Static()
         if isinstance(operand, Tensor):
             node = self.graph.call_function(f"operator.{UNARY_OPS[expr.op]}", (self._as_arg(operand),),
                                             meta=self._meta(expr, frame))
@@ -514,7 +520,8 @@ class Builder:
                           scalar=operand.scalar)
         if isinstance(operand, Static) and operand.known:
             try:
-                return Static({"-": operator.neg, "+": operator.pos, "~": operator.invert}[expr.op](operand.value))
+                return derived({"-": operator.neg, "+": operator.pos, "~": operator.invert}[expr.op](operand.value),
+                               operand)
             except Exception:  # noqa: BLE001 - any Python value
                 return Static()
         return Static() if isinstance(operand, Static) else UNKNOWN
@@ -535,7 +542,7 @@ class Builder:
                 try:
                     result = PY_BINOPS[op](left.value, right.value)
                     if not isinstance(result, (str, bytes, tuple, list)) or len(result) < 10000:
-                        return Static(result)
+                        return derived(result, left, right)
                 except Exception:  # noqa: BLE001 - any Python value
                     pass
             return Static()
@@ -559,7 +566,7 @@ class Builder:
             same = _identity(left, right)
             if same is None:
                 return Static()
-            return Static(same if op == "is" else not same)
+            return derived(same if op == "is" else not same, left, right)
         if op in ("in", "not in"):
             return self._membership(op, left, right, expr, frame)
         if isinstance(left, Tensor) or isinstance(right, Tensor):
@@ -572,7 +579,7 @@ class Builder:
         if isinstance(left, Static) and isinstance(right, Static):
             if left.known and right.known:
                 try:
-                    return Static(bool(PY_COMPARE[op](left.value, right.value)))
+                    return derived(bool(PY_COMPARE[op](left.value, right.value)), left, right)
                 except Exception:  # noqa: BLE001 - any Python value
                     return Static()
             return Static()
@@ -635,7 +642,7 @@ class Builder:
                 return self._container_item(container, key.value)
             if isinstance(container, Static) and container.known:
                 try:
-                    return Static(container.value[key.value])
+                    return derived(container.value[key.value], container, key)
                 except Exception:  # noqa: BLE001 - any Python value
                     return Static()
         if isinstance(container, Seq):
@@ -706,10 +713,14 @@ class Builder:
         if is_definite_tensor(value):
             return None, self.branch(value, expr, frame)
         if isinstance(value, Static) and value.known:
+            if value.assumed and not self.options.follow_defaults:
+                return None, None  # the lint explores both: the model may be built otherwise
             try:
                 return bool(value.value), None
             except Exception:  # noqa: BLE001 - any Python value
                 return None, None
+        if isinstance(value, Static) and value.varies and self.options.follow_defaults:
+            return True, None  # self.training: a module is built in training mode
         if isinstance(value, (Module, Function, ClassRef, External)):
             return True, None
         if isinstance(value, Seq) and value.items is not None:
@@ -908,7 +919,7 @@ class Builder:
             args, kwargs = module.ctor_args
             env = bind_arguments(function, module, args, kwargs, lambda e: scratch.eval_static_expr(e, None))
         else:
-            env = static_params(function)
+            env = static_params(function, lambda e: _assume(scratch.eval_static_expr(e, None)))
             if function.args.args:
                 env[function.args.args[0].name] = module
         frame = Frame(function, self.resolver.source_of(function), env, cls=owner)
@@ -1379,7 +1390,7 @@ class Builder:
             if args and all(isinstance(a, Static) and isinstance(a.value, int) for a in args):
                 bounds = range(*(a.value for a in args))
                 if len(bounds) <= self.options.max_unroll:
-                    return Seq([Static(i) for i in bounds])
+                    return Seq([derived(i, *args) for i in bounds])
             return Seq(None, elem=Static())
         if name in ("enumerate", "zip", "reversed", "list", "tuple", "iter"):
             return self._sequence_builtin(name, args, frame)
@@ -1589,6 +1600,25 @@ class _short_circuit:
 
     def __exit__(self, *exc: object) -> None:
         self.frame.short_circuit -= self.step
+
+
+def _assume(value: Value) -> Value:
+    """A default argument's value, marked as only assumed."""
+    if isinstance(value, Static) and value.known:
+        return Static(value.value, assumed=True)
+    if isinstance(value, Seq) and value.items is not None:
+        return Seq([_assume(v) for v in value.items], is_list=value.is_list)
+    return value
+
+
+def _assumed_truth(value: Value) -> bool | None:
+    """The truth of a value known from constructor defaults, if it is one."""
+    if isinstance(value, Static) and value.assumed and value.known:
+        try:
+            return bool(value.value)
+        except Exception:  # noqa: BLE001 - any Python value
+            return None
+    return None
 
 
 def _varies(value: Value) -> bool:

@@ -23,6 +23,9 @@ class Options:
     file_time_budget: float = 5.0
     # Reuse what a call inlined before in the same file (flake8); the CLI draws full graphs.
     reuse_inlined: bool = True
+    # Follow constructor defaults and training mode in `if`s, as torch.fx traces a module
+    # built with defaults (the graph CLI); the lint explores every path instead.
+    follow_defaults: bool = False
 
     def captures(self, setting: str) -> bool:
         """Is the boolean dynamo setting `setting` (a field name) on?"""

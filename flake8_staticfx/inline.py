@@ -143,12 +143,20 @@ def bind_arguments(
     return env
 
 
-def static_params(function: nodes.FunctionDef) -> dict[str, Value]:
-    """Every parameter as an unknown static value (how `__init__` arguments are seen)."""
+def static_params(function: nodes.FunctionDef,
+                  default: Callable[[nodes.NodeNG], Value]) -> dict[str, Value]:
+    """`__init__` parameters of a module built we do not know how: static values, known
+    (as assumed) where a default gives one."""
     spec = function.args
     env: dict[str, Value] = {}
-    for param in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]:
-        env[param.name] = Static()
+    positional = [*spec.posonlyargs, *spec.args]
+    defaults = dict(zip([p.name for p in positional[len(positional) - len(spec.defaults or []):]],
+                        spec.defaults or []))
+    defaults.update({p.name: d for p, d in zip(spec.kwonlyargs, spec.kw_defaults or []) if d is not None})
+    for param in [*positional, *spec.kwonlyargs]:
+        expr = defaults.get(param.name)
+        value = default(expr) if expr is not None else Static()
+        env[param.name] = value if isinstance(value, Static) else Static()
     if spec.vararg:
         env[spec.vararg] = Seq(None)
     if spec.kwarg:

@@ -59,6 +59,9 @@ class Static(Value):
     # The value differs between ordinary runs (`self.training`), unlike configuration: a
     # break under it is not "conditional" (see build.py's short-circuit handling).
     varies: bool = False
+    # Known only as a default: a constructor argument's default value, or what is computed
+    # from one. The model may be built with other values.
+    assumed: bool = False
 
     @property
     def known(self) -> bool:
@@ -154,6 +157,11 @@ class Super(Value):
     cls: nodes.ClassDef | None
 
 
+def derived(value: Any, *operands: Value) -> Static:
+    """A static value computed from `operands`: assumed if any of them is."""
+    return Static(value, assumed=any(isinstance(o, Static) and o.assumed for o in operands))
+
+
 def is_tensor(value: Value) -> bool:
     return isinstance(value, Tensor)
 
@@ -173,7 +181,7 @@ def join(a: Value, b: Value) -> Value:
         if a.known and b.known and type(a.value) is type(b.value):
             try:
                 if a.value == b.value:
-                    return a
+                    return a if not b.assumed else b
             except Exception:  # noqa: BLE001 - arbitrary __eq__ of a static value
                 pass
         return Static()
