@@ -7,9 +7,16 @@ import time
 from dataclasses import dataclass, field
 
 from .annotate import annotate
-from .build import Builder, BudgetExceeded, FileState
+from .build import BudgetExceeded, Builder, FileState
 from .config import Options
-from .discover import Resolver, SourceModule, find_roots, parse_source, project_for, project_root
+from .discover import (
+    Resolver,
+    SourceModule,
+    find_roots,
+    parse_source,
+    project_for,
+    project_root,
+)
 from .ir import Graph
 
 

@@ -34,7 +34,7 @@ RULE_OF_CONSTRUCT = {
 
 def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
     """Add a region to `graph` for each tagged node dynamo breaks on; return them."""
-    for node in graph.nodes:
+    for node in [*graph.nodes, *graph.python_calls]:
         construct = node.meta.get("construct")
         if construct is None:
             continue
@@ -44,6 +44,7 @@ def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
         if construct == "logger" and node.meta.get("qname") in options.ignore_logging_functions:
             continue
         graph.regions.append(_region(graph, node, rule))
+    graph.regions.sort(key=lambda region: (region.line, region.col))
     return graph.regions
 
 
@@ -58,7 +59,7 @@ def _region(graph: Graph, node: Node, rule) -> GraphBreakRegion:
     reason = rule.message.format(what=node.meta.get("what", node.target))
     if report is not span:
         reason += f" in `{span.function}` ({os.path.basename(span.file)}:{span.line})"
-    covered = [node, *node.meta.get("covers", ())]
+    covered = [*([] if node.meta.get("python") else [node]), *node.meta.get("covers", ())]
     return GraphBreakRegion(
         code=rule.code, reason=reason, gb_ids=rule.gb_ids, workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,

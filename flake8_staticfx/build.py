@@ -17,13 +17,46 @@ from astroid import nodes
 
 from . import tables
 from .config import Options
-from .discover import (CONTAINERS, Binding, Resolver, Root, SourceModule, is_disabled, is_opaque,
-                       is_property, is_staticmethod, is_torch_layer)
-from .inline import Frame, bind_arguments, find_class_attribute, find_method, static_params
+from .discover import (
+    CONTAINERS,
+    Binding,
+    Resolver,
+    Root,
+    SourceModule,
+    is_disabled,
+    is_opaque,
+    is_property,
+    is_staticmethod,
+    is_torch_layer,
+)
+from .fx_names import FX_NAMES
+from .inline import (
+    Frame,
+    bind_arguments,
+    find_class_attribute,
+    find_method,
+    static_params,
+)
 from .ir import Graph, Node, SourceSpan
-from .values import (UNKNOWN, BoundMethod, ClassRef, Dict, External, Function, derived,
-                     Instance, Module, Seq, Static, Super, Tensor, Value, is_definite_tensor,
-                     join, join_all)
+from .values import (
+    UNKNOWN,
+    BoundMethod,
+    ClassRef,
+    Dict,
+    External,
+    Function,
+    Instance,
+    Module,
+    Seq,
+    Static,
+    Super,
+    Tensor,
+    Value,
+    derived,
+    is_definite_tensor,
+    join,
+    join_all,
+)
 
 
 class BudgetExceeded(Exception):
@@ -692,7 +725,7 @@ class Builder:
 
         run(expr.generators)
         frame.env = saved
-        if isinstance(expr, (nodes.ListComp,)) and exact[0]:
+        if isinstance(expr, (nodes.ListComp, nodes.GeneratorExp)) and exact[0]:
             return Seq(results, is_list=True)
         if isinstance(expr, nodes.DictComp):
             return Dict({}, complete=False)
@@ -1017,8 +1050,8 @@ class Builder:
         node = function.node
         if isinstance(node, nodes.FunctionDef):
             if is_disabled(self.resolver, node):
-                call = self.graph.call_function(node.qname(), self._args(args), self._kwargs(kwargs),
-                                                meta=self._meta(expr, frame))
+                call = self.graph.python_call(node.qname(), self._args(args), self._kwargs(kwargs),
+                                              meta=self._meta(expr, frame))
                 self.mark(call, "disabled_call", expr, frame)
                 return UNKNOWN
             if is_opaque(self.resolver, node):
@@ -1122,7 +1155,7 @@ class Builder:
             return self._module_method(receiver, name, args, kwargs, expr, frame)
         if isinstance(receiver, Instance):
             if receiver.qname == "logging.Logger" and name in tables.LOGGER_METHODS:
-                call = self.graph.call_function(f"logging.Logger.{name}", self._args(args),
+                call = self.graph.python_call(f"logging.Logger.{name}", self._args(args),
                                                 self._kwargs(kwargs), meta=self._meta(expr, frame))
                 self.mark(call, "logger", expr, frame, qname=f"logging.Logger.{name}")
             return UNKNOWN
@@ -1296,7 +1329,9 @@ class Builder:
                 len(args) == 1 or (len(args) > 1 and is_definite_tensor(args[1]))
                 or is_definite_tensor(kwargs.get("repeats", UNKNOWN))):
             return self._torch_call(qname, args, kwargs, expr, frame)
-        node = self.graph.call_function(qname, self._args(args), self._kwargs(kwargs), meta=self._meta(expr, frame))
+        produces_tensor = kind in ("dynamic_shape", "autograd", "requires_grad", "deepcopy")
+        create = self.graph.call_function if produces_tensor else self.graph.python_call
+        node = create(fx_target(qname), self._args(args), self._kwargs(kwargs), meta=self._meta(expr, frame))
         self.mark(node, kind, expr, frame, qname=qname)
         if kind in ("logger", "data_dependent"):
             return Static(None) if kind == "logger" else Static()
@@ -1319,7 +1354,7 @@ class Builder:
             return Static() if qname in tables.TORCH_STATIC_CLASSES else UNKNOWN
         if last.startswith(tables.TORCH_QUERY_PREFIXES):
             return Static()  # torch.is_autocast_enabled(), torch.get_autocast_dtype(), ...
-        node = self.graph.call_function(qname, self._args(args), self._kwargs(kwargs),
+        node = self.graph.call_function(fx_target(qname), self._args(args), self._kwargs(kwargs),
                                         meta=self._meta(expr, frame))
         if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
             return UNKNOWN
@@ -1350,12 +1385,12 @@ class Builder:
                      expr: nodes.NodeNG, frame: Frame) -> Value:
         first = args[0] if args else UNKNOWN
         if name in tables.UNTRACEABLE_BUILTINS:
-            node = self.graph.call_function(f"builtins.{name}", self._args(args), self._kwargs(kwargs),
+            node = self.graph.python_call(f"builtins.{name}", self._args(args), self._kwargs(kwargs),
                                             meta=self._meta(expr, frame))
             self.mark(node, "builtin", expr, frame)
             return UNKNOWN
         if name in tables.TENSOR_TEXT_BUILTINS and is_definite_tensor(first):
-            node = self.graph.call_function(f"builtins.{name}", (self._as_arg(first),),
+            node = self.graph.python_call(f"builtins.{name}", (self._as_arg(first),),
                                             meta=self._meta(expr, frame))
             self.mark(node, "builtin", expr, frame)
             return Static()
@@ -1379,6 +1414,12 @@ class Builder:
                 node = self.graph.call_function("builtins.sorted", self._args(args), meta=self._meta(expr, frame))
                 self.mark(node, "sorted", expr, frame)
                 return Seq(None, elem=Tensor(node), is_list=True)
+            items = self.iterate(first, None, frame) if args and not kwargs else None
+            if items is not None and all(isinstance(i, Static) and i.known for i in items):
+                try:
+                    return Seq([derived(v, first, *items) for v in sorted(i.value for i in items)], is_list=True)
+                except TypeError:
+                    pass
             return Seq(None, elem=self.element(first, None, frame), is_list=True) if args else UNKNOWN
         if name == "len":
             if isinstance(first, Seq) and first.items is not None:
@@ -1448,7 +1489,7 @@ class Builder:
     def enter_context(self, manager: Value, expr: nodes.NodeNG, frame: Frame) -> None:
         """Context managers: the known-unsupported ones break (GB0142)."""
         if isinstance(manager, Instance) and manager.qname in tables.UNSUPPORTED_CONTEXTS:
-            node = self.graph.call_function(manager.qname, (), meta=self._meta(expr, frame))
+            node = self.graph.python_call(manager.qname, (), meta=self._meta(expr, frame))
             self.mark(node, "context", expr, frame)
 
     # ----------------------------------------------------------------- tagging
@@ -1624,6 +1665,11 @@ def _assumed_truth(value: Value) -> bool | None:
 def _varies(value: Value) -> bool:
     """Values that differ between ordinary runs do not make the code under them conditional."""
     return isinstance(value, Static) and value.varies or is_definite_tensor(value)
+
+
+def fx_target(qname: str) -> str:
+    """The call_function target torch.fx records for a function the user spells `qname`."""
+    return FX_NAMES.get(qname, qname)
 
 
 def _join_path(prefix: str, name: str) -> str:

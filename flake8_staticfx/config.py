@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from .discover import DEFAULT_MODULE_BASES
 
+
 @dataclass(frozen=True)
 class Options:
     # Mirrors of torch.compile / torch._dynamo.config settings.

@@ -14,6 +14,7 @@ from astroid import nodes
 from .discover import Resolver, SourceModule
 from .values import UNKNOWN, Dict, Seq, Static, Value
 
+
 @dataclass
 class Frame:
     """One function activation of the abstract interpreter."""

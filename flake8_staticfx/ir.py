@@ -128,6 +128,9 @@ class Graph:
         self.root = root  # e.g. "Net.forward"
         self.file = file
         self.nodes: list[Node] = []
+        # Python-side calls dynamo cannot record (print, time.time, a logger): kept beside the
+        # graph so that their break regions have a call to point at; never among `nodes`.
+        self.python_calls: list[Node] = []
         self.regions: list[GraphBreakRegion] = []
         self._names = _Namespace()
 
@@ -140,6 +143,13 @@ class Graph:
         for used in node.inputs():
             used.users[node] = None
         self.nodes.append(node)
+        return node
+
+    def python_call(self, target: str, args: tuple = (), kwargs: dict | None = None,
+                    meta: dict | None = None) -> Node:
+        node = Node(self._names.create(_default_name("call_function", target)), "call_function",
+                    target, args, kwargs or {}, {**(meta or {}), "python": True})
+        self.python_calls.append(node)
         return node
 
     def placeholder(self, name: str, meta: dict | None = None) -> Node:

@@ -57,7 +57,9 @@ class Checker:
         )
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from .analysis import analyze  # lazily: flake8 runs without torch code pay nothing
+        from .analysis import (
+            analyze,  # lazily: flake8 runs without torch code pay nothing
+        )
         from .report import flake8_diagnostics
 
         source = "".join(self.lines)
