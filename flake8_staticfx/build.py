@@ -390,6 +390,14 @@ class Builder:
             for target, item in zip(targets, items):
                 self.assign(target, item, frame)
             return
+        if isinstance(value, Static) and value.node is not None and not starred:
+            for index, target in enumerate(targets):  # B, C, H, W = x.shape
+                self.assign(target, self.subscript(value, Static(index), target, frame), frame)
+            return
+        if isinstance(value, Tensor) and not starred:
+            for index, target in enumerate(targets):  # q, k, v = qkv.unbind(0): one getitem each
+                self.assign(target, self.subscript(value, Static(index), target, frame), frame)
+            return
         element = self.element(value, None, frame)
         for target in targets:
             self.assign(target, element, frame)
@@ -570,6 +578,11 @@ class Builder:
             is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)
                                           if isinstance(v, Tensor))
             return Tensor(node, weak=_only_weak(left, right), is_bool=is_bool, scalar=_all_scalar(left, right))
+        if isinstance(left, Static) and isinstance(right, Static) and (left.node or right.node):
+            node = self.graph.call_function(f"operator.{BINOPS.get(op, 'add')}",
+                                            (self._as_arg(left), self._as_arg(right)),
+                                            meta=self._meta(expr, frame))
+            return Static(node=node)
         if isinstance(left, Static) and isinstance(right, Static):
             if left.known and right.known and op in PY_BINOPS:
                 try:
@@ -657,6 +670,10 @@ class Builder:
             if _has_bool_mask(key):
                 self.mark(node, "dynamic_shape", expr, frame)
             return Tensor(node, is_bool=container.is_bool)
+        if isinstance(container, Static) and container.node is not None:
+            node = self.graph.call_function("operator.getitem", (self._as_arg(container), self._as_arg(key)),
+                                            meta=self._meta(expr, frame))
+            return Static(node=node)
         if isinstance(key, Static) and key.known:
             if isinstance(container, Seq) and container.items is not None:
                 try:
@@ -763,7 +780,7 @@ class Builder:
         return None, None
 
     def branch(self, value: Tensor, expr: nodes.NodeNG, frame: Frame) -> Node:
-        node = self.graph.call_function("builtins.bool", (self._as_arg(value),), meta=self._meta(expr, frame))
+        node = self.graph.call_function("bool", (self._as_arg(value),), meta=self._meta(expr, frame))
         self.mark(node, "branch", expr, frame, scalar=value.scalar)
         return node
 
@@ -830,12 +847,10 @@ class Builder:
         return UNKNOWN
 
     def _tensor_attribute(self, tensor: Tensor, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
-        if name in tables.TENSOR_STATIC_ATTRIBUTES:
-            return Static()
-        if name in tables.TENSOR_TENSOR_ATTRIBUTES:
-            node = self.graph.call_function("builtins.getattr", (self._as_arg(tensor), name),
+        if name in tables.TENSOR_STATIC_ATTRIBUTES or name in tables.TENSOR_TENSOR_ATTRIBUTES:
+            node = self.graph.call_function("getattr", (self._as_arg(tensor), name),
                                             meta=self._meta(expr, frame))
-            return Tensor(node)
+            return Tensor(node) if name in tables.TENSOR_TENSOR_ATTRIBUTES else Static(node=node)
         return BoundMethod(tensor, name)
 
     def module_attribute(self, module: Module, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
@@ -1105,10 +1120,7 @@ class Builder:
                                           self._kwargs(kwargs), meta=self._meta(expr, frame))
             if module.qname in tables.RNN_MODULES:
                 self.mark(node, "rnn", expr, frame)
-                return Seq([Tensor(node), Tensor(node)])
-            if module.qname in tables.TUPLE_MODULES:
-                return Seq([Tensor(node), Tensor(node)])
-            return Tensor(node)
+            return Tensor(node)  # tuples (RNN, attention) unpack into getitem nodes, as in fx
         if module.kind == "container":
             if isinstance(module.items, list) and module.qname == "torch.nn.Sequential":
                 value = args[0] if args else UNKNOWN
@@ -1251,7 +1263,8 @@ class Builder:
     def tensor_method(self, tensor: Tensor, name: str, args: list[Value], kwargs: dict[str, Value],
                       expr: nodes.NodeNG, frame: Frame) -> Value:
         if name in tables.TENSOR_STATIC_METHODS:
-            return Static()
+            return Static(node=self.graph.call_method(name, (self._as_arg(tensor), *self._args(args)),
+                                                      self._kwargs(kwargs), meta=self._meta(expr, frame)))
         node = self.graph.call_method(name, (self._as_arg(tensor), *self._args(args)), self._kwargs(kwargs),
                                       meta=self._meta(expr, frame))
         if name == "item":
@@ -1385,18 +1398,18 @@ class Builder:
                      expr: nodes.NodeNG, frame: Frame) -> Value:
         first = args[0] if args else UNKNOWN
         if name in tables.UNTRACEABLE_BUILTINS:
-            node = self.graph.python_call(f"builtins.{name}", self._args(args), self._kwargs(kwargs),
+            node = self.graph.python_call(name, self._args(args), self._kwargs(kwargs),
                                             meta=self._meta(expr, frame))
             self.mark(node, "builtin", expr, frame)
             return UNKNOWN
         if name in tables.TENSOR_TEXT_BUILTINS and is_definite_tensor(first):
-            node = self.graph.python_call(f"builtins.{name}", (self._as_arg(first),),
+            node = self.graph.python_call(name, (self._as_arg(first),),
                                             meta=self._meta(expr, frame))
             self.mark(node, "builtin", expr, frame)
             return Static()
         if name in ("int", "float", "bool", "complex"):
             if is_definite_tensor(first) and not first.scalar:
-                node = self.graph.call_function(f"builtins.{name}", (self._as_arg(first),),
+                node = self.graph.call_function(name, (self._as_arg(first),),
                                                 meta=self._meta(expr, frame))
                 self.mark(node, "item", expr, frame)
                 return self._python_scalar(node)
@@ -1411,7 +1424,7 @@ class Builder:
             return Static() if isinstance(first, Static) or not args else UNKNOWN
         if name == "sorted":
             if is_definite_tensor(first):
-                node = self.graph.call_function("builtins.sorted", self._args(args), meta=self._meta(expr, frame))
+                node = self.graph.call_function("sorted", self._args(args), meta=self._meta(expr, frame))
                 self.mark(node, "sorted", expr, frame)
                 return Seq(None, elem=Tensor(node), is_list=True)
             items = self.iterate(first, None, frame) if args and not kwargs else None
@@ -1457,7 +1470,7 @@ class Builder:
         if name in ("min", "max", "abs", "sum", "round", "pow", "divmod"):
             values = args[0].items if len(args) == 1 and isinstance(args[0], Seq) and args[0].items else args
             if any(isinstance(v, Tensor) for v in values):
-                node = self.graph.call_function(f"builtins.{name}", self._args(args), meta=self._meta(expr, frame))
+                node = self.graph.call_function(name, self._args(args), meta=self._meta(expr, frame))
                 return Tensor(node, weak=_only_weak(*values))
             if values and all(isinstance(v, Static) and v.known for v in values):
                 try:
@@ -1520,6 +1533,8 @@ class Builder:
         if isinstance(value, Tensor):
             return value.node if value.node is not None else "<tensor>"
         if isinstance(value, Static):
+            if value.node is not None:
+                return value.node
             return value.value if value.known and _printable(value.value) else "<static>"
         if isinstance(value, Seq):
             return tuple(self._as_arg(v) for v in value.items) if value.items is not None else "<seq>"

@@ -9,6 +9,8 @@ import builtins
 
 from astroid import nodes
 
+from .values import NOTHING
+
 BUILTINS = frozenset(dir(builtins))
 
 # -- tensors -----------------------------------------------------------------
@@ -60,7 +62,6 @@ MODULE_METHODS = frozenset({
     "requires_grad_", "get_submodule", "get_parameter", "__call__",
 })
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
-TUPLE_MODULES = frozenset({"torch.nn.MultiheadAttention", "torch.nn.LSTMCell"})
 
 # -- functions from outside the project ----------------------------------------
 
@@ -121,7 +122,8 @@ LOGGER_METHODS = frozenset({
     "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
 })
 
-# Calls with a known static result under torch.compile (None: static but not known here).
+# Calls with a static result under torch.compile: its value when known (True while compiling),
+# NOTHING when it is static but not known here.
 STATIC_FUNCTIONS = {
     "torch.compiler.is_compiling": True,
     "torch.compiler.is_dynamo_compiling": True,
@@ -129,38 +131,38 @@ STATIC_FUNCTIONS = {
     "torch._utils.is_compiling": True,
     "torch.jit.is_scripting": False,
     "torch.jit.is_tracing": False,
-    "torch._C._get_tracing_state": None,
+    "torch._C._get_tracing_state": NOTHING,
     "torch.onnx.is_in_onnx_export": False,
     "torch.fx._symbolic_trace.is_fx_tracing": False,
-    "torch.is_grad_enabled": None,
-    "torch.is_inference_mode_enabled": None,
-    "torch.is_autocast_enabled": None,
-    "torch.get_autocast_gpu_dtype": None,
-    "torch.get_default_dtype": None,
-    "torch.is_tensor": None,
-    "torch.is_floating_point": None,
-    "torch.is_complex": None,
-    "torch.numel": None,
-    "torch.cuda.is_available": None,
-    "torch.cuda.device_count": None,
-    "torch.cuda.get_device_capability": None,
-    "torch.distributed.is_available": None,
-    "torch.distributed.is_initialized": None,
-    "torch.distributed.get_world_size": None,
-    "torch.distributed.get_rank": None,
-    "torch.are_deterministic_algorithms_enabled": None,
-    "torch.backends.cudnn.is_available": None,
-    "torch.finfo": None,
-    "torch.iinfo": None,
-    "torch.device": None,
-    "torch.Size": None,
-    "torch.dtype": None,
-    "os.environ.get": None,
-    "os.getenv": None,
-    "inspect.signature": None,
-    "inspect.isclass": None,
-    "inspect.isfunction": None,
-    "typing.cast": None,
+    "torch.is_grad_enabled": NOTHING,
+    "torch.is_inference_mode_enabled": NOTHING,
+    "torch.is_autocast_enabled": NOTHING,
+    "torch.get_autocast_gpu_dtype": NOTHING,
+    "torch.get_default_dtype": NOTHING,
+    "torch.is_tensor": NOTHING,
+    "torch.is_floating_point": NOTHING,
+    "torch.is_complex": NOTHING,
+    "torch.numel": NOTHING,
+    "torch.cuda.is_available": NOTHING,
+    "torch.cuda.device_count": NOTHING,
+    "torch.cuda.get_device_capability": NOTHING,
+    "torch.distributed.is_available": NOTHING,
+    "torch.distributed.is_initialized": NOTHING,
+    "torch.distributed.get_world_size": NOTHING,
+    "torch.distributed.get_rank": NOTHING,
+    "torch.are_deterministic_algorithms_enabled": NOTHING,
+    "torch.backends.cudnn.is_available": NOTHING,
+    "torch.finfo": NOTHING,
+    "torch.iinfo": NOTHING,
+    "torch.device": NOTHING,
+    "torch.Size": NOTHING,
+    "torch.dtype": NOTHING,
+    "os.environ.get": NOTHING,
+    "os.getenv": NOTHING,
+    "inspect.signature": NOTHING,
+    "inspect.isclass": NOTHING,
+    "inspect.isfunction": NOTHING,
+    "typing.cast": NOTHING,
 }
 # torch functions named like queries return Python values, not tensors.
 TORCH_QUERY_PREFIXES = ("is_", "get_", "are_", "has_")

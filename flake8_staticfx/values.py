@@ -62,6 +62,9 @@ class Static(Value):
     # Known only as a default: a constructor argument's default value, or what is computed
     # from one. The model may be built with other values.
     assumed: bool = False
+    # The node torch.fx would record for this value (x.shape, x.size(0), arithmetic on them):
+    # dynamo specialises on it, fx proxies it; the graph mirrors fx.
+    node: Node | None = None
 
     @property
     def known(self) -> bool:
@@ -178,6 +181,8 @@ def join(a: Value, b: Value) -> Value:
         return Tensor(b.node, weak=a.weak or b.weak, is_bool=a.is_bool and b.is_bool,
                       scalar=a.scalar and b.scalar)
     if isinstance(a, Static) and isinstance(b, Static):
+        if a.node is not b.node:
+            return Static()
         if a.known and b.known and type(a.value) is type(b.value):
             try:
                 if a.value == b.value:
