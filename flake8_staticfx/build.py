@@ -8,6 +8,7 @@ annotate.py turns the tags into graph-break regions.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 import time
 from dataclasses import replace
@@ -713,13 +714,14 @@ class Builder:
                        key: nodes.NodeNG | None = None) -> Value:
         saved = dict(frame.env)
         results: list[Value] = []
+        keys: list[Value] = []
         exact = [True]
 
         def run(generators: list[nodes.Comprehension]) -> None:
             if not generators:
-                results.append(self.eval(element, frame))
                 if key is not None:
-                    self.eval(key, frame)
+                    keys.append(self.eval(key, frame))
+                results.append(self.eval(element, frame))
                 return
             generator = generators[0]
             iterable = self.eval(generator.iter, frame)
@@ -745,6 +747,11 @@ class Builder:
         if isinstance(expr, (nodes.ListComp, nodes.GeneratorExp)) and exact[0]:
             return Seq(results, is_list=True)
         if isinstance(expr, nodes.DictComp):
+            if exact[0] and all(isinstance(k, Static) and k.known for k in keys):
+                try:
+                    return Dict({k.value: v for k, v in zip(keys, results)})
+                except TypeError:
+                    pass
             return Dict({}, complete=False)
         return Seq(None, elem=join_all(results) if results else UNKNOWN, is_list=True)
 
@@ -1397,6 +1404,16 @@ class Builder:
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value],
                      expr: nodes.NodeNG, frame: Frame) -> Value:
         first = args[0] if args else UNKNOWN
+        if name in tables.PURE_BUILTINS and args and all(
+                isinstance(v, Static) and v.known and v.node is None for v in [*args, *kwargs.values()]):
+            try:  # str(3), sorted((6, 1), reverse=True), max(2, 4): compute as Python would
+                result = getattr(builtins, name)(*[a.value for a in args],
+                                                 **{k: v.value for k, v in kwargs.items()})
+            except Exception:  # noqa: BLE001 - any Python value
+                return Static()
+            if isinstance(result, list):
+                return Seq([derived(v, *args) for v in result], is_list=True)
+            return derived(result, *args)
         if name in tables.UNTRACEABLE_BUILTINS:
             node = self.graph.python_call(name, self._args(args), self._kwargs(kwargs),
                                             meta=self._meta(expr, frame))
@@ -1427,10 +1444,13 @@ class Builder:
                 node = self.graph.call_function("sorted", self._args(args), meta=self._meta(expr, frame))
                 self.mark(node, "sorted", expr, frame)
                 return Seq(None, elem=Tensor(node), is_list=True)
-            items = self.iterate(first, None, frame) if args and not kwargs else None
-            if items is not None and all(isinstance(i, Static) and i.known for i in items):
+            items = self.iterate(first, None, frame) if args and set(kwargs) <= {"reverse"} else None
+            reverse = kwargs.get("reverse", Static(False))
+            if items is not None and isinstance(reverse, Static) and reverse.known and all(
+                    isinstance(i, Static) and i.known for i in items):
                 try:
-                    return Seq([derived(v, first, *items) for v in sorted(i.value for i in items)], is_list=True)
+                    ordered = sorted((i.value for i in items), reverse=bool(reverse.value))
+                    return Seq([derived(v, first, *items) for v in ordered], is_list=True)
                 except TypeError:
                     pass
             return Seq(None, elem=self.element(first, None, frame), is_list=True) if args else UNKNOWN

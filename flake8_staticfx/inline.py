@@ -157,7 +157,7 @@ def static_params(function: nodes.FunctionDef,
     for param in [*positional, *spec.kwonlyargs]:
         expr = defaults.get(param.name)
         value = default(expr) if expr is not None else Static()
-        env[param.name] = value if isinstance(value, Static) else Static()
+        env[param.name] = value if isinstance(value, (Static, Seq, Dict)) else Static()
     if spec.vararg:
         env[spec.vararg] = Seq(None)
     if spec.kwarg:

@@ -112,6 +112,11 @@ TRACED_FUNCTIONS = frozenset({"time.struct_time"})
 
 # Builtins dynamo cannot trace (GB0059).
 UNTRACEABLE_BUILTINS = frozenset({"print", "breakpoint", "open", "input"})
+# Builtins computed on known static arguments exactly as Python would.
+PURE_BUILTINS = frozenset({
+    "str", "repr", "int", "float", "bool", "abs", "round", "min", "max", "len", "sorted",
+    "tuple", "sum", "divmod", "pow", "ord", "chr", "hex", "bin", "oct", "isinstance",
+})
 STATIC_BUILTINS = frozenset({
     "hasattr", "callable", "id", "type", "hash", "repr", "str", "format", "ord", "chr",
     "issubclass", "bin", "hex", "oct", "ascii", "all", "any",
