@@ -363,10 +363,13 @@ class Builder:
         elif isinstance(target, nodes.Subscript):
             container = self.eval(target.value, frame)
             key = self.eval(target.slice, frame)
-            if isinstance(container, Dict) and isinstance(key, Static) and key.known:
+            if isinstance(container, Dict):
                 try:
-                    container.items[key.value] = value
+                    # An unknown key still stores a value a later unknown lookup may return.
+                    container.items[key.value if isinstance(key, Static) and key.known else object()] = value
                 except TypeError:
+                    container.complete = False
+                if not (isinstance(key, Static) and key.known):
                     container.complete = False
             elif isinstance(container, Tensor):
                 self.graph.call_function("operator.setitem", (
@@ -705,7 +708,7 @@ class Builder:
             values = list(items.values()) if isinstance(items, dict) else items
             return join_all(values) if values else UNKNOWN
         if isinstance(container, Dict):
-            return join_all(list(container.items.values())) if container.items and container.complete else UNKNOWN
+            return join_all(list(container.items.values())) if container.items else UNKNOWN
         if isinstance(container, Static):
             return Static()
         return UNKNOWN
@@ -1310,6 +1313,11 @@ class Builder:
             special = "skipped"
         if special is not None:
             return self._external_construct(special, qname, args, kwargs, expr, frame)
+        if qname in tables.ENVIRONMENT_LOOKUPS:
+            fallback = args[1] if len(args) > 1 else kwargs.get("default", Static(None))
+            if isinstance(fallback, Static) and fallback.known:
+                return Static(fallback.value, assumed=True)  # the variable is usually unset
+            return Static()
         if qname in tables.STATIC_FUNCTIONS:
             return Static(tables.STATIC_FUNCTIONS[qname])
         if qname in tables.LOGGER_FACTORIES:

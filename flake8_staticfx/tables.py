@@ -162,8 +162,6 @@ STATIC_FUNCTIONS = {
     "torch.device": NOTHING,
     "torch.Size": NOTHING,
     "torch.dtype": NOTHING,
-    "os.environ.get": NOTHING,
-    "os.getenv": NOTHING,
     "inspect.signature": NOTHING,
     "inspect.isclass": NOTHING,
     "inspect.isfunction": NOTHING,
@@ -171,6 +169,8 @@ STATIC_FUNCTIONS = {
 }
 # torch functions named like queries return Python values, not tensors.
 TORCH_QUERY_PREFIXES = ("is_", "get_", "are_", "has_")
+# Environment variables: static to dynamo; their default is assumed (usually unset).
+ENVIRONMENT_LOOKUPS = frozenset({"os.environ.get", "os.getenv"})
 TORCH_TENSOR_CLASSES = frozenset({
     "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor",
     "torch.IntTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor",
