@@ -44,6 +44,7 @@ from .values import (
     BoundMethod,
     ClassRef,
     Dict,
+    EnumMember,
     External,
     Function,
     Instance,
@@ -902,6 +903,8 @@ class Builder:
             return Function(function, bound=receiver, cls=owner)
         expr = find_class_attribute(self.resolver, cls, name)
         if expr is not None:
+            if receiver is None and self.resolver.is_enum_class(cls):
+                return Static(EnumMember(cls.qname(), name))
             return self.eval_static_expr(expr, frame)
         if receiver is not None and name in tables.MODULE_METHODS:
             return BoundMethod(receiver, name)
@@ -914,7 +917,7 @@ class Builder:
             return UNKNOWN
         value = self._class_attribute(cls, name, receiver, frame, after=sup.cls)
         if value is UNKNOWN and name in ("forward", "__call__") and isinstance(receiver, Module):
-            return BoundMethod(replace(receiver, kind="leaf", qname=_torch_base(self.resolver, cls)), "__call__")
+            return BoundMethod(replace(receiver, kind="leaf", qname=_torch_base(self.resolver, cls)), "forward")
         return value
 
     def _get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
@@ -1245,6 +1248,14 @@ class Builder:
     def _module_method(self, module: Module, name: str, args: list[Value], kwargs: dict[str, Value],
                        expr: nodes.NodeNG, frame: Frame) -> Value:
         if name == "__call__":
+            return self.call_module(module, args, kwargs, expr, frame)
+        if name == "forward" and module.qname in tables.LAYER_FUNCTIONS:
+            # super().forward(x) in a subclass of a torch layer: fx traces the layer's forward.
+            function, params = tables.LAYER_FUNCTIONS[module.qname]
+            weights = tuple(self._as_arg(self._get_attr(_join_path(module.path, p), expr, frame)) for p in params)
+            node = self.graph.call_function(function, (*self._args(args), *weights), meta=self._meta(expr, frame))
+            return Tensor(node)
+        if name == "forward":
             return self.call_module(module, args, kwargs, expr, frame)
         if name in ("register_buffer", "register_parameter", "add_module") and args:
             key = args[0]
@@ -1774,8 +1785,9 @@ def _identity(left: Value, right: Value) -> bool | None:
                 return False
             return None
     if isinstance(left, Static) and isinstance(right, Static) and left.known and right.known:
-        if isinstance(left.value, (bool, type(None))) and isinstance(right.value, (bool, type(None))):
-            return left.value is right.value
+        singletons = (bool, type(None), EnumMember)
+        if isinstance(left.value, singletons) and isinstance(right.value, singletons):
+            return left.value == right.value and type(left.value) is type(right.value)
     return None
 
 

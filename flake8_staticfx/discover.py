@@ -21,6 +21,7 @@ NOT_LEAVES = CONTAINERS | {TORCH_MODULE, "torch.nn.Parameter", "torch.nn.Paramet
 DEFAULT_MODULE_BASES = (
     "LightningModule", "PreTrainedModel", "ModelMixin", "HubMixin", "PyTorchModelHubMixin",
 )
+ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
 PROJECT_CACHE_SIZE = 64
 MAX_RESOLVE_DEPTH = 12
@@ -325,6 +326,10 @@ class Resolver:
             stack = bases + stack
         self._mro[cls] = order
         return order
+
+    def is_enum_class(self, cls: nodes.ClassDef) -> bool:
+        return any(b.kind == "external" and b.qname in ENUM_BASES or b.kind == "class" and self.is_enum_class(b.node)
+                   for owner in self.mro(cls)[:1] for b in self.base_classes(owner))
 
     def class_is_opaque(self, cls: nodes.ClassDef) -> bool:
         """A class decorator we do not know may swap forward (transformers' experts dispatch,

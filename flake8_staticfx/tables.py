@@ -61,6 +61,11 @@ MODULE_METHODS = frozenset({
     "train", "eval", "apply", "zero_grad", "to", "cpu", "cuda", "type", "float", "half", "double",
     "requires_grad_", "get_submodule", "get_parameter", "__call__",
 })
+# What torch.nn layers' forward calls, for `super().forward(x)` in their subclasses.
+LAYER_FUNCTIONS = {
+    "torch.nn.Linear": ("torch._C._nn.linear", ("weight", "bias")),
+    "torch.nn.Embedding": ("torch.nn.functional.embedding", ("weight",)),
+}
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
 
 # -- functions from outside the project ----------------------------------------

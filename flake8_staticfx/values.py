@@ -160,6 +160,17 @@ class Super(Value):
     cls: nodes.ClassDef | None
 
 
+@dataclass(frozen=True)
+class EnumMember:
+    """A member of a project Enum, compared by class and name as Python compares members."""
+
+    enum: str
+    name: str
+
+    def __repr__(self) -> str:
+        return f"{self.enum.rsplit('.', 1)[-1]}.{self.name}"
+
+
 def derived(value: Any, *operands: Value) -> Static:
     """A static value computed from `operands`: assumed if any of them is."""
     return Static(value, assumed=any(isinstance(o, Static) and o.assumed for o in operands))
