@@ -311,7 +311,11 @@ class Builder:
             else:
                 saved = dict(frame.env)
                 self.assign(stmt.target, self.element(iterable, stmt.iter, frame), frame)
-                self.exec_block(stmt.body, frame)
+                frame.conditional += 1  # the loop may run zero times
+                try:
+                    self.exec_block(stmt.body, frame)
+                finally:
+                    frame.conditional -= 1
                 frame.env = _merge_envs(saved, None, frame.env, None)
         finally:
             frame.loop_depth -= 1
