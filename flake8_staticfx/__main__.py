@@ -1,44 +1,139 @@
-"""Command line: `python -m flake8_staticfx graph FILE [--root NAME] [--format text|dot|json]`."""
+"""Command line.
+
+    python -m flake8_staticfx graph FILE [--root NAME] [--format text|dot|json|svg|html]
+    python -m flake8_staticfx report DIR [--format text|json|markdown]
+"""
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+from collections import Counter
 
-from .analysis import analyze
+from .analysis import FileAnalysis, analyze
 from .config import Options
-from .report import RENDERERS
+from .report import RENDERERS, predicted_graphs
+
+GRAPH_FORMATS = (*RENDERERS, "svg", "html")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m flake8_staticfx",
                                      description="Static FX graphs and graph breaks of PyTorch models.")
     commands = parser.add_subparsers(dest="command", required=True)
-    graph = commands.add_parser("graph", help="print the static graph of each compile root in FILE")
+    graph = commands.add_parser("graph", help="the static graph of each compile root in FILE")
     graph.add_argument("file")
     graph.add_argument("--root", help="only the root with this name (Class.forward, Class, or function)")
-    graph.add_argument("--format", choices=sorted(RENDERERS), default="text")
-    graph.add_argument("--fullgraph", action="store_true", help="as torch.compile(fullgraph=True)")
+    graph.add_argument("--format", choices=GRAPH_FORMATS, default="text")
+    _add_compile_options(graph)
     graph.add_argument("--all-paths", action="store_true",
                        help="keep both sides of branches on constructor arguments and self.training "
                             "(the lint's view) instead of following the defaults like torch.fx")
+    report = commands.add_parser("report", help="one row per compile root of the .py files under DIR")
+    report.add_argument("paths", nargs="+", metavar="DIR")
+    report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    _add_compile_options(report)
     args = parser.parse_args(argv)
+    options = Options(fullgraph=args.fullgraph,
+                      capture_scalar_outputs=args.capture_scalar_outputs,
+                      capture_dynamic_output_shape_ops=args.capture_dynamic_output_shape_ops)
+    if args.command == "graph":
+        return _graph(args, options)
+    return _report(args, options)
 
+
+def _add_compile_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fullgraph", action="store_true", help="as torch.compile(fullgraph=True)")
+    parser.add_argument("--capture-scalar-outputs", action="store_true")
+    parser.add_argument("--capture-dynamic-output-shape-ops", action="store_true")
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _graph(args: argparse.Namespace, options: Options) -> int:
     try:
-        with open(args.file, encoding="utf-8") as handle:
-            source = handle.read()
-    except OSError as exc:
-        parser.error(str(exc))
-    analysis = analyze(source, args.file, options=Options(fullgraph=args.fullgraph, reuse_inlined=False,
-                                                           follow_defaults=not args.all_paths,
-                                                           file_time_budget=60.0))
+        source = _read(args.file)
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    options = Options(**{**vars(options), "reuse_inlined": False, "follow_defaults": not args.all_paths,
+                         "file_time_budget": 60.0})
+    analysis = analyze(source, args.file, options=options)
     if args.root:
-        wanted = args.root
-        analysis.graphs = [g for g in analysis.graphs
-                           if wanted in (g.root, g.root.split(".")[0])]
+        analysis.graphs = [g for g in analysis.graphs if args.root in (g.root, g.root.split(".")[0])]
         if not analysis.graphs:
-            print(f"no compile root named {wanted!r} in {args.file}", file=sys.stderr)
+            print(f"no compile root named {args.root!r} in {args.file}", file=sys.stderr)
             return 2
-    sys.stdout.write(RENDERERS[args.format](analysis))
+    if args.format in ("svg", "html"):
+        from . import pictures  # only the picture formats need it
+
+        try:
+            output = pictures.graphviz_svg(analysis) if args.format == "svg" else pictures.render_html(analysis)
+        except RuntimeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    else:
+        output = RENDERERS[args.format](analysis)
+    sys.stdout.write(output)
+    return 0
+
+
+def _python_files(paths: list[str]) -> list[str]:
+    found = []
+    for path in paths:
+        if os.path.isfile(path):
+            found.append(path)
+        for directory, subdirs, files in os.walk(path):
+            subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+            found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".py"))
+    return found
+
+
+def _rows(analysis: FileAnalysis, path: str) -> list[dict]:
+    rows = []
+    for graph in analysis.graphs:
+        cls, _, function = graph.root.rpartition(".")
+        rows.append({
+            "file": path, "class": cls, "root": function or graph.root, "nodes": len(graph.nodes),
+            "breaks": dict(sorted(Counter(r.code for r in graph.regions).items())),
+            "graphs": predicted_graphs(graph),
+        })
+    return rows
+
+
+def _report(args: argparse.Namespace, options: Options) -> int:
+    rows = []
+    for path in _python_files(args.paths):
+        try:
+            source = _read(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+        rows.extend(_rows(analyze(source, path, options=options), path))
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+        return 0
+    header = ("file", "class", "root", "nodes", "breaks", "graphs")
+    table = [[r["file"], r["class"], r["root"], str(r["nodes"]),
+              ", ".join(f"{code}×{n}" for code, n in r["breaks"].items()) or "-", str(r["graphs"])]
+             for r in rows]
+    total_breaks = sum(sum(r["breaks"].values()) for r in rows)
+    summary = f"{len(rows)} compile roots, {total_breaks} graph breaks, " \
+              f"{sum(r['graphs'] for r in rows)} graphs predicted"
+    if args.format == "markdown":
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for line in table:
+            print("| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |")
+        print(f"\n{summary}")
+        return 0
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *table)]
+    for line in [header, *table]:
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
+    print(summary)
     return 0
 
 

@@ -33,6 +33,7 @@ class Notice:
 @dataclass
 class FileAnalysis:
     path: str
+    lines: list[str] = field(default_factory=list)
     graphs: list[Graph] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
 
@@ -46,7 +47,7 @@ def analyze(source: str, path: str, tree: ast.Module | None = None,
             options: Options | None = None) -> FileAnalysis:
     options = options or Options()
     path = os.path.abspath(path)
-    result = FileAnalysis(path)
+    result = FileAnalysis(path, source.splitlines())
     if not might_have_roots(source):
         return result
     try:
