@@ -51,9 +51,9 @@ def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
 def _region(graph: Graph, node: Node, rule) -> GraphBreakRegion:
     span: SourceSpan = node.meta["span"]
     report = _report_site(graph.file, span, node.meta.get("stack", ()))
-    skipped = node.meta.get("frame_skip")
+    skipped, context = node.meta.get("frame_skip") or (None, None)
     if skipped:
-        impact = f"dynamo cannot resume here: the whole function `{skipped}` runs eagerly"
+        impact = f"inside {context}: dynamo gives up and the whole function `{skipped}` runs eagerly"
     else:
         impact = "the graph splits here: code before and after compiles as separate graphs"
     reason = rule.message.format(what=node.meta.get("what", node.target))
@@ -63,7 +63,7 @@ def _region(graph: Graph, node: Node, rule) -> GraphBreakRegion:
     return GraphBreakRegion(
         code=rule.code, reason=reason, gb_ids=rule.gb_ids, workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
-        construct_file=span.file, construct_line=span.line, frame_skipped=skipped, nodes=covered,
+        construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context, nodes=covered,
     )
 
 

@@ -121,8 +121,7 @@ class Builder:
                 else UNKNOWN
         env = self._root_params(function, receiver)
         frame = Frame(function, module, env, cls=root.cls)
-        if is_property(self.resolver, function):
-            frame.with_depth = 1
+        frame.is_property = is_property(self.resolver, function)
         try:
             self._run_body(frame)
         finally:
@@ -1110,8 +1109,7 @@ class Builder:
                              lambda e: self.eval_static_expr(e, frame), unknown_rest)
         callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
                        closure=function.closure, cls=function.cls)
-        if in_property:
-            callee.with_depth = 1  # a break in a property cannot be resumed either
+        callee.is_property = in_property
         self._run_body(callee)
         result = join_all(callee.returns) if callee.returns else Static(None)
         if not self.init_mode and _signature(result) is not None:
@@ -1610,15 +1608,17 @@ def _printable(value: Any) -> bool:
         not isinstance(value, str) or len(value) < 80)
 
 
-def _skipped_function(frame: Frame) -> str | None:
-    """The outermost function that dynamo would give up on: a break sits in its loop body,
-    `with` block or property (directly or through the calls it inlined)."""
-    skipped = None
+def _skipped_function(frame: Frame) -> tuple[str, str] | None:
+    """The outermost function dynamo would give up on, and why: a break sits in its loop
+    body, `with` block or property (directly or through the calls it inlined)."""
     for current in frame.stack():
-        if current.loop_depth or current.with_depth:
-            skipped = current.name
-            break
-    return skipped
+        if current.loop_depth:
+            return current.name, "a loop"
+        if current.with_depth:
+            return current.name, "a `with` block"
+        if current.is_property:
+            return current.name, "a property"
+    return None
 
 
 def _signature(value: Any, depth: int = 0) -> Any:

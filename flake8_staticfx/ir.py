@@ -89,6 +89,7 @@ class GraphBreakRegion:
     construct_file: str  # where the construct itself is (may be another project file)
     construct_line: int
     frame_skipped: str | None  # the function dynamo would run eagerly, if any
+    skip_context: str | None  # why it cannot resume: "a loop", "a `with` block", "a property"
     nodes: list[Node] = field(default_factory=list)
 
     @property

@@ -11,10 +11,7 @@ from .rules import RULES
 
 def diagnostic_message(region: GraphBreakRegion) -> str:
     gb = "/".join(region.gb_ids)
-    if region.frame_skipped:
-        effect = f"stops compilation of `{region.frame_skipped}`, which runs eagerly"
-    else:
-        effect = "splits the graph"
+    effect = region.impact if region.frame_skipped else "splits the graph"
     return f"{region.code} {region.reason} {effect} ({gb}); {region.workaround}"
 
 
