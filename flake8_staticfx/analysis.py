@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
+import sys
 import time
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from .annotate import annotate
 from .build import BudgetExceeded, Builder, FileState
@@ -50,29 +53,51 @@ def analyze(source: str, path: str, tree: ast.Module | None = None,
     result = FileAnalysis(path, source.splitlines())
     if not might_have_roots(source):
         return result
+    with _recursion_limit(RECURSION_LIMIT):
+        _analyze(source, path, tree, options, result)
+    return result
+
+
+RECURSION_LIMIT = 12_000  # deep expressions and class chains recurse in astroid and in us
+
+
+@contextlib.contextmanager
+def _recursion_limit(limit: int) -> Iterator[None]:
+    """Python 3.11 calls between Python functions do not use the C stack, so a higher limit
+    turns RecursionErrors on deep but legal code into results."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
+             result: FileAnalysis) -> None:
     try:
         tree = tree if tree is not None else ast.parse(source)
         root_dir, modname = project_root(path)
         module = parse_source(tree, source, modname, path)
-        resolver = Resolver(SourceModule(module, path, modname), project_for(root_dir),
+        resolver = Resolver(SourceModule(module, path, modname), project_for(root_dir, modname),
                             module_bases=options.module_bases)
         roots = find_roots(resolver)
     except (SyntaxError, ValueError, RecursionError) as exc:
         result.notices.append(Notice(1, 0, os.path.basename(path), _describe(exc)))
-        return result
-    state = FileState(time.monotonic() + options.file_time_budget, options.reuse_inlined)
+        return
+    state = FileState(time.process_time() + options.file_time_budget, options.reuse_inlined,
+                      options.max_steps)
     for root in roots:
         graph = Graph(root.name, path)
         try:
-            if time.monotonic() > state.deadline:
-                raise BudgetExceeded("time budget for the file used up")
+            if time.process_time() > state.deadline or state.steps > state.max_steps:
+                raise BudgetExceeded("the file's analysis budget is used up")
             Builder(resolver, options, state, graph).build(root)
         except Exception as exc:  # noqa: BLE001 - never crash flake8: contain it at the root
             result.notices.append(Notice(root.function.lineno, root.function.col_offset,
                                          root.name, _describe(exc)))
         annotate(graph, options)
         result.graphs.append(graph)
-    return result
 
 
 def _describe(exc: BaseException) -> str:

@@ -40,6 +40,7 @@ from .inline import (
 )
 from .ir import Graph, Node, SourceSpan
 from .values import (
+    NOTHING,
     UNKNOWN,
     BoundMethod,
     ClassRef,
@@ -88,9 +89,10 @@ PY_COMPARE = {
 class FileState:
     """What the builders of one file share: caches keyed by code, never by root."""
 
-    def __init__(self, deadline: float, reuse_inlined: bool):
-        self.deadline = deadline
+    def __init__(self, deadline: float, reuse_inlined: bool, max_steps: int):
+        self.deadline = deadline  # process time: a loaded machine must not change the answer
         self.reuse_inlined = reuse_inlined
+        self.max_steps = max_steps  # and a deterministic bound, so that it rarely has to
         self.steps = 0
         self.globals: dict[tuple[str, str], Value] = {}
         self.mutated_attrs: dict[nodes.ClassDef, frozenset[str]] = {}
@@ -173,7 +175,9 @@ class Builder:
 
     def _tick(self) -> None:
         self.state.steps += 1
-        if self.state.steps % 256 == 0 and time.monotonic() > self.state.deadline:
+        if self.state.steps > self.state.max_steps:
+            raise BudgetExceeded("step budget")
+        if self.state.steps % 256 == 0 and time.process_time() > self.state.deadline:
             raise BudgetExceeded("time budget")
         if len(self.graph.nodes) > self.options.max_nodes:
             raise BudgetExceeded("node budget")
@@ -364,6 +368,10 @@ class Builder:
             receiver = self.eval(target.expr, frame)
             if isinstance(receiver, Module):
                 self.set_attribute(receiver, target.attrname, value)
+            elif is_definite_tensor(receiver) and target.attrname == "requires_grad":
+                node = self.graph.python_call("setattr", (self._as_arg(receiver), "requires_grad"),
+                                              meta=self._meta(target, frame))
+                self.mark(node, "requires_grad", target, frame)
         elif isinstance(target, nodes.Subscript):
             container = self.eval(target.value, frame)
             key = self.eval(target.slice, frame)
@@ -593,12 +601,9 @@ class Builder:
             return Static(node=node)
         if isinstance(left, Static) and isinstance(right, Static):
             if left.known and right.known and op in PY_BINOPS:
-                try:
-                    result = PY_BINOPS[op](left.value, right.value)
-                    if not isinstance(result, (str, bytes, tuple, list)) or len(result) < 10000:
-                        return derived(result, left, right)
-                except Exception:  # noqa: BLE001 - any Python value
-                    pass
+                result = _fold(PY_BINOPS[op], left.value, right.value)
+                if result is not NOTHING:
+                    return derived(result, left, right)
             return Static()
         if isinstance(left, Seq) and isinstance(right, Seq) and op == "+":
             if left.items is not None and right.items is not None:
@@ -619,7 +624,9 @@ class Builder:
         if op in ("is", "is not"):
             same = _identity(left, right)
             if same is None:
-                return Static()
+                # Whether an optional input was passed differs between ordinary calls.
+                optional = any(isinstance(v, Tensor) and v.weak for v in (left, right))
+                return Static(varies=optional)
             return derived(same if op == "is" else not same, left, right)
         if op in ("in", "not in"):
             return self._membership(op, left, right, expr, frame)
@@ -1208,14 +1215,11 @@ class Builder:
         if isinstance(receiver, Dict):
             return self._dict_method(receiver, name, args, kwargs)
         if isinstance(receiver, Static):
-            if receiver.known:
-                try:
-                    result = getattr(receiver.value, name)(*[a.value for a in args if isinstance(a, Static)])
-                    if len(args) == sum(isinstance(a, Static) and a.known for a in args) and not kwargs \
-                            and isinstance(result, (str, bool, int, float, tuple)):
-                        return Static(result)
-                except Exception:  # noqa: BLE001 - any str/bytes method
-                    pass
+            if receiver.known and name in tables.FOLDED_STR_METHODS and not kwargs and all(
+                    isinstance(a, Static) and a.known for a in args) and isinstance(receiver.value, str):
+                result = _fold(getattr(receiver.value, name), *(a.value for a in args))
+                if isinstance(result, (str, bool, int, tuple)):
+                    return derived(result, receiver, *args)
             return Static()
         return UNKNOWN
 
@@ -1358,7 +1362,7 @@ class Builder:
             lengths = [*args[2:4], kwargs.get("input_lengths"), kwargs.get("target_lengths")]
             if not any(isinstance(v, Tensor) for v in lengths):
                 return self._torch_call(qname, args, kwargs, expr, frame)
-        if kind == "data_dependent" and not any(is_definite_tensor(a) for a in args[:1]):
+        if kind in ("data_dependent", "item") and not any(is_definite_tensor(a) for a in args[:1]):
             return Static(None)
         if kind == "deepcopy":
             if not args or not isinstance(args[0], (Module, Tensor)) or (
@@ -1374,7 +1378,7 @@ class Builder:
         create = self.graph.call_function if produces_tensor else self.graph.python_call
         node = create(fx_target(qname), self._args(args), self._kwargs(kwargs), meta=self._meta(expr, frame))
         self.mark(node, kind, expr, frame, qname=qname)
-        if kind in ("logger", "data_dependent"):
+        if kind in ("logger", "data_dependent", "item"):
             return Static(None) if kind == "logger" else Static()
         if kind in ("dynamic_shape", "autograd", "requires_grad"):
             return Tensor(node)
@@ -1427,10 +1431,10 @@ class Builder:
         first = args[0] if args else UNKNOWN
         if name in tables.PURE_BUILTINS and args and all(
                 isinstance(v, Static) and v.known and v.node is None for v in [*args, *kwargs.values()]):
-            try:  # str(3), sorted((6, 1), reverse=True), max(2, 4): compute as Python would
-                result = getattr(builtins, name)(*[a.value for a in args],
-                                                 **{k: v.value for k, v in kwargs.items()})
-            except Exception:  # noqa: BLE001 - any Python value
+            # str(3), sorted((6, 1), reverse=True), max(2, 4): compute as Python would.
+            result = _fold(getattr(builtins, name), *(a.value for a in args),
+                           **{k: v.value for k, v in kwargs.items()})
+            if result is NOTHING:
                 return Static()
             if isinstance(result, list):
                 return Seq([derived(v, *args) for v in result], is_list=True)
@@ -1487,6 +1491,8 @@ class Builder:
                 if len(bounds) <= self.options.max_unroll:
                     return Seq([derived(i, *args) for i in bounds])
             return Seq(None, elem=Static())
+        if name == "next" and args:
+            return self.element(first, None, frame)
         if name in ("enumerate", "zip", "reversed", "list", "tuple", "iter"):
             return self._sequence_builtin(name, args, frame)
         if name == "dict":
@@ -1513,11 +1519,6 @@ class Builder:
             if any(isinstance(v, Tensor) for v in values):
                 node = self.graph.call_function(name, self._args(args), meta=self._meta(expr, frame))
                 return Tensor(node, weak=_only_weak(*values))
-            if values and all(isinstance(v, Static) and v.known for v in values):
-                try:
-                    return Static(__import__("builtins").__dict__[name](*[v.value for v in values]))
-                except Exception:  # noqa: BLE001 - any Python value
-                    return Static()
             return Static() if all(isinstance(v, Static) for v in values) else UNKNOWN
         if name in tables.STATIC_BUILTINS:
             return Static()
@@ -1592,6 +1593,41 @@ class Builder:
 
 # ---------------------------------------------------------------------------
 # helpers
+
+
+MAX_FOLDED_SIZE = 10_000  # items of a folded sequence, bits of a folded int
+
+
+def _fold(function: Any, *values: Any, **keywords: Any) -> Any:
+    """Compute a static value as Python would, or NOTHING when that fails or could be huge
+    (`2 ** 10 ** 10` must not hang the linter, nor `"a" * 10 ** 9` fill its memory)."""
+    if not _small_result(function, values):
+        return NOTHING
+    try:
+        result = function(*values, **keywords)
+    except Exception:  # noqa: BLE001 - any Python value
+        return NOTHING
+    if isinstance(result, (str, bytes, tuple, list)) and len(result) > MAX_FOLDED_SIZE:
+        return NOTHING
+    return result
+
+
+def _small_result(function: Any, values: tuple) -> bool:
+    """Can the result of `function(*values)` be bounded before computing it?"""
+    if function in (operator.pow, builtins.pow) and len(values) >= 2:
+        base, exponent = values[0], values[1]
+        if isinstance(base, int) and isinstance(exponent, int) and abs(base) > 1:
+            return exponent <= MAX_FOLDED_SIZE // max(base.bit_length(), 1)
+        return not (isinstance(exponent, int) and exponent > MAX_FOLDED_SIZE and isinstance(base, float))
+    if function is operator.lshift and len(values) == 2:
+        return isinstance(values[1], int) and values[1] <= MAX_FOLDED_SIZE
+    if function is operator.mul and len(values) == 2:
+        for sequence, count in (values, values[::-1]):
+            if isinstance(sequence, (str, bytes, tuple, list)) and isinstance(count, int):
+                return len(sequence) * count <= MAX_FOLDED_SIZE
+        if all(isinstance(v, int) for v in values):
+            return sum(v.bit_length() for v in values) <= MAX_FOLDED_SIZE
+    return True
 
 
 def _source(expr: nodes.NodeNG) -> str:

@@ -21,7 +21,8 @@ class Options:
     max_inline_depth: int = 12
     max_unroll: int = 64
     max_nodes: int = 20000
-    file_time_budget: float = 5.0
+    file_time_budget: float = 5.0  # CPU seconds per file
+    max_steps: int = 400_000  # statements interpreted per file
     # Reuse what a call inlined before in the same file (flake8); the CLI draws full graphs.
     reuse_inlined: bool = True
     # Follow constructor defaults and training mode in `if`s, as torch.fx traces a module

@@ -7,6 +7,7 @@ third-party packages or the user's project (see `parse_source`).
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -25,6 +26,9 @@ ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag"
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
 PROJECT_CACHE_SIZE = 64
 MAX_RESOLVE_DEPTH = 12
+# Packages whose meaning comes from our tables, never from their sources (linting torch's own
+# tree, or a file beside an installed torch, must not inline torch).
+NEVER_PROJECT = frozenset({"torch"})
 
 
 def normalize_qname(qname: str) -> str:
@@ -90,13 +94,21 @@ class SourceModule:
 
 
 class Project:
-    """Files of one project, parsed on demand and cached (bounded, keyed by mtime)."""
+    """Files of one project, parsed on demand and cached (bounded, keyed by their text).
 
-    def __init__(self, root: str):
+    `packages` limits the project to some top-level packages: an installed library's root is
+    site-packages, where its neighbours are other libraries, not the project.
+    """
+
+    def __init__(self, root: str, packages: frozenset[str] | None = None):
         self.root = root
-        self._cache: OrderedDict[str, tuple[float, SourceModule | None]] = OrderedDict()
+        self.packages = packages
+        self._cache: OrderedDict[str, tuple[str, SourceModule | None]] = OrderedDict()
 
     def module_path(self, modname: str) -> str | None:
+        top = modname.split(".", 1)[0]
+        if top in NEVER_PROJECT or (self.packages is not None and top not in self.packages):
+            return None
         base = os.path.join(self.root, *modname.split("."))
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
             if os.path.isfile(candidate):
@@ -104,40 +116,53 @@ class Project:
         return None
 
     def load(self, modname: str) -> SourceModule | None:
+        """The module parsed, reusing the last parse while the file's text is unchanged."""
         path = self.module_path(modname)
         if path is None:
             return None
         try:
-            mtime = os.stat(path).st_mtime
-        except OSError:
+            with open(path, encoding="utf-8") as handle:
+                source = handle.read()
+        except (OSError, UnicodeDecodeError):
             return None
         cached = self._cache.get(path)
-        if cached and cached[0] == mtime:
+        if cached and cached[0] == source:
             self._cache.move_to_end(path)
             return cached[1]
         loaded = None
         try:
-            with open(path, encoding="utf-8") as handle:
-                source = handle.read()
             loaded = SourceModule(parse_source(ast.parse(source), source, modname, path), path, modname)
-        except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+        except (SyntaxError, ValueError, RecursionError):
             pass
-        self._cache[path] = (mtime, loaded)
+        self._cache[path] = (source, loaded)
         if len(self._cache) > PROJECT_CACHE_SIZE:
             self._cache.popitem(last=False)
         return loaded
 
 
-_PROJECTS: OrderedDict[str, Project] = OrderedDict()
+_PROJECTS: OrderedDict[tuple[str, str | None], Project] = OrderedDict()
 
 
-def project_for(root: str) -> Project:
-    project = _PROJECTS.get(root)
+def project_for(root: str, modname: str) -> Project:
+    """The project of a file: every package under its root, or only its own package when
+    the root holds installed distributions."""
+    own = modname.split(".", 1)[0] if _is_install_dir(root) else None
+    project = _PROJECTS.get((root, own))
     if project is None:
-        project = _PROJECTS[root] = Project(root)
+        project = _PROJECTS[(root, own)] = Project(root, frozenset({own}) if own else None)
         if len(_PROJECTS) > 8:
             _PROJECTS.popitem(last=False)
     return project
+
+
+@functools.lru_cache(maxsize=32)
+def _is_install_dir(directory: str) -> bool:
+    if os.path.basename(directory) in ("site-packages", "dist-packages"):
+        return True
+    try:
+        return any(name.endswith(".dist-info") for name in os.listdir(directory))
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------------------
@@ -421,14 +446,30 @@ def is_disabled(resolver: Resolver, function: nodes.FunctionDef) -> bool:
 def is_opaque(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) -> bool:
     """A decorator we do not know may replace the function (or a class's forward): do not
     inline through it, and do not lint it as a root."""
-    for name in decorator_names(resolver, function):
+    for decorator, name in zip(function.decorators.nodes if function.decorators else (),
+                               decorator_names(resolver, function)):
         if name in TRANSPARENT_DECORATORS or name in DISABLE_DECORATORS:
             continue
         if name.rsplit(".", 1)[-1] in TRANSPARENT_LIBRARY_DECORATORS:
             continue
         if name.endswith((".setter", ".getter", ".deleter")):
             continue
+        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        binding = resolver.expr_binding(target)
+        if binding is not None and binding.kind == "function" and _wraps_its_argument(binding.node):
+            continue
         return True
+    return False
+
+
+def _wraps_its_argument(decorator: nodes.FunctionDef) -> bool:
+    """A project decorator (or decorator factory) whose wrapper is made with functools.wraps
+    calls the function it wraps: the body that runs is the decorated one."""
+    for inner in decorator.nodes_of_class(nodes.FunctionDef):
+        for node in inner.decorators.nodes if inner.decorators else ():
+            target = node.func if isinstance(node, nodes.Call) else node
+            if _last_name(target) == "wraps":
+                return True
     return False
 
 

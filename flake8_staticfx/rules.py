@@ -111,7 +111,7 @@ RULES: dict[str, Rule] = {
         Rule(
             "SFX304",
             "requires-grad-mutation",
-            ("GB0125", "GB8985"),
+            ("GB0125", "GB8985", "GB0206"),
             "`{what}` changes requires_grad inside the compiled function",
             "set requires_grad before calling the compiled module, or detach and clone instead",
         ),

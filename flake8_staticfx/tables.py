@@ -101,6 +101,7 @@ EXTERNAL_CONSTRUCTS = {
     "torch.bincount": "dynamic_shape",
     "torch.nn.functional.ctc_loss": "dynamic_shape",  # only with tensor lengths (build.py)
     "torch._assert": "data_dependent",
+    "torch._check_tensor_all": "item",
     # Module-level logging functions reach the root logger, which dynamo cannot trace (GB4841).
     "logging.debug": "logger",
     "logging.info": "logger",
@@ -122,6 +123,13 @@ PURE_BUILTINS = frozenset({
     "str", "repr", "int", "float", "bool", "abs", "round", "min", "max", "len", "sorted",
     "tuple", "sum", "divmod", "pow", "ord", "chr", "hex", "bin", "oct", "isinstance",
 })
+# str methods computed on known strings: none of them can grow a string much.
+FOLDED_STR_METHODS = frozenset({
+    "startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split", "rsplit",
+    "casefold", "title", "capitalize", "count", "find", "rfind", "partition", "rpartition",
+    "isdigit", "isalpha", "isalnum", "isidentifier", "islower", "isupper", "removeprefix",
+    "removesuffix",
+})
 STATIC_BUILTINS = frozenset({
     "hasattr", "callable", "id", "type", "hash", "repr", "str", "format", "ord", "chr",
     "issubclass", "bin", "hex", "oct", "ascii", "all", "any",
@@ -130,6 +138,7 @@ STATIC_BUILTINS = frozenset({
 LOGGER_FACTORIES = frozenset({"logging.getLogger", "logging.get_logger"})
 LOGGER_METHODS = frozenset({
     "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
+    "warning_once",  # transformers' addition to logging.Logger
 })
 
 # Calls with a static result under torch.compile: its value when known (True while compiling),
@@ -194,7 +203,9 @@ CALL_FIRST_ARGUMENT = frozenset({
     "torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential",
 })
 # Context managers whose `with` dynamo gives up on (GB0142, after GB0208 for these).
-UNSUPPORTED_CONTEXTS = frozenset({"torch.random.fork_rng", "torch.backends.cuda.sdp_kernel"})
+UNSUPPORTED_CONTEXTS = frozenset({
+    "torch.random.fork_rng", "torch.backends.cuda.sdp_kernel", "torch.backends.cudnn.flags",
+})
 # Builtins that turn a tensor into text (GB0059 for str, GB0569 for repr).
 TENSOR_TEXT_BUILTINS = frozenset({"str", "repr"})
 
