@@ -1341,8 +1341,6 @@ class Builder:
             return Instance("logging.Logger")
         if qname in tables.UNSUPPORTED_CONTEXTS:
             return Instance(qname)
-        if qname == "copy.copy":
-            return args[0] if args else UNKNOWN
         if qname in tables.CALL_FIRST_ARGUMENT:
             if args and isinstance(args[0], (Function, Module)):
                 return self.call(args[0], args[1:], {k: v for k, v in kwargs.items() if k != "use_reentrant"},
@@ -1365,7 +1363,8 @@ class Builder:
         if kind in ("data_dependent", "item") and not any(is_definite_tensor(a) for a in args[:1]):
             return Static(None)
         if kind == "deepcopy":
-            if not args or not isinstance(args[0], (Module, Tensor)) or (
+            copied = (Tensor,) if qname == "copy.copy" else (Module, Tensor)  # measured cases only
+            if not args or not isinstance(args[0], copied) or (
                     isinstance(args[0], Tensor) and args[0].weak):
                 return args[0] if args and isinstance(args[0], (Static, Dict, Seq)) else UNKNOWN
         if kind == "dynamic_shape" and qname == "torch.where" and len(args) + len(kwargs) != 1:

@@ -61,8 +61,7 @@ RULES: dict[str, Rule] = {
             ("GB0033",),
             "`{what}` needs a tensor's value in Python",
             "stay in tensor ops (torch.sqrt instead of math.sqrt; torch._assert_async instead of "
-            "torch._assert), or set torch._dynamo.config.capture_scalar_outputs = True",
-            captured_by=("capture_scalar_outputs", "fullgraph"),
+            "torch._assert)",
         ),
         Rule(
             "SFX201",
@@ -117,9 +116,9 @@ RULES: dict[str, Rule] = {
         ),
         Rule(
             "SFX305",
-            "deepcopy-in-forward",
-            ("GB4198",),
-            "`{what}` deep-copies a module or tensor",
+            "copy-in-forward",
+            ("GB4198", "GB0208"),
+            "`{what}` copies a module or tensor",
             "make the copy in __init__ or outside the compiled call",
         ),
         Rule(

@@ -76,6 +76,7 @@ EXTERNAL_CONSTRUCTS = {
     "torch.autograd.grad": "autograd",
     "torch.autograd.backward": "autograd",
     "copy.deepcopy": "deepcopy",
+    "copy.copy": "deepcopy",  # GB0208 inside copy.py for a tensor
     "torch.nonzero": "dynamic_shape",
     "torch.masked_select": "dynamic_shape",
     "torch.unique": "dynamic_shape",
