@@ -17,6 +17,7 @@ RULE_OF_CONSTRUCT = {
     "item": "SFX102",
     "tolist": "SFX103",
     "data_dependent": "SFX104",
+    "numpy_random": "SFX104",
     "context": "SFX308",
     "builtin": "SFX201",
     "logger": "SFX202",

@@ -132,6 +132,7 @@ class Builder:
         return self.graph
 
     def _root_params(self, function: nodes.FunctionDef, receiver: Value | None) -> dict[str, Value]:
+        self._used_as_tensor = _names_used_as_tensors(function)
         spec = function.args
         params = [*spec.posonlyargs, *spec.args]
         env: dict[str, Value] = {}
@@ -169,7 +170,9 @@ class Builder:
             return Static()
         if kind == "unknown":
             return UNKNOWN
-        return Tensor(node, weak=True)
+        # An input used as a tensor in the root's own body (x.sum(), x.shape) is one; an input
+        # only used with operators may be an int (a rope module's `num_frames`).
+        return Tensor(node, weak=param.name not in self._used_as_tensor)
 
     # ------------------------------------------------------------- statements
 
@@ -1348,6 +1351,8 @@ class Builder:
             return UNKNOWN
         if qname.startswith("torch."):
             return self._torch_call(qname, args, kwargs, expr, frame)
+        if qname.startswith("numpy.random.") and qname != "numpy.random.seed":
+            return self._external_construct("numpy_random", qname, args, kwargs, expr, frame)
         if qname.startswith("math."):
             if any(is_definite_tensor(a) for a in args):
                 return self._external_construct("data_dependent", qname, args, kwargs, expr, frame)
@@ -1363,20 +1368,21 @@ class Builder:
         if kind in ("data_dependent", "item") and not any(is_definite_tensor(a) for a in args[:1]):
             return Static(None)
         if kind == "deepcopy":
-            copied = (Tensor,) if qname == "copy.copy" else (Module, Tensor)  # measured cases only
-            if not args or not isinstance(args[0], copied) or (
+            if not args or not isinstance(args[0], (Module, Tensor)) or (
                     isinstance(args[0], Tensor) and args[0].weak):
                 return args[0] if args and isinstance(args[0], (Static, Dict, Seq)) else UNKNOWN
         if kind == "dynamic_shape" and qname == "torch.where" and len(args) + len(kwargs) != 1:
             return self._torch_call(qname, args, kwargs, expr, frame)
         if kind == "dynamic_shape" and qname == "torch.repeat_interleave" and not (
-                len(args) == 1 or (len(args) > 1 and is_definite_tensor(args[1]))
+                (len(args) == 1 and "repeats" not in kwargs) or (len(args) > 1 and is_definite_tensor(args[1]))
                 or is_definite_tensor(kwargs.get("repeats", UNKNOWN))):
             return self._torch_call(qname, args, kwargs, expr, frame)
         produces_tensor = kind in ("dynamic_shape", "autograd", "requires_grad", "deepcopy")
         create = self.graph.call_function if produces_tensor else self.graph.python_call
         node = create(fx_target(qname), self._args(args), self._kwargs(kwargs), meta=self._meta(expr, frame))
         self.mark(node, kind, expr, frame, qname=qname)
+        if kind == "numpy_random":
+            return UNKNOWN  # a numpy array dynamo traces as a tensor
         if kind in ("logger", "data_dependent", "item"):
             return Static(None) if kind == "logger" else Static()
         if kind in ("dynamic_shape", "autograd", "requires_grad"):
@@ -1794,6 +1800,12 @@ def _torch_base(resolver: Resolver, cls: nodes.ClassDef) -> str:
 def _is_classmethod(function: nodes.FunctionDef) -> bool:
     return bool(function.decorators) and any(
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
+
+
+def _names_used_as_tensors(function: nodes.FunctionDef) -> set[str]:
+    """Names whose attributes in `function` exist on tensors but on no Python builtin value."""
+    return {node.expr.name for node in function.nodes_of_class(nodes.Attribute)
+            if isinstance(node.expr, nodes.Name) and node.attrname not in tables.BUILTIN_VALUE_ATTRIBUTES}
 
 
 def _only_weak(*values: Value) -> bool:

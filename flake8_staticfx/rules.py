@@ -60,8 +60,8 @@ RULES: dict[str, Rule] = {
             "data-dependent-operator",
             ("GB0033",),
             "`{what}` needs a tensor's value in Python",
-            "stay in tensor ops (torch.sqrt instead of math.sqrt; torch._assert_async instead of "
-            "torch._assert)",
+            "stay in tensor ops (torch.sqrt instead of math.sqrt, torch._assert_async instead of "
+            "torch._assert, torch.rand instead of numpy.random)",
         ),
         Rule(
             "SFX201",

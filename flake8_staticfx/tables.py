@@ -12,6 +12,9 @@ from astroid import nodes
 from .values import NOTHING
 
 BUILTINS = frozenset(dir(builtins))
+# Attributes of Python's own values: using one says nothing about being a tensor.
+BUILTIN_VALUE_ATTRIBUTES = frozenset(
+    name for kind in (int, float, bool, str, bytes, list, tuple, dict, set, complex) for name in dir(kind))
 
 # -- tensors -----------------------------------------------------------------
 
@@ -76,7 +79,7 @@ EXTERNAL_CONSTRUCTS = {
     "torch.autograd.grad": "autograd",
     "torch.autograd.backward": "autograd",
     "copy.deepcopy": "deepcopy",
-    "copy.copy": "deepcopy",  # GB0208 inside copy.py for a tensor
+    "copy.copy": "skipped",  # of a list or dict: GB0007 (of a tensor: GB0208 in copy.py)
     "torch.nonzero": "dynamic_shape",
     "torch.masked_select": "dynamic_shape",
     "torch.unique": "dynamic_shape",
@@ -97,6 +100,9 @@ EXTERNAL_CONSTRUCTS = {
     "inspect.trace": "skipped",
     "pdb.set_trace": "skipped",
     "os.getpid": "skipped",
+    "torch.nn.utils.rnn.pack_padded_sequence": "skipped",
+    "torch.nn.utils.rnn.pad_packed_sequence": "skipped",
+    "torch.nn.utils.rnn.pack_sequence": "skipped",
     "random.random": "skipped",
     "random.choice": "skipped",
     "torch.bincount": "dynamic_shape",
@@ -140,6 +146,7 @@ LOGGER_FACTORIES = frozenset({"logging.getLogger", "logging.get_logger"})
 LOGGER_METHODS = frozenset({
     "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
     "warning_once",  # transformers' addition to logging.Logger
+    "isEnabledFor",
 })
 
 # Calls with a static result under torch.compile: its value when known (True while compiling),
