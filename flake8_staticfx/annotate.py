@@ -18,6 +18,8 @@ RULE_OF_CONSTRUCT = {
     "tolist": "SFX103",
     "data_dependent": "SFX104",
     "numpy_random": "SFX104",
+    "random_arithmetic": "SFX105",
+    "generator": "SFX309",
     "context": "SFX308",
     "builtin": "SFX201",
     "logger": "SFX202",

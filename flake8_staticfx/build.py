@@ -132,7 +132,7 @@ class Builder:
         return self.graph
 
     def _root_params(self, function: nodes.FunctionDef, receiver: Value | None) -> dict[str, Value]:
-        self._used_as_tensor = _names_used_as_tensors(function)
+        self._used_as_tensor = self._names_used_as_tensors(function, receiver)
         spec = function.args
         params = [*spec.posonlyargs, *spec.args]
         env: dict[str, Value] = {}
@@ -154,6 +154,27 @@ class Builder:
             self.graph.placeholder(spec.kwarg)
             env[spec.kwarg] = Dict({}, complete=False)
         return env
+
+    def _names_used_as_tensors(self, function: nodes.FunctionDef, receiver: Value | None) -> set[str]:
+        """Names `function` uses as only a tensor can be used: an attribute no Python value
+        has (x.sum(), x.shape), or the input of a torch.nn layer or of a torch function."""
+        used = set()
+        for node in function.nodes_of_class((nodes.Attribute, nodes.Call)):
+            if isinstance(node, nodes.Attribute):
+                if isinstance(node.expr, nodes.Name) and node.attrname not in tables.BUILTIN_VALUE_ATTRIBUTES:
+                    used.add(node.expr.name)
+            elif node.args and isinstance(node.args[0], nodes.Name) and self._takes_tensor(node.func, receiver):
+                used.add(node.args[0].name)
+        return used
+
+    def _takes_tensor(self, func: nodes.NodeNG, receiver: Value | None) -> bool:
+        if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and func.expr.name == "self":
+            layer = self.module_attrs(receiver).get(func.attrname) if isinstance(receiver, Module) else None
+            return isinstance(layer, Module) and (layer.kind == "leaf" or layer.qname == "torch.nn.Sequential")
+        qname = self.resolver.expr_qname(func) if isinstance(func, (nodes.Name, nodes.Attribute)) else None
+        last = (qname or "").rsplit(".", 1)[-1]
+        return bool(qname) and qname.startswith("torch.") and last[:1].islower() \
+            and last not in tables.TORCH_FACTORIES and not last.startswith(tables.TORCH_QUERY_PREFIXES)
 
     def _param_value(self, param: nodes.AssignName, annotation: nodes.NodeNG | None,
                      default: nodes.NodeNG | None) -> Value:
@@ -590,6 +611,11 @@ class Builder:
         return self.binop(expr.op, self.eval(expr.left, frame), self.eval(expr.right, frame), expr, frame)
 
     def binop(self, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        randoms = [v for v in (left, right) if isinstance(v, Tensor) and v.python_random]
+        if randoms and not any(isinstance(v, Tensor) and not v.python_random for v in (left, right)):
+            node = self.graph.python_call(f"operator.{BINOPS.get(op, 'add')}", meta=self._meta(expr, frame))
+            self.mark(node, "random_arithmetic", expr, frame)
+            return Tensor(None, python_random=True)
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             node = self.graph.call_function(f"operator.{BINOPS.get(op, 'add')}",
                                             (self._as_arg(left), self._as_arg(right)),
@@ -1195,6 +1221,8 @@ class Builder:
                 call = self.graph.python_call(f"logging.Logger.{name}", self._args(args),
                                                 self._kwargs(kwargs), meta=self._meta(expr, frame))
                 self.mark(call, "logger", expr, frame, qname=f"logging.Logger.{name}")
+            if receiver.qname == "torch.Generator" and name == "manual_seed":
+                return receiver  # it returns the generator
             return UNKNOWN
         if isinstance(receiver, Seq) and receiver.items is not None:
             if name in ("append", "extend", "insert") and receiver.is_list:
@@ -1351,6 +1379,8 @@ class Builder:
             return UNKNOWN
         if qname.startswith("torch."):
             return self._torch_call(qname, args, kwargs, expr, frame)
+        if qname in tables.TRACED_RANDOM_FUNCTIONS:
+            return Tensor(None, python_random=True)
         if qname.startswith("numpy.random.") and qname != "numpy.random.seed":
             return self._external_construct("numpy_random", qname, args, kwargs, expr, frame)
         if qname.startswith("math."):
@@ -1383,6 +1413,8 @@ class Builder:
         self.mark(node, kind, expr, frame, qname=qname)
         if kind == "numpy_random":
             return UNKNOWN  # a numpy array dynamo traces as a tensor
+        if kind == "generator":
+            return Instance(qname)
         if kind in ("logger", "data_dependent", "item"):
             return Static(None) if kind == "logger" else Static()
         if kind in ("dynamic_shape", "autograd", "requires_grad"):
@@ -1406,6 +1438,9 @@ class Builder:
             return Static()  # torch.is_autocast_enabled(), torch.get_autocast_dtype(), ...
         node = self.graph.call_function(fx_target(qname), self._args(args), self._kwargs(kwargs),
                                         meta=self._meta(expr, frame))
+        generator = kwargs.get("generator")
+        if isinstance(generator, Instance) and generator.qname == "torch.Generator":
+            self.mark(node, "generator", expr, frame)  # made in this function: GB0055
         if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
             return UNKNOWN
         return Tensor(node, is_bool=last in tables.TENSOR_BOOL_METHODS)
@@ -1802,12 +1837,6 @@ def _is_classmethod(function: nodes.FunctionDef) -> bool:
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
 
 
-def _names_used_as_tensors(function: nodes.FunctionDef) -> set[str]:
-    """Names whose attributes in `function` exist on tensors but on no Python builtin value."""
-    return {node.expr.name for node in function.nodes_of_class(nodes.Attribute)
-            if isinstance(node.expr, nodes.Name) and node.attrname not in tables.BUILTIN_VALUE_ATTRIBUTES}
-
-
 def _only_weak(*values: Value) -> bool:
     """Python operators and builtins also work on ints: on assumed tensors they give assumed
     tensors; one definite tensor operand makes the result definite."""
@@ -1819,10 +1848,12 @@ def _all_scalar(*values: Value) -> bool:
 
 
 def _has_bool_mask(key: Value) -> bool:
+    """A boolean tensor index. Comparisons of assumed tensors count too: nobody indexes a
+    tensor with the Python bool they would give for an int."""
     if isinstance(key, Tensor):
-        return key.is_bool and not key.weak
+        return key.is_bool
     if isinstance(key, Seq) and key.items is not None:
-        return any(isinstance(k, Tensor) and k.is_bool and not k.weak for k in key.items)
+        return any(isinstance(k, Tensor) and k.is_bool for k in key.items)
     return False
 
 

@@ -64,6 +64,13 @@ RULES: dict[str, Rule] = {
             "torch._assert, torch.rand instead of numpy.random)",
         ),
         Rule(
+            "SFX105",
+            "random-number-arithmetic",
+            ("GB0213",),
+            "`{what}` does Python arithmetic on a number from the random module",
+            "draw it with torch (torch.randint, torch.rand) or outside the compiled function",
+        ),
+        Rule(
             "SFX201",
             "untraceable-builtin",
             ("GB0059", "GB0569"),
@@ -143,6 +150,13 @@ RULES: dict[str, Rule] = {
             "`with {what}` uses a context manager dynamo does not support",
             "enter the context outside the compiled function",
             fixable=False,
+        ),
+        Rule(
+            "SFX309",
+            "generator-in-forward",
+            ("GB0363", "GB7650", "GB0055"),
+            "`{what}` creates or uses a torch.Generator made inside the compiled function",
+            "create the generator outside the compiled function, or seed the global RNG before calling it",
         ),
         Rule(
             "SFX401",

@@ -100,6 +100,7 @@ EXTERNAL_CONSTRUCTS = {
     "inspect.trace": "skipped",
     "pdb.set_trace": "skipped",
     "os.getpid": "skipped",
+    "torch.Generator": "generator",
     "torch.nn.utils.rnn.pack_padded_sequence": "skipped",
     "torch.nn.utils.rnn.pad_packed_sequence": "skipped",
     "torch.nn.utils.rnn.pack_sequence": "skipped",
@@ -118,6 +119,8 @@ EXTERNAL_CONSTRUCTS = {
     "logging.exception": "logger",
     "logging.log": "logger",
 }
+# random functions dynamo turns into graph inputs (random.random is skipped instead).
+TRACED_RANDOM_FUNCTIONS = frozenset({"random.randint", "random.uniform", "random.randrange"})
 # Whole modules whose functions dynamo skips (GB0007), less the ones it traces. Not
 # `random.`: dynamo traces random.randint (a graph input) but skips random.random.
 SKIPPED_PREFIXES = ("time.",)
@@ -192,6 +195,13 @@ STATIC_FUNCTIONS = {
     "inspect.isfunction": NOTHING,
     "typing.cast": NOTHING,
 }
+# torch functions whose first argument is a size or data, not a tensor.
+TORCH_FACTORIES = frozenset({
+    "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand",
+    "randn", "randint", "randperm", "tensor", "as_tensor", "asarray", "from_numpy", "manual_seed",
+    "device", "finfo", "iinfo", "compile", "no_grad", "enable_grad", "set_grad_enabled", "autocast",
+    "cat", "stack", "broadcast_tensors", "meshgrid", "einsum", "cartesian_prod", "block_diag",
+})
 # torch functions named like queries return Python values, not tensors.
 TORCH_QUERY_PREFIXES = ("is_", "get_", "are_", "has_")
 # Environment variables: static to dynamo; their default is assumed (usually unset).

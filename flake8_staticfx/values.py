@@ -46,6 +46,9 @@ class Tensor(Value):
     weak: bool = False
     is_bool: bool = False  # a mask: comparisons, logical ops, .bool()
     scalar: bool = False  # a captured Python scalar from .item() (capture_scalar_outputs)
+    # A number from random.randint/uniform: dynamo makes it a graph input, so it mixes with
+    # tensors but Python arithmetic on it breaks (GB0213).
+    python_random: bool = False
 
     def describe(self) -> str:
         return "tensor"
