@@ -25,6 +25,9 @@ DEFAULT_MODULE_BASES = (
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
 PROJECT_CACHE_SIZE = 64
+# Imported project modules larger than this (characters) are treated like a library's: their
+# names resolve but are not analysed. transformers' modeling_utils.py is 280 KB.
+MAX_PROJECT_MODULE_SIZE = 100_000
 MAX_RESOLVE_DEPTH = 12
 # Packages whose meaning comes from our tables, never from their sources (linting torch's own
 # tree, or a file beside an installed torch, must not inline torch).
@@ -125,6 +128,8 @@ class Project:
                 source = handle.read()
         except (OSError, UnicodeDecodeError):
             return None
+        if len(source) > MAX_PROJECT_MODULE_SIZE:
+            return None  # framework-sized modules cost more to parse than they tell
         cached = self._cache.get(path)
         if cached and cached[0] == source:
             self._cache.move_to_end(path)
@@ -197,6 +202,7 @@ class Resolver:
     _sources: dict[nodes.Module, SourceModule] = field(default_factory=dict)
     _loaded: dict[str, SourceModule | None] = field(default_factory=dict)
     _is_module: dict[str, bool] = field(default_factory=dict)
+    _decorators: dict[nodes.NodeNG, list[str]] = field(default_factory=dict)
 
     def is_project_module(self, modname: str) -> bool:
         found = self._is_module.get(modname)
@@ -325,11 +331,16 @@ class Resolver:
     # -- classes ------------------------------------------------------------
 
     def base_classes(self, cls: nodes.ClassDef) -> list[Binding]:
+        """The resolved bases of `cls`; a configured library base (PreTrainedModel) stays a
+        name, so that its library is never parsed for it."""
         module = self.source_of(cls)
         found = []
         for base in cls.bases:
             if isinstance(base, nodes.Subscript):  # Generic[T], SomeBase[Config]
                 base = base.value
+            if _last_name(base) in self.module_bases:
+                found.append(Binding("external", _last_name(base)))
+                continue
             binding = self.expr_binding(base, module)
             if binding is not None:
                 found.append(binding)
@@ -358,8 +369,20 @@ class Resolver:
 
     def class_is_opaque(self, cls: nodes.ClassDef) -> bool:
         """A class decorator we do not know may swap forward (transformers' experts dispatch,
-        allow_in_graph): its forward is neither linted nor inlined."""
-        return any(is_opaque(self, owner) for owner in self.mro(cls))
+        allow_in_graph): its forward is neither linted nor inlined. Only the classes up to the
+        one defining forward matter, so mixins further up are never parsed for this."""
+        seen = set()
+        stack = [cls]
+        while stack and len(seen) < 64:
+            owner = stack.pop()
+            if owner in seen:
+                continue
+            seen.add(owner)
+            if is_opaque(self, owner):
+                return True
+            if "forward" not in owner.locals:  # the forward that runs is further up
+                stack.extend(b.node for b in self.base_classes(owner) if b.kind == "class")
+        return False
 
     def is_module_class(self, cls: nodes.ClassDef) -> bool:
         cached = self._class_is_module.get(cls)
@@ -432,10 +455,10 @@ DISABLE_DECORATORS = frozenset({
 
 
 def decorator_names(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) -> list[str]:
-    names = []
-    for decorator in function.decorators.nodes if function.decorators else ():
-        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
-        names.append(resolver.expr_qname(target) or "?")
+    names = resolver._decorators.get(function)  # noqa: SLF001 - the resolver's per-file cache
+    if names is None:
+        names = resolver._decorators[function] = [  # noqa: SLF001
+            _decorator_qname(resolver, d) or "?" for d in (function.decorators.nodes if function.decorators else ())]
     return names
 
 
@@ -446,11 +469,11 @@ def is_disabled(resolver: Resolver, function: nodes.FunctionDef) -> bool:
 def is_opaque(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) -> bool:
     """A decorator we do not know may replace the function (or a class's forward): do not
     inline through it, and do not lint it as a root."""
-    for decorator, name in zip(function.decorators.nodes if function.decorators else (),
-                               decorator_names(resolver, function)):
+    for decorator in function.decorators.nodes if function.decorators else ():
+        if _last_name(_decorated(decorator)) in TRANSPARENT_LIBRARY_DECORATORS:
+            continue  # known by name: no need to parse the library that defines it
+        name = _decorator_qname(resolver, decorator) or "?"
         if name in TRANSPARENT_DECORATORS or name in DISABLE_DECORATORS:
-            continue
-        if name.rsplit(".", 1)[-1] in TRANSPARENT_LIBRARY_DECORATORS:
             continue
         if name.endswith((".setter", ".getter", ".deleter")):
             continue
@@ -507,11 +530,17 @@ def find_roots(resolver: Resolver) -> list[Root]:
                     and not resolver.class_is_opaque(node):
                 roots.append(Root(forward[-1], node))
         elif node.decorators and any(
-            _decorator_qname(resolver, d) in COMPILE_DECORATORS for d in node.decorators.nodes
+            _last_name(_decorated(d)) == "compile" and _decorator_qname(resolver, d) in COMPILE_DECORATORS
+            for d in node.decorators.nodes
         ):
             cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
             roots.append(Root(node, cls))
     return roots
+
+
+def _decorated(decorator: nodes.NodeNG) -> nodes.NodeNG:
+    """`torch.compile` for both `@torch.compile` and `@torch.compile(mode=...)`."""
+    return decorator.func if isinstance(decorator, nodes.Call) else decorator
 
 
 def _decorator_qname(resolver: Resolver, decorator: nodes.NodeNG) -> str | None:
