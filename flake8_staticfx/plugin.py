@@ -2,12 +2,25 @@
 from __future__ import annotations
 
 import ast
+import gc
 from typing import Any, Iterator
 
 from . import __version__
 from .config import Options
 from .discover import DEFAULT_MODULE_BASES
 from .rules import OFF_BY_DEFAULT
+
+
+GC_THRESHOLDS = (20_000, 50, 100)
+
+
+def _relax_garbage_collector() -> None:
+    """Collect less often in the flake8 process: the parsed trees the analysis keeps across
+    files made half of its time garbage collection. Measured on 119 model files of
+    transformers, timm and diffusers: flake8 with the plugin cost 1.84x flake8 alone with
+    Python's thresholds, 1.40x with these, for 99 MB instead of 81 MB peak."""
+    current = gc.get_threshold()
+    gc.set_threshold(*(max(a, b) for a, b in zip(current, GC_THRESHOLDS)))
 
 
 class Checker:
@@ -46,6 +59,7 @@ class Checker:
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
+        _relax_garbage_collector()
         cls.options = Options(
             fullgraph=options.staticfx_fullgraph,
             capture_scalar_outputs=options.staticfx_capture_scalar_outputs,
