@@ -530,12 +530,27 @@ def find_roots(resolver: Resolver) -> list[Root]:
                     and not resolver.class_is_opaque(node):
                 roots.append(Root(forward[-1], node))
         elif node.decorators and any(
-            _last_name(_decorated(d)) == "compile" and _decorator_qname(resolver, d) in COMPILE_DECORATORS
+            _imported_from_torch(resolver, _decorated(d)) and _decorator_qname(resolver, d) in COMPILE_DECORATORS
             for d in node.decorators.nodes
         ):
             cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
             roots.append(Root(node, cls))
     return roots
+
+
+def _imported_from_torch(resolver: Resolver, expr: nodes.NodeNG) -> bool:
+    """Is the name at the root of `expr` imported from torch? (A cheap test before resolving,
+    which may parse project modules.)"""
+    while isinstance(expr, nodes.Attribute):
+        expr = expr.expr
+    if not isinstance(expr, nodes.Name):
+        return False
+    for node in resolver.main.node.locals.get(expr.name, ()):
+        if isinstance(node, nodes.ImportFrom) and (node.modname or "").split(".")[0] == "torch":
+            return True
+        if isinstance(node, nodes.Import) and any(name.split(".")[0] == "torch" for name, _ in node.names):
+            return True
+    return False
 
 
 def _decorated(decorator: nodes.NodeNG) -> nodes.NodeNG:

@@ -88,8 +88,8 @@ RULES: dict[str, Rule] = {
         Rule(
             "SFX203",
             "skipped-function-call",
-            ("GB0007",),
-            "`{what}` calls a function dynamo skips",
+            ("GB0007", "GB0208"),
+            "`{what}` calls a function dynamo does not trace",
             "move it out of forward, or guard it with `if not torch.compiler.is_compiling():`",
         ),
         Rule(

@@ -92,6 +92,7 @@ EXTERNAL_CONSTRUCTS = {
     "torch.manual_seed": "skipped",
     "torch.random.manual_seed": "skipped",
     "torch.seed": "skipped",
+    "torch.initial_seed": "skipped",  # GB0208: a torch op that returns no tensor
     "torch.save": "skipped",
     "inspect.currentframe": "skipped",
     "inspect.stack": "skipped",

@@ -1,0 +1,52 @@
+"""The linter against torch 2.13 dynamo's recorded graph breaks on tests/cases.
+
+Runs the real flake8 (`python -m flake8 --select=SFX --isolated tests/cases`) and compares its
+diagnostics line by line with tests/cases/truth.json (recorded by tests/oracle/record_truth.py).
+See tests/oracle/scoring.py for what counts as a hit, a miss and a false alarm.
+"""
+import json
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "cases")
+TRUTH = os.path.join(CASES, "truth.json")
+sys.path.insert(0, os.path.join(HERE, "oracle"))
+
+import scoring  # noqa: E402
+
+MIN_PRECISION = 0.97
+MIN_RECALL = 0.92
+
+
+@pytest.fixture(scope="module")
+def truth():
+    with open(TRUTH, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@pytest.fixture(scope="module")
+def report(truth):
+    output = scoring.run_flake8(CASES)
+    diagnostics = scoring.parse_diagnostics(output, CASES)
+    return scoring.score(truth, diagnostics, CASES)
+
+
+def test_truth_covers_every_case_file(truth):
+    import record_truth
+    assert sorted(truth["files"]) == record_truth.case_files(CASES), \
+        "tests/cases changed: re-record with `python tests/oracle/record_truth.py`"
+
+
+def test_truth_is_clean(report):
+    assert not report.errors, "\n".join(report.errors)
+
+
+def test_precision_and_recall(report):
+    text = report.render(verbose=True)
+    print(text)
+    assert report.precision >= MIN_PRECISION and report.recall >= MIN_RECALL, (
+        f"precision {report.precision:.3f} (need {MIN_PRECISION}), recall {report.recall:.3f} "
+        f"(need {MIN_RECALL})\n{text}")

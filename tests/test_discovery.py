@@ -1,0 +1,401 @@
+"""Stage 1: which classes and functions are compile roots.
+
+A root is the `forward` of an nn.Module subclass (found through any import spelling, through
+user base classes and mixins, in this file or another file of the same project) or a function
+decorated with torch.compile. Everything else is not linted as a root.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from flake8_staticfx.analysis import analyze
+from flake8_staticfx.config import Options
+from flake8_staticfx.discover import DEFAULT_MODULE_BASES
+from flake8_staticfx.report import flake8_diagnostics
+
+
+def write(path: Path, source: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def analyse(path: Path, options: Options | None = None):
+    return analyze(path.read_text(encoding="utf-8"), str(path), options=options)
+
+
+def roots(path: Path, options: Options | None = None) -> list[str]:
+    return [graph.root for graph in analyse(path, options).graphs]
+
+
+def codes(path: Path, options: Options | None = None) -> list[tuple[int, str]]:
+    return [(line, message.split()[0]) for line, _, message in flake8_diagnostics(analyse(path, options))]
+
+
+# A body whose break tells that the forward was analysed, not only listed.
+BODY = """
+    def forward(self, x):
+        return x.sum().item()
+"""
+
+
+@pytest.mark.parametrize(("imports", "base"), [
+    ("import torch.nn as nn", "nn.Module"),
+    ("import torch", "torch.nn.Module"),
+    ("import torch.nn", "torch.nn.Module"),
+    ("from torch.nn import Module", "Module"),
+    ("from torch.nn import Module as TorchModule", "TorchModule"),
+    ("from torch import nn", "nn.Module"),
+    ("from torch import nn as tnn", "tnn.Module"),
+    ("import torch as T", "T.nn.Module"),
+    ("from torch.nn.modules.module import Module", "Module"),
+    ("import torch.nn as nn", "nn.Linear"),  # a subclass of a torch layer is a module too
+])
+def test_module_found_through_every_import_spelling(tmp_path, imports, base):
+    path = write(tmp_path / "model.py", f"{imports}\n\n\nclass Net({base}):{BODY}")
+    assert roots(path) == ["Net.forward"]
+    assert codes(path) == [(6, "SFX102")]
+
+
+def test_unrelated_module_named_like_torch_is_not_a_module(tmp_path):
+    path = write(tmp_path / "model.py", f"import mylib.nn as nn\n\n\nclass Net(nn.Module):{BODY}")
+    assert roots(path) == []
+    assert codes(path) == []
+
+
+def test_user_base_class_and_mixin_in_the_same_file(tmp_path):
+    path = write(tmp_path / "model.py", """
+        import torch.nn as nn
+
+
+        class Base(nn.Module):
+            def helper(self, x):
+                return x * 2
+
+
+        class Middle(Base):
+            pass
+
+
+        class LoggingMixin:
+            def describe(self):
+                return type(self).__name__
+
+
+        class Net(LoggingMixin, Middle):
+            def forward(self, x):
+                return self.helper(x).sum().item()
+
+
+        class MixinFirstThenTorch(LoggingMixin, nn.Module):
+            def forward(self, x):
+                return x.tolist()
+    """)
+    assert roots(path) == ["Net.forward", "MixinFirstThenTorch.forward"]
+    assert codes(path) == [(20, "SFX102"), (25, "SFX103")]
+
+
+def test_module_classes_need_a_forward_to_be_roots(tmp_path):
+    path = write(tmp_path / "model.py", """
+        import torch.nn as nn
+
+
+        class Base(nn.Module):
+            def helper(self, x):
+                return x.sum().item()
+
+
+        class Child(Base):
+            def forward(self, x):
+                return x
+    """)
+    assert roots(path) == ["Child.forward"]
+
+
+def test_inherited_forward_is_not_a_second_root(tmp_path):
+    path = write(tmp_path / "model.py", """
+        import torch.nn as nn
+
+
+        class Base(nn.Module):
+            def forward(self, x):
+                return x.sum().item()
+
+
+        class Child(Base):
+            def extra(self):
+                return 1
+    """)
+    assert roots(path) == ["Base.forward"]
+    assert codes(path) == [(6, "SFX102")]
+
+
+def make_package(tmp_path: Path) -> Path:
+    """pkg/ with its base classes in submodules; returns the package directory."""
+    pkg = tmp_path / "pkg"
+    write(pkg / "__init__.py", "")
+    write(pkg / "layers" / "__init__.py", "from .common import Backbone\n")
+    write(pkg / "layers" / "common.py", """
+        import torch.nn as nn
+
+
+        class Backbone(nn.Module):
+            def features(self, x):
+                return x * 2
+
+
+        class Head(Backbone):
+            pass
+    """)
+    write(pkg / "mixins.py", """
+        class ConfigMixin:
+            def config(self):
+                return {}
+    """)
+    return pkg
+
+
+@pytest.mark.parametrize(("imports", "base"), [
+    ("from .layers.common import Backbone", "Backbone"),
+    ("from pkg.layers.common import Backbone", "Backbone"),
+    ("from .layers import common", "common.Backbone"),
+    ("import pkg.layers.common as common", "common.Backbone"),
+    ("import pkg.layers.common", "pkg.layers.common.Backbone"),
+    ("from .layers import Backbone", "Backbone"),  # re-exported by layers/__init__.py
+    ("from .layers.common import Head", "Head"),  # two user classes deep, in the other file
+])
+def test_user_base_class_in_another_file_of_the_package(tmp_path, imports, base):
+    pkg = make_package(tmp_path)
+    path = write(pkg / "model.py", f"""
+        {imports}
+        from .mixins import ConfigMixin
+
+
+        class Net(ConfigMixin, {base}):
+            def forward(self, x):
+                return self.features(x).sum().item()
+    """)
+    assert roots(path) == ["Net.forward"]
+    assert codes(path) == [(7, "SFX102")]
+
+
+def test_mixin_from_another_file_alone_does_not_make_a_module(tmp_path):
+    pkg = make_package(tmp_path)
+    path = write(pkg / "model.py", f"""
+        from .mixins import ConfigMixin
+
+
+        class NotAModule(ConfigMixin):{BODY}""")
+    assert roots(path) == []
+
+
+@pytest.mark.parametrize("spelling", [
+    "from lightning import LightningModule",
+    "from pytorch_lightning import LightningModule",
+    "import pytorch_lightning as pl",
+    "from transformers import PreTrainedModel",
+])
+def test_default_module_bases(tmp_path, spelling):
+    name = spelling.split()[-1]
+    base = {"pl": "pl.LightningModule"}.get(name, name)
+    path = write(tmp_path / "model.py", f"{spelling}\n\n\nclass Net({base}):{BODY}")
+    assert roots(path) == ["Net.forward"]
+    assert codes(path) == [(6, "SFX102")]
+    assert roots(path, Options(module_bases=())) == []
+
+
+def test_default_module_bases_are_the_documented_ones():
+    assert "LightningModule" in DEFAULT_MODULE_BASES
+    assert Options().module_bases == DEFAULT_MODULE_BASES
+
+
+def test_custom_module_base_through_the_analysis_options(tmp_path):
+    path = write(tmp_path / "model.py", f"from mylib.models import TrainableBase\n\n\nclass Net(TrainableBase):{BODY}")
+    assert roots(path) == []
+    assert roots(path, Options(module_bases=("TrainableBase",))) == ["Net.forward"]
+    assert roots(path, Options(module_bases=("mylib.models.TrainableBase",))) == ["Net.forward"]
+
+
+def flake8(*args: str, cwd: Path) -> list[str]:
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "--isolated", *args],
+                            capture_output=True, text=True, cwd=cwd, timeout=120)
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.stdout.splitlines()
+
+
+def test_module_bases_flake8_option(tmp_path):
+    write(tmp_path / "model.py", f"from mylib.models import TrainableBase\n\n\nclass Net(TrainableBase):{BODY}")
+    assert flake8("model.py", cwd=tmp_path) == []
+    found = flake8("--staticfx-module-bases=Other,TrainableBase", "model.py", cwd=tmp_path)
+    assert [line.split(": ")[0] + ": " + line.split(": ")[1].split()[0] for line in found] \
+        == ["model.py:6:16: SFX102"]
+
+
+def test_module_bases_option_replaces_the_defaults(tmp_path):
+    write(tmp_path / "model.py", f"from lightning import LightningModule\n\n\nclass Net(LightningModule):{BODY}")
+    assert len(flake8("model.py", cwd=tmp_path)) == 1
+    assert flake8("--staticfx-module-bases=TrainableBase", "model.py", cwd=tmp_path) == []
+
+
+def test_torch_compile_decorated_functions_are_roots(tmp_path):
+    path = write(tmp_path / "model.py", """
+        import torch
+        from torch import compiler
+
+
+        @torch.compile
+        def plain(x):
+            return x.sum().item()
+
+
+        @torch.compile(fullgraph=False, dynamic=True)
+        def called(x):
+            return x.tolist()
+
+
+        @compiler.compile
+        def through_compiler(x):
+            return print(x)
+
+
+        @torch.no_grad()
+        def not_compiled(x):
+            return x.sum().item()
+
+
+        def undecorated(x):
+            return x.sum().item()
+
+
+        class Runner:
+            @torch.compile
+            def step(self, x):
+                return x.sum().item()
+    """)
+    assert roots(path) == ["plain", "called", "through_compiler", "Runner.step"]
+    assert codes(path) == [(7, "SFX102"), (12, "SFX103"), (17, "SFX201"), (32, "SFX102")]
+
+
+@pytest.mark.parametrize(("imports", "decorator"), [
+    ("from torch import compile", "@compile"),
+    ("from torch import compile as tcompile", "@tcompile"),
+    ("from torch import compile as tcompile", "@tcompile(mode='max-autotune')"),
+    ("import torch as T", "@T.compile"),
+    ("import torch.compiler as tc", "@tc.compile"),
+])
+def test_torch_compile_through_every_import_spelling(tmp_path, imports, decorator):
+    path = write(tmp_path / "model.py", f"{imports}\n\n\n{decorator}\ndef step(x):\n    return x.sum().item()\n")
+    assert roots(path) == ["step"]
+    assert codes(path) == [(6, "SFX102")]
+
+
+def test_functions_named_compile_elsewhere_are_not_roots(tmp_path):
+    path = write(tmp_path / "model.py", """
+        import re
+        from mylib import compile
+
+
+        @compile
+        def step(x):
+            return x.sum().item()
+
+
+        @re.compile
+        def other(x):
+            return x.sum().item()
+    """)
+    assert roots(path) == []
+
+
+def test_non_modules_are_not_roots(tmp_path):
+    path = write(tmp_path / "model.py", """
+        import dataclasses
+
+        import torch
+
+
+        class Plain:
+            def forward(self, x):
+                return x.sum().item()
+
+
+        @dataclasses.dataclass
+        class Config:
+            width: int = 4
+
+            def forward(self, x):
+                return x.sum().item()
+
+
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.sum().item()
+
+
+        def forward(x):
+            return x.sum().item()
+
+
+        class Dataset(torch.utils.data.Dataset):
+            def forward(self, x):
+                return x.sum().item()
+    """)
+    assert roots(path) == []
+    assert codes(path) == []
+
+
+def test_class_decorated_by_an_unknown_decorator_is_not_linted(tmp_path):
+    # The decorator may replace forward (e.g. a library's kernel dispatch).
+    path = write(tmp_path / "model.py", f"""
+        import torch.nn as nn
+        from mylib import swap_forward
+
+
+        @swap_forward
+        class Net(nn.Module):{BODY}""")
+    assert roots(path) == []
+
+
+def test_roots_in_source_order_with_nested_classes(tmp_path):
+    path = write(tmp_path / "model.py", """
+        import torch.nn as nn
+
+
+        class Outer(nn.Module):
+            class Inner(nn.Module):
+                def forward(self, x):
+                    return x
+
+            def forward(self, x):
+                return x
+
+
+        class Last(nn.Module):
+            def forward(self, x):
+                return x
+    """)
+    assert sorted(roots(path)) == ["Inner.forward", "Last.forward", "Outer.forward"]
+
+
+def test_cyclic_class_hierarchy_does_not_hang(tmp_path):
+    # Not valid at run time, but a linter sees code mid-edit.
+    path = write(tmp_path / "model.py", """
+        import torch.nn as nn
+
+
+        class A(B):
+            def forward(self, x):
+                return x.sum().item()
+
+
+        class B(A):
+            pass
+    """)
+    assert roots(path) == []

@@ -1,0 +1,374 @@
+"""The graph CLI: `python -m flake8_staticfx graph FILE [--root NAME] [--format text|dot|json]`.
+
+Golden files live in tests/golden/; regenerate them after an intended change with
+    STATICFX_UPDATE_GOLDEN=1 python -m pytest tests/test_graph.py
+and review the diff.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flake8_staticfx.__main__ import main
+from flake8_staticfx.ir import OPCODES
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SIMPLE = str(EXAMPLES / "simple_net.py")
+CONDITIONAL = str(EXAMPLES / "conditional_net.py")
+
+
+def cli(*args: str) -> str:
+    """Run the CLI in a subprocess, as a user does; return stdout."""
+    result = subprocess.run([sys.executable, "-m", "flake8_staticfx", "graph", *args], capture_output=True,
+                            text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result.stdout
+
+
+def graph_in_process(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["graph", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# -- text -----------------------------------------------------------------------------
+
+def table_rows(text: str) -> list[dict[str, str]]:
+    """The rows of every tabular graph in the text output, keyed by the header's columns."""
+    rows = []
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if line.split()[:3] != ["opcode", "name", "target"]:
+            continue
+        starts = [match.start() for match in re.finditer(r"\S+", line)]
+        headers = line.split()
+        for row in lines[index + 2:]:
+            if not row.strip() or row.startswith("  break") or not row[:1].strip():
+                break
+            cells = [row[a:b].strip() for a, b in zip(starts, [*starts[1:], None])]
+            rows.append(dict(zip(headers, cells)))
+    return rows
+
+
+def test_text_simple_net():
+    text = cli(SIMPLE)
+    assert text.splitlines()[0].startswith("SimpleNet.forward  (5 nodes, 0 graph breaks, 1 graph(s) predicted)")
+    rows = table_rows(text)
+    assert [(r["opcode"], r["name"], r["target"]) for r in rows] == [
+        ("placeholder", "x", "x"),
+        ("call_module", "fc1", "fc1"),
+        ("call_function", "relu", "torch.relu"),
+        ("call_module", "fc2", "fc2"),
+        ("output", "output", "output"),
+    ]
+    assert [r["args"] for r in rows] == ["()", "(%x,)", "(%fc1,)", "(%relu,)", "(%fc2,)"]
+    assert [r["line"] for r in rows[1:4]] == ["13", "14", "15"]
+    assert all(r.get("break", "") == "" for r in rows)
+    assert "break SFX" not in text
+
+
+def test_text_conditional_net():
+    text = cli(CONDITIONAL)
+    assert text.splitlines()[0].startswith("ConditionalNet.forward  (")
+    assert "1 graph breaks, 2 graph(s) predicted" in text.splitlines()[0]
+    rows = {r["name"]: r for r in table_rows(text)}
+    assert rows["x"]["opcode"] == "placeholder"
+    assert (rows["fc1"]["opcode"], rows["fc1"]["target"]) == ("call_module", "fc1")
+    assert (rows["relu"]["opcode"], rows["relu"]["target"]) == ("call_function", "torch.relu")
+    assert (rows["tanh"]["opcode"], rows["tanh"]["target"]) == ("call_function", "torch.tanh")
+    assert rows["fc2"]["opcode"] == "call_module"
+    assert rows["output"]["opcode"] == "output"
+    # the branch, and both of its arms, belong to the break
+    assert rows["relu"]["break"] == rows["tanh"]["break"] == "SFX101"
+    assert [r["name"] for r in rows.values() if r["break"] == "SFX101" and r["line"] == "14"]
+    assert rows["fc1"]["break"] == rows["fc2"]["break"] == ""
+    assert "  break SFX101 line 14: data-dependent branch on tensor `x.sum() > 0` (GB0170)" in text
+    assert "    workaround: compute both branches and select with torch.where" in text
+    nodes_line = next(line for line in text.splitlines() if line.startswith("    nodes: "))
+    assert {"relu", "tanh"} <= set(nodes_line.split(": ", 1)[1].split(", "))
+
+
+def test_text_is_the_default_format(capsys):
+    code, out, _ = graph_in_process(capsys, CONDITIONAL)
+    assert code == 0
+    assert out == cli(CONDITIONAL, "--format", "text")
+
+
+def golden(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("STATICFX_UPDATE_GOLDEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(actual, encoding="utf-8")
+    assert path.exists(), f"missing golden file {path}: run with STATICFX_UPDATE_GOLDEN=1"
+    assert actual == path.read_text(encoding="utf-8")
+
+
+def test_golden_text_conditional_net():
+    golden("conditional_net.txt", cli("examples/conditional_net.py"))
+
+
+# -- DOT -------------------------------------------------------------------------------
+
+DOT_NODE = re.compile(r'^\s*"(?P<id>[^"]+)" \[label="(?P<label>(?:[^"\\]|\\.)*)"(?P<rest>[^\]]*)\];$')
+DOT_EDGE = re.compile(r'^\s*"(?P<src>[^"]+)" -> "(?P<dst>[^"]+)";$')
+
+
+def parse_dot(text: str) -> tuple[dict[str, dict], list[tuple[str, str]], list[str]]:
+    """A strict reading of the DOT we emit: (nodes by id, edges, cluster labels)."""
+    lines = text.strip().splitlines()
+    assert lines[0] == "digraph staticfx {" and lines[-1] == "}"
+    assert text.count("{") == text.count("}")
+    nodes, edges, clusters = {}, [], []
+    for line in lines[1:-1]:
+        if node := DOT_NODE.match(line):
+            attrs = dict(re.findall(r'(\w+)=("[^"]*"|\w+)', node["rest"]))
+            nodes[node["id"]] = {"label": node["label"], **{k: v.strip('"') for k, v in attrs.items()}}
+        elif edge := DOT_EDGE.match(line):
+            edges.append((edge["src"], edge["dst"]))
+        elif match := re.match(r'^\s*label="([^"]*)";$', line):
+            clusters.append(match[1])
+        else:
+            assert re.match(r"^\s*(subgraph cluster_\d+ \{|\}|node \[.*\];)$", line), line
+    for src, dst in edges:
+        assert src in nodes and dst in nodes
+    return nodes, edges, clusters
+
+
+def test_dot_simple_net_has_no_highlight():
+    nodes, edges, clusters = parse_dot(cli(SIMPLE, "--format", "dot"))
+    assert clusters == ["SimpleNet.forward"]
+    assert [n["label"].split("\\n")[0] for n in nodes.values()] == ["x", "fc1", "relu", "fc2", "output"]
+    assert len(edges) == 4
+    assert not any("fillcolor" in n for n in nodes.values())
+
+
+def test_dot_conditional_net_highlights_the_break():
+    nodes, edges, clusters = parse_dot(cli(CONDITIONAL, "--format", "dot"))
+    assert clusters == ["ConditionalNet.forward"]
+    by_name = {n["label"].split("\\n")[0]: n for n in nodes.values()}
+    filled = {name for name, n in by_name.items() if n.get("style") == "filled"}
+    assert {"relu", "tanh"} < filled
+    red = [name for name, n in by_name.items() if n.get("fillcolor") == "red"]
+    assert len(red) == 1  # the node where the graph breaks; its region is orange
+    assert by_name[red[0]]["tooltip"] == "SFX101: line 14"
+    assert {"x", "fc1", "fc2", "output"}.isdisjoint(filled)
+    ids = {n["label"].split("\\n")[0]: node_id for node_id, n in nodes.items()}
+    assert (ids["x"], ids["fc1"]) in edges and (ids["fc1"], ids["relu"]) in edges
+
+
+def test_dot_renders_with_graphviz_when_installed(tmp_path):
+    dot = pytest.importorskip("shutil").which("dot")
+    if dot is None:
+        pytest.skip("graphviz is not installed")
+    (tmp_path / "g.dot").write_text(cli(CONDITIONAL, "--format", "dot"))
+    subprocess.run([dot, "-Tsvg", str(tmp_path / "g.dot"), "-o", str(tmp_path / "g.svg")], check=True)
+
+
+# -- JSON ------------------------------------------------------------------------------
+
+NODE_KEYS = {"name", "op", "target", "args", "kwargs", "users", "line", "break"}
+REGION_KEYS = {"code", "reason", "gb", "line", "col", "workaround", "fixable", "nodes"}
+
+
+def node_refs(value) -> list[str]:
+    if isinstance(value, dict) and set(value) == {"node"}:
+        return [value["node"]]
+    if isinstance(value, dict):
+        return [ref for item in value.values() for ref in node_refs(item)]
+    if isinstance(value, list):
+        return [ref for item in value for ref in node_refs(item)]
+    return []
+
+
+def check_graph_json(graph: dict) -> None:
+    """Invariants of every graph: fx opcodes, unique names, args earlier, users mirror args."""
+    names = [node["name"] for node in graph["nodes"]]
+    assert len(names) == len(set(names))
+    seen: set[str] = set()
+    users: dict[str, list[str]] = {name: [] for name in names}
+    for node in graph["nodes"]:
+        assert NODE_KEYS <= set(node), node
+        assert node["op"] in OPCODES
+        assert isinstance(node["line"], int) and node["line"] > 0
+        for ref in node_refs([node["args"], node["kwargs"]]):
+            assert ref in seen, f"{node['name']} uses {ref} before it is defined"
+            if node["name"] not in users[ref]:
+                users[ref].append(node["name"])
+        seen.add(node["name"])
+    for node in graph["nodes"]:
+        assert node["users"] == users[node["name"]]
+    assert graph["nodes"][-1]["op"] == "output"
+    region_of = {}
+    for region in graph["regions"]:
+        assert REGION_KEYS <= set(region), region
+        assert set(region["nodes"]) <= set(names)
+        region_of.update(dict.fromkeys(region["nodes"], region["code"]))
+    for node in graph["nodes"]:
+        assert node["break"] == region_of.get(node["name"])
+
+
+def test_json_simple_net():
+    data = json.loads(cli(SIMPLE, "--format", "json"))
+    assert set(data) >= {"graphs"}
+    (graph,) = data["graphs"]
+    check_graph_json(graph)
+    assert [(n["op"], n["target"]) for n in graph["nodes"]] == [
+        ("placeholder", "x"), ("call_module", "fc1"), ("call_function", "torch.relu"),
+        ("call_module", "fc2"), ("output", "output")]
+    assert graph["nodes"][1]["args"] == [{"node": "x"}]
+    assert graph["nodes"][0]["users"] == ["fc1"]
+    assert graph["regions"] == []
+
+
+def test_json_conditional_net():
+    data = json.loads(cli(CONDITIONAL, "--format", "json"))
+    (graph,) = data["graphs"]
+    check_graph_json(graph)
+    (region,) = graph["regions"]
+    assert region["code"] == "SFX101"
+    assert region["gb"] == ["GB0170"]
+    assert region["line"] == 14
+    assert region["col"] == (EXAMPLES / "conditional_net.py").read_text().splitlines()[13].index("x.sum()")
+    assert "x.sum() > 0" in region["reason"]
+    assert region["workaround"].startswith("compute both branches")
+    assert region["fixable"] is True
+    by_name = {n["name"]: n for n in graph["nodes"]}
+    covered = [by_name[name] for name in region["nodes"]]
+    targets = {n["target"] for n in covered}
+    assert {"torch.relu", "torch.tanh"} <= targets  # nodes of both branches
+    assert {n["line"] for n in covered} >= {14, 15, 17}
+    assert by_name["fc1"]["break"] is None and by_name["fc2"]["break"] is None
+
+
+def test_json_transformer_block_regions():
+    data = json.loads(cli(str(EXAMPLES / "transformer_block.py"), "--format", "json", "--root",
+                          "TransformerBlock.forward"))
+    (graph,) = data["graphs"]
+    check_graph_json(graph)
+    assert [(r["code"], r["line"], r["gb"]) for r in graph["regions"]] == [
+        ("SFX102", 35, ["GB0124"]), ("SFX202", 36, ["GB0291", "GB4841"])]
+    # the submodule's forward is inlined: its layers are call_module nodes with dotted paths
+    assert {"ff.up", "ff.down", "ff.drop"} <= {n["target"] for n in graph["nodes"] if n["op"] == "call_module"}
+
+
+def test_fullgraph_flag():
+    data = json.loads(cli(str(EXAMPLES / "transformer_block.py"), "--format", "json", "--fullgraph",
+                          "--root", "TransformerBlock"))
+    assert [r["code"] for r in data["graphs"][0]["regions"]] == ["SFX202"]
+
+
+def test_every_example_gives_valid_json():
+    for path in sorted(EXAMPLES.glob("*.py")):
+        data = json.loads(cli(str(path), "--format", "json"))
+        assert data["graphs"], path
+        for graph in data["graphs"]:
+            check_graph_json(graph)
+
+
+# -- roots and errors -----------------------------------------------------------------------
+
+def test_root_selects_one_graph(capsys):
+    path = str(EXAMPLES / "transformer_block.py")
+    _, everything, _ = graph_in_process(capsys, path)
+    assert "FeedForward.forward" in everything and "TransformerBlock.forward" in everything
+    for name in ("FeedForward", "FeedForward.forward"):
+        code, out, _ = graph_in_process(capsys, path, "--root", name)
+        assert code == 0
+        assert out.startswith("FeedForward.forward") and "TransformerBlock.forward" not in out
+
+
+def test_unknown_root(capsys):
+    code, out, err = graph_in_process(capsys, SIMPLE, "--root", "Nope")
+    assert code == 2 and out == ""
+    assert "Nope" in err
+
+
+def test_missing_file():
+    result = subprocess.run([sys.executable, "-m", "flake8_staticfx", "graph", "no/such/file.py"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "no/such/file.py" in result.stderr
+
+
+def test_bad_format():
+    result = subprocess.run([sys.executable, "-m", "flake8_staticfx", "graph", SIMPLE, "--format", "pdf"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+# -- agreement with torch -----------------------------------------------------------------------
+
+def test_simple_net_matches_torch_fx():
+    torch = pytest.importorskip("torch")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("simple_net_example", SIMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    traced = torch.fx.symbolic_trace(module.SimpleNet())
+    fx_nodes = []
+    for node in traced.graph.nodes:
+        target = node.target
+        if callable(target):
+            target = f"{target.__module__.replace('torch._C._VariableFunctions', 'torch')}.{target.__name__}"
+            target = re.sub(r"^torch\._C\._?[A-Za-z]*\.", "torch.", target)
+        fx_nodes.append((node.op, node.name, str(target)))
+    (graph,) = json.loads(cli(SIMPLE, "--format", "json"))["graphs"]
+    assert [(n["op"], n["name"], n["target"]) for n in graph["nodes"]] == fx_nodes
+
+
+@pytest.mark.parametrize(("file", "cls"), [(SIMPLE, "SimpleNet"), (CONDITIONAL, "ConditionalNet")])
+def test_predicted_graph_count_matches_torch_compile(file, cls):
+    torch = pytest.importorskip("torch")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"example_{cls}", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    compiled = []
+
+    def backend(gm, example_inputs):
+        compiled.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    try:
+        torch.compile(getattr(module, cls)(), backend=backend)(torch.randn(4, 16))
+    finally:
+        torch._dynamo.reset()
+    (graph,) = json.loads(cli(file, "--format", "json"))["graphs"]
+    assert graph["predicted_graphs"] == len(compiled)
+
+
+def test_html_page_without_graphviz():
+    page = cli(CONDITIONAL, "--format", "html")
+    assert page.lstrip().lower().startswith("<!doctype html>")
+    assert page.rstrip().endswith("</html>")
+    assert "ConditionalNet.forward" in page and "SFX101" in page
+    assert "<script src=" not in page and "<link " not in page  # self-contained
+
+
+def test_svg_without_graphviz_is_a_clear_error(tmp_path):
+    env = {**os.environ, "PATH": str(tmp_path)}  # no `dot` on this PATH
+    result = subprocess.run([sys.executable, "-m", "flake8_staticfx", "graph", CONDITIONAL, "--format", "svg"],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 2 and "Graphviz" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_svg_with_graphviz():
+    import shutil
+
+    if not shutil.which("dot"):
+        pytest.skip("graphviz is not installed")
+    svg = cli(CONDITIONAL, "--format", "svg")
+    assert "<svg" in svg and "ConditionalNet.forward" in svg

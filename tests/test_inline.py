@@ -1,0 +1,579 @@
+"""Stage 2: calls are inlined the way dynamo inlines them, so a break in called code is found.
+
+Breaks inside the linted file are reported where the construct is; breaks in another file of
+the project are reported at the call in the linted file, naming the callee and its file:line.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from flake8_staticfx.analysis import analyze
+from flake8_staticfx.config import Options
+from flake8_staticfx.report import flake8_diagnostics
+
+
+def write(path: Path, source: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def diagnostics(path: Path, options: Options | None = None) -> list[tuple[int, int, str]]:
+    analysis = analyze(path.read_text(encoding="utf-8"), str(path), options=options)
+    assert not analysis.notices, analysis.notices
+    return list(flake8_diagnostics(analysis))
+
+
+def found(path: Path, options: Options | None = None) -> list[tuple[int, str]]:
+    return [(line, message.split()[0]) for line, _, message in diagnostics(path, options)]
+
+
+def expected(path: Path) -> list[tuple[int, str]]:
+    """The `# expect: SFXnnn` markers of a file, as (line, code)."""
+    marks = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if "# expect:" in text:
+            marks += [(number, code) for code in text.split("# expect:")[1].split()]
+    return marks
+
+
+def check(tmp_path: Path, source: str, options: Options | None = None) -> list[tuple[int, str]]:
+    """Lint `source` as tmp_path/model.py; what is found must be exactly what is marked."""
+    path = write(tmp_path / "model.py", source)
+    result = found(path, options)
+    assert result == expected(path)
+    return result
+
+
+HEADER = """
+import torch
+import torch.nn as nn
+"""
+
+
+def test_break_in_helper_method_is_reported_at_the_helper(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def forward(self, x):
+        return self.scale(x)
+
+    def scale(self, x):
+        return x / x.abs().max().item()  # expect: SFX102
+""")
+
+
+def test_helper_two_calls_deep(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def forward(self, x):
+        return self.outer(x + 1)
+
+    def outer(self, y):
+        return self.inner(y * 2)
+
+    def inner(self, z):
+        if z.mean() > 0:  # expect: SFX101
+            return z
+        return -z
+""")
+
+
+def test_helpers_not_called_from_forward_are_not_reported(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def forward(self, x):
+        return x + 1
+
+    def debug(self, x):
+        print(x.sum().item())
+""")
+
+
+def test_property(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3))
+
+    @property
+    def temperature(self):
+        return self.w.sum().item()  # expect: SFX102
+
+    def forward(self, x):
+        return x / self.temperature
+""")
+
+
+def test_staticmethod_and_classmethod(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    @staticmethod
+    def clip(x):
+        return x.clamp(max=x.max().item())  # expect: SFX102
+
+    @classmethod
+    def show(cls, x):
+        print(x)  # expect: SFX201
+        return x
+
+    def forward(self, x):
+        return self.show(self.clip(x))
+""")
+
+
+def test_nested_def_and_lambda(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def forward(self, x):
+        def norm(t):
+            return t / t.norm().item()  # expect: SFX102
+
+        to_list = lambda t: t.tolist()  # expect: SFX103
+        return to_list(norm(x))
+""")
+
+
+def test_closure_sees_the_enclosing_tensor(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def forward(self, x):
+        total = x.sum()
+
+        def positive():
+            if total > 0:  # expect: SFX101
+                return 1
+            return 0
+
+        return x * positive()
+""")
+
+
+def test_user_submodule_forward(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Gate(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, 1)
+
+    def forward(self, x):
+        return self.proj(x).sigmoid().mean().item()  # expect: SFX102
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = Gate(8)
+
+    def forward(self, x):
+        return x * self.gate(x)
+""")
+
+
+def test_submodule_chain_reports_only_reached_code(tmp_path):
+    # Quiet.forward branches on a shape only: no break anywhere.
+    check(tmp_path, HEADER + """
+
+class Quiet(nn.Module):
+    def forward(self, x):
+        if x.shape[0] > 1:
+            return x
+        return x * 2
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quiet = Quiet()
+
+    def forward(self, x):
+        return self.quiet(x)
+""")
+
+
+ITEM_MODULE = HEADER + """
+
+class Probe(nn.Module):
+    def forward(self, x):
+        print(x)  # expect: SFX201
+        return x
+
+"""
+
+
+@pytest.mark.parametrize("build, call", [
+    ("nn.Sequential(nn.Linear(4, 4), Probe())", "self.body(x)"),
+    ("nn.Sequential(*[Probe() for _ in range(2)])", "self.body(x)"),
+    ("nn.ModuleList([nn.ReLU(), Probe()])", "self.body[1](x)"),
+    ("nn.ModuleList(Probe() for _ in range(3))", "self.body[-1](x)"),
+    ("nn.ModuleDict({'act': nn.ReLU(), 'probe': Probe()})", "self.body['probe'](x)"),
+])
+def test_items_of_containers(tmp_path, build, call):
+    check(tmp_path, ITEM_MODULE + f"""
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = {build}
+
+    def forward(self, x):
+        return {call}
+""")
+
+
+@pytest.mark.parametrize("forward", [
+    # loop over a ModuleList built in a loop
+    """
+        for layer in self.layers:
+            x = layer(x)
+        return x
+    """,
+    # index with range(len(...))
+    """
+        for i in range(len(self.layers)):
+            x = self.layers[i](x)
+        return x
+    """,
+    # zip of two lists
+    """
+        for layer, norm in zip(self.layers, self.norms):
+            x = norm(layer(x))
+        return x
+    """,
+])
+def test_modulelist_built_in_a_loop(tmp_path, forward):
+    path = write(tmp_path / "model.py", ITEM_MODULE + """
+class Net(nn.Module):
+    def __init__(self, depth=3):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for _ in range(depth):
+            self.layers.append(nn.Linear(4, 4))
+        self.layers.append(Probe())
+        self.norms = nn.ModuleList([nn.LayerNorm(4) for _ in range(depth + 1)])
+
+    def forward(self, x):
+""" + textwrap.indent(textwrap.dedent(forward).strip("\n"), "        ") + "\n")
+    assert found(path) == expected(path) != []
+
+
+def test_moduledict_iterated_by_items(tmp_path):
+    check(tmp_path, ITEM_MODULE + """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleDict({name: Probe() for name in ("a", "b")})
+        self.fixed = nn.ModuleDict({"a": nn.Linear(4, 4), "b": Probe()})
+
+    def forward(self, x):
+        out = {}
+        for name, head in self.fixed.items():
+            out[name] = head(x)
+        return out
+""")
+
+
+def test_inherited_method_from_user_base(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Base(nn.Module):
+    def summarize(self, x):
+        return x.mean().item()  # expect: SFX102
+
+
+class Net(Base):
+    def forward(self, x):
+        return x - self.summarize(x)
+""")
+
+
+def test_super_forward(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Base(nn.Module):
+    def forward(self, x):
+        return x.tolist()  # expect: SFX103
+
+
+class Net(Base):
+    def forward(self, x):
+        return super().forward(x * 2)
+""")
+
+
+def test_module_level_function(tmp_path):
+    check(tmp_path, HEADER + """
+
+def normalise(x):
+    return x / x.sum().item()  # expect: SFX102
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return normalise(x)
+""")
+
+
+def make_project(tmp_path: Path) -> Path:
+    pkg = tmp_path / "proj"
+    write(pkg / "__init__.py", "")
+    write(pkg / "ops.py", """
+        import torch
+
+
+        def normalise(x):
+            scale = x.abs().max().item()
+            return x / scale
+
+
+        def clean(x):
+            return torch.relu(x)
+    """)
+    write(pkg / "util" / "__init__.py", "")
+    write(pkg / "util" / "debug.py", """
+        def show(x):
+            print(x.shape)
+            return x
+    """)
+    return pkg
+
+
+@pytest.mark.parametrize(("imports", "call"), [
+    ("from .ops import normalise", "normalise(x)"),
+    ("from proj.ops import normalise", "normalise(x)"),
+    ("from . import ops", "ops.normalise(x)"),
+    ("import proj.ops as ops", "ops.normalise(x)"),
+    ("from .ops import normalise as norm", "norm(x)"),
+])
+def test_function_imported_from_another_file(tmp_path, imports, call):
+    pkg = make_project(tmp_path)
+    path = write(pkg / "model.py", f"""
+        import torch.nn as nn
+        {imports}
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                h = x + 1
+                return {call}  # expect: SFX102
+    """)
+    result = diagnostics(path)
+    assert [(line, message.split()[0]) for line, _, message in result] == expected(path)
+    line, col, message = result[0]
+    assert col == 15  # the call in the linted file, not the .item() in ops.py
+    assert "`normalise`" in message
+    assert "ops.py:5" in message
+
+
+def test_clean_imported_function_and_deeper_package(tmp_path):
+    pkg = make_project(tmp_path)
+    path = write(pkg / "model.py", """
+        import torch.nn as nn
+        from .ops import clean
+        from .util.debug import show
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                x = clean(x)
+                return show(x)  # expect: SFX201
+    """)
+    result = diagnostics(path)
+    assert [(line, message.split()[0]) for line, _, message in result] == expected(path)
+    assert "`show`" in result[0][2] and "debug.py:2" in result[0][2]
+
+
+def test_imported_submodule_class_reported_at_call(tmp_path):
+    pkg = make_project(tmp_path)
+    write(pkg / "blocks.py", """
+        import torch.nn as nn
+
+
+        class Block(nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x
+                return -x
+    """)
+    path = write(pkg / "model.py", """
+        import torch.nn as nn
+        from .blocks import Block
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+            def forward(self, x):
+                return self.block(x) * 2  # expect: SFX101
+    """)
+    result = diagnostics(path)
+    assert [(line, message.split()[0]) for line, _, message in result] == expected(path)
+    assert "blocks.py:6" in result[0][2]
+
+
+def check_bounded(tmp_path: Path, source: str, seconds: float = 10.0) -> None:
+    start = time.monotonic()
+    check(tmp_path, source)
+    assert time.monotonic() - start < seconds
+
+
+def test_self_recursive_helper_terminates(tmp_path):
+    # Dynamo would inline the recursion; the analysis cuts it at the second activation, so
+    # the first activation's breaks are found and the analysis goes on after the call.
+    check_bounded(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def forward(self, x):
+        y = self.expand(x, 3)
+        print(y)  # expect: SFX201
+        return y
+
+    def expand(self, x, n):
+        if n == 0:
+            return x
+        total = x.sum().item()  # expect: SFX102
+        return self.expand(x * total, n - 1)
+""")
+
+
+def test_unbounded_recursion_terminates(tmp_path):
+    check_bounded(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def forward(self, x):
+        self.again(x)
+        return x.sum().item()  # expect: SFX102
+
+    def again(self, x):
+        return self.again(x + 1)
+""")
+
+
+def test_mutual_recursion_between_two_modules_terminates(tmp_path):
+    check_bounded(tmp_path, HEADER + """
+
+class Ping(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pong = Pong()
+
+    def forward(self, x, n: int = 4):
+        if n == 0:
+            return x
+        return self.pong(x, self, n - 1)
+
+
+class Pong(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ping = Ping()  # a construction cycle too
+
+    def forward(self, x, ping, n: int):
+        print(x)  # expect: SFX201
+        return ping(x * 2, n)
+""")
+
+
+def test_mutual_recursion_between_functions_terminates(tmp_path):
+    check_bounded(tmp_path, HEADER + """
+
+def even(x, n):
+    return x if n == 0 else odd(x + 1, n - 1)
+
+
+def odd(x, n):
+    x.tolist()  # expect: SFX103
+    return even(x.relu(), n - 1)
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        even(x, 7)
+        return x.sum().item()  # expect: SFX102
+""")
+
+
+DEEP = HEADER + """
+
+class Net(nn.Module):
+    def forward(self, x):
+        return self.one(x)
+
+    def one(self, x):
+        return self.two(x)
+
+    def two(self, x):
+        return self.three(x)
+
+    def three(self, x):
+        return x.sum().item()  # expect: SFX102
+"""
+
+
+def test_max_inline_depth_is_honoured(tmp_path):
+    path = write(tmp_path / "model.py", DEEP)
+    assert found(path) == [(16, "SFX102")]
+    assert found(path, Options(max_inline_depth=3)) == [(16, "SFX102")]
+    assert found(path, Options(max_inline_depth=2)) == []
+    assert found(path, Options(max_inline_depth=0)) == []
+
+
+def test_max_inline_depth_flake8_option(tmp_path):
+    write(tmp_path / "model.py", DEEP)
+
+    def flake8(*args):
+        result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "--isolated", *args, "model.py"],
+                                capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert "Traceback" not in result.stderr, result.stderr
+        return [line.split(": ")[0] + " " + line.split(": ")[1].split()[0] for line in result.stdout.splitlines()]
+
+    assert flake8() == ["model.py:16:16 SFX102"]
+    assert flake8("--staticfx-max-inline-depth=3") == ["model.py:16:16 SFX102"]
+    assert flake8("--staticfx-max-inline-depth=2") == []
+
+
+def test_call_reused_by_two_roots_is_reported_once(tmp_path):
+    check(tmp_path, HEADER + """
+
+def peak(x):
+    return x.max().item()  # expect: SFX102
+
+
+class A(nn.Module):
+    def forward(self, x):
+        return peak(x)
+
+
+class B(nn.Module):
+    def forward(self, x):
+        return peak(x) + peak(x * 2)
+""")
+
+
+def test_torch_checkpoint_inlines_its_function(tmp_path):
+    check(tmp_path, HEADER + """
+import torch.utils.checkpoint
+
+
+class Net(nn.Module):
+    def block(self, x):
+        return x * x.mean().item()  # expect: SFX102
+
+    def forward(self, x):
+        return torch.utils.checkpoint.checkpoint(self.block, x, use_reentrant=False)
+""")

@@ -1,0 +1,351 @@
+"""Every rule of rules.RULES: one snippet that triggers it and one near miss that does not.
+
+The cases are keyed by code and the tests are parametrized over the rule table, so a code
+added to the table without a case here fails `test_every_rule_has_a_case`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from flake8_staticfx.analysis import analyze
+from flake8_staticfx.config import Options
+from flake8_staticfx.report import flake8_diagnostics
+from flake8_staticfx.rules import OFF_BY_DEFAULT, RULES
+
+HEADER = """\
+import copy
+import logging
+import math
+import random
+import time
+import warnings
+
+import torch
+import torch.nn as nn
+
+logger = logging.getLogger(__name__)
+
+
+"""
+
+
+def net(body: str, init: str = "pass", extra: str = "") -> str:
+    """A module whose forward is `body` (x is a tensor input, h = self.fc(x) a definite one)."""
+    return HEADER + extra + textwrap.dedent("""\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+                {init}
+
+            def forward(self, x):
+                h = self.fc(x)
+                {body}
+                return h
+        """).format(init=textwrap.indent(textwrap.dedent(init).strip(), " " * 8).lstrip(),
+                    body=textwrap.indent(textwrap.dedent(body).strip(), " " * 8).lstrip())
+
+
+DISABLED = """\
+{decorator}def post(h):
+    return h + 1
+
+
+"""
+
+# code -> (triggers, near miss). The trigger marks its line with `# expect: CODE`.
+CASES: dict[str, tuple[str, str]] = {
+    "SFX101": (
+        net("""
+            if h.sum() > 0:  # expect: SFX101
+                h = h * 2
+        """),
+        net("""
+            if h.shape[0] > 0 and self.training:
+                h = h * 2
+        """),
+    ),
+    "SFX102": (
+        net("scale = h.abs().max().item()  # expect: SFX102"),
+        net("scale = h.abs().max()\nh = h / scale"),
+    ),
+    "SFX103": (
+        net("values = h.tolist()  # expect: SFX103"),
+        net("dims = list(h.shape)\nh = h.reshape(dims)"),
+    ),
+    "SFX104": (
+        net("norm = math.sqrt(h.pow(2).sum())  # expect: SFX104"),
+        net("norm = math.sqrt(h.shape[-1])\nh = h / norm"),
+    ),
+    "SFX105": (
+        net("""
+            k = random.randint(1, 4) * 2  # expect: SFX105
+            h = h * k
+        """),
+        net("""
+            k = random.randint(1, 4)
+            h = h * k
+        """),
+    ),
+    "SFX201": (
+        net("print(h)  # expect: SFX201"),
+        net("""
+            if not torch.compiler.is_compiling():
+                print(h)
+        """),
+    ),
+    "SFX202": (
+        net('logger.info("hidden %s", h.shape)  # expect: SFX202'),
+        net("""
+            if not torch.compiler.is_compiling():
+                logger.info("hidden %s", h.shape)
+        """),
+    ),
+    "SFX203": (
+        net('warnings.warn("slow path")  # expect: SFX203'),
+        net('self.started = 0.0', init='warnings.warn("slow path")\nself.started = time.time()'),
+    ),
+    "SFX301": (
+        net("torch._dynamo.graph_break()  # expect: SFX301"),
+        net("""
+            if not torch.compiler.is_compiling():
+                torch._dynamo.graph_break()
+        """),
+    ),
+    "SFX302": (
+        net("h = post(h)  # expect: SFX302", extra=DISABLED.format(decorator="@torch.compiler.disable\n")),
+        net("h = post(h)", extra=DISABLED.format(decorator="")),
+    ),
+    "SFX303": (
+        net("h.sum().backward()  # expect: SFX303"),
+        net("h = h.detach()"),
+    ),
+    "SFX304": (
+        net("x.requires_grad_()  # expect: SFX304"),
+        net("flag = h.requires_grad"),
+    ),
+    "SFX305": (
+        net("shadow = copy.deepcopy(self.fc)  # expect: SFX305"),
+        net("config = copy.deepcopy({'a': 1})"),
+    ),
+    "SFX306": (
+        net("out, _ = self.rnn(h)  # expect: SFX306", init="self.rnn = nn.LSTM(8, 8, batch_first=True)"),
+        net("h = self.cell(h)", init="self.cell = nn.GRUCell(8, 8)"),
+    ),
+    "SFX307": (
+        net("order = sorted(h[0])  # expect: SFX307"),
+        net("order = torch.sort(h).values\nnames = sorted(['b', 'a'])"),
+    ),
+    "SFX308": (
+        net("""
+            with torch.random.fork_rng():  # expect: SFX308
+                h = h * 2
+        """),
+        net("""
+            with torch.no_grad():
+                h = h * 2
+        """),
+    ),
+    "SFX309": (
+        net("""
+            g = torch.Generator().manual_seed(0)  # expect: SFX309
+            h = h + torch.randn(8, generator=g)  # expect: SFX309
+        """),
+        net("h = h + torch.randn(8)"),
+    ),
+    "SFX401": (
+        net("idx = torch.nonzero(h)  # expect: SFX401"),
+        net("h = torch.where(h > 0, h, 0)"),
+    ),
+}
+# The notice is not about the model's code; it has its own tests below.
+NOT_CONSTRUCT_RULES = {"SFX900"}
+
+
+def expected(source: str) -> list[tuple[int, str]]:
+    marks = []
+    for number, text in enumerate(source.splitlines(), 1):
+        if "# expect:" in text:
+            marks += [(number, code) for code in text.split("# expect:")[1].split()]
+    return marks
+
+
+def lint(tmp_path: Path, source: str, options: Options | None = None) -> list[tuple[int, int, str]]:
+    path = tmp_path / "model.py"
+    path.write_text(source, encoding="utf-8")
+    analysis = analyze(source, str(path), options=options)
+    assert not analysis.notices, analysis.notices
+    return list(flake8_diagnostics(analysis))
+
+
+def codes_of(found: list[tuple[int, int, str]]) -> list[tuple[int, str]]:
+    return [(line, message.split()[0]) for line, _, message in found]
+
+
+CODES = sorted(code for code in RULES if code not in NOT_CONSTRUCT_RULES)
+
+
+def test_every_rule_has_a_case():
+    assert sorted(CASES) == CODES
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_trigger(tmp_path, code):
+    source, _ = CASES[code]
+    marks = expected(source)
+    assert marks and all(c == code for _, c in marks)
+    found = lint(tmp_path, source)
+    assert codes_of(found) == marks
+    rule = RULES[code]
+    for _, _, message in found:
+        assert message.startswith(f"{code} ")
+        assert "/".join(rule.gb_ids) in message
+        assert rule.workaround in message
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_near_miss(tmp_path, code):
+    _, source = CASES[code]
+    assert expected(source) == []
+    assert codes_of(lint(tmp_path, source)) == []
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_captured_by_settings(tmp_path, code):
+    """Each setting in captured_by silences the rule; the other settings do not."""
+    source, _ = CASES[code]
+    rule = RULES[code]
+    settings = ["fullgraph", "capture_scalar_outputs", "capture_dynamic_output_shape_ops"]
+    for setting in settings:
+        found = codes_of(lint(tmp_path, source, Options(**{setting: True})))
+        if setting in rule.captured_by:
+            assert code not in {c for _, c in found}, setting
+        else:
+            assert found == expected(source), setting
+
+
+@pytest.mark.parametrize("setting", ["capture_scalar_outputs", "fullgraph"])
+def test_data_dependent_operator_is_not_captured(tmp_path, setting):
+    """Measured with torch 2.13: `math.sqrt(t.sum())` and `torch._assert(t.sum() > 0, ...)` still
+    break with capture_scalar_outputs=True ("Could not guard on data-dependent expression"),
+    and fail under fullgraph=True."""
+    source, _ = CASES["SFX104"]
+    assert codes_of(lint(tmp_path, source, Options(**{setting: True}))) == expected(source)
+
+
+def test_ignore_logging_functions(tmp_path):
+    source, _ = CASES["SFX202"]
+    assert codes_of(lint(tmp_path, source, Options(ignore_logging_functions=("logging.Logger.info",)))) == []
+    assert codes_of(lint(tmp_path, source, Options(ignore_logging_functions=("logging.Logger.debug",)))) \
+        == expected(source)
+
+
+def test_copy_of_a_tensor_breaks(tmp_path):
+    """Measured with torch 2.13: `copy.copy(tensor)` in forward breaks inside copy.py (GB0208,
+    "torch.* op returned non-Tensor"), reported by dynamo at the call."""
+    source = net("shadow = copy.copy(h)")
+    line = source.splitlines().index("        shadow = copy.copy(h)") + 1
+    assert [found_line for found_line, _ in codes_of(lint(tmp_path, source))] == [line]
+
+
+def test_torch_initial_seed_breaks(tmp_path):
+    """Measured with torch 2.13: `torch.initial_seed()` in forward breaks (GB0208, "torch.* op
+    returned non-Tensor") at its line."""
+    source = net("seed = torch.initial_seed()")
+    line = source.splitlines().index("        seed = torch.initial_seed()") + 1
+    assert [found_line for found_line, _ in codes_of(lint(tmp_path, source))] == [line]
+
+
+def test_reported_column_is_the_construct(tmp_path):
+    source, _ = CASES["SFX102"]
+    (line, col, _), = lint(tmp_path, source)
+    text = source.splitlines()[line - 1]
+    assert col == text.index("h.abs()")
+
+
+# -- the table itself ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_rule_entry_is_well_formed(code):
+    rule = RULES[code]
+    assert rule.code == code
+    assert re.fullmatch(r"SFX[1-9]\d\d", code)
+    assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
+    assert "{what}" in rule.message
+    assert rule.workaround and not rule.workaround.endswith(".")
+    for gb in rule.gb_ids:
+        assert re.fullmatch(r"GB\d{4}", gb)
+    if rule.gb_ids:
+        assert rule.docs_url.endswith(f"/{rule.gb_ids[0].lower()}.html")
+    option_fields = {f.name for f in dataclasses.fields(Options) if f.type in (bool, "bool")}
+    assert set(rule.captured_by) <= option_fields
+
+
+def test_rule_names_are_unique():
+    names = [rule.name for rule in RULES.values()]
+    assert len(names) == len(set(names))
+
+
+def test_only_the_notice_is_off_by_default():
+    assert OFF_BY_DEFAULT == ("SFX900",)
+
+
+def test_codes_are_grouped_by_family():
+    families = {"1": "data-dependent", "2": "side effects", "3": "untraced features",
+                "4": "dynamic shapes", "9": "notices"}
+    for code in RULES:
+        assert code[3] in families
+
+
+# -- SFX900, the analysis notice ------------------------------------------------------
+
+HUGE = HEADER + """\
+class Huge(nn.Module):
+    def forward(self, x):
+        for i in range(60):
+            for j in range(60):
+                for k in range(60):
+                    x = x + 1
+        return x.sum().item()
+"""
+
+
+def test_notice_when_a_root_runs_past_a_limit(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(HUGE, encoding="utf-8")
+    analysis = analyze(HUGE, str(path))
+    (notice,) = analysis.notices
+    assert notice.what == "Huge.forward"
+    assert notice.line == HUGE.splitlines().index("    def forward(self, x):") + 1
+    assert list(flake8_diagnostics(analysis)) == []  # notices only when asked for
+    found = list(flake8_diagnostics(analysis, notices=True))
+    assert [m.split()[0] for _, _, m in found] == ["SFX900"]
+    assert "Huge.forward" in found[0][2]
+
+
+def test_notice_for_a_file_that_does_not_parse():
+    analysis = analyze("import torch\ndef forward(:\n", "broken.py")
+    assert analysis.graphs == []
+    assert [n.reason.split(":")[0] for n in analysis.notices] == ["SyntaxError"]
+
+
+# -- README ----------------------------------------------------------------------------
+
+def test_readme_rule_table_matches_the_rule_table():
+    root = Path(__file__).resolve().parent.parent
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_rules_table", root / "docs" / "gen_rules_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert module.current_table(readme) == module.render_table(), \
+        "README's rule table is stale: run `python docs/gen_rules_table.py --write`"
+    for code in RULES:
+        assert code in readme
