@@ -137,5 +137,14 @@ def _report(args: argparse.Namespace, options: Options) -> int:
     return 0
 
 
+def run() -> int:
+    """main(), quiet when the reader of a pipe goes away (`... report DIR | head`)."""
+    try:
+        return main()
+    except BrokenPipeError:
+        sys.stderr.close()  # nothing more can be written; Python must not complain at exit
+        return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

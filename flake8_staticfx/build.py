@@ -122,7 +122,7 @@ class Builder:
             receiver = Module("user", "", cls=root.cls) if self.resolver.is_module_class(root.cls) \
                 else UNKNOWN
         env = self._root_params(function, receiver)
-        frame = Frame(function, module, env, cls=root.cls)
+        frame = Frame(function, module, env, cls=root.owner or root.cls)
         frame.is_property = is_property(self.resolver, function)
         try:
             self._run_body(frame)
@@ -622,7 +622,8 @@ class Builder:
                                             meta=self._meta(expr, frame))
             is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)
                                           if isinstance(v, Tensor))
-            return Tensor(node, weak=_only_weak(left, right), is_bool=is_bool, scalar=_all_scalar(left, right))
+            return Tensor(node, weak=_only_weak(left, right), is_bool=is_bool, scalar=_all_scalar(left, right),
+                          needs_grad=not is_bool and _grad(left, right))
         if isinstance(left, Static) and isinstance(right, Static) and (left.node or right.node):
             node = self.graph.call_function(f"operator.{BINOPS.get(op, 'add')}",
                                             (self._as_arg(left), self._as_arg(right)),
@@ -713,7 +714,7 @@ class Builder:
                                             meta=self._meta(expr, frame))
             if _has_bool_mask(key):
                 self.mark(node, "dynamic_shape", expr, frame)
-            return Tensor(node, is_bool=container.is_bool)
+            return Tensor(node, is_bool=container.is_bool, needs_grad=container.needs_grad)
         if isinstance(container, Static) and container.node is not None:
             node = self.graph.call_function("operator.getitem", (self._as_arg(container), self._as_arg(key)),
                                             meta=self._meta(expr, frame))
@@ -964,7 +965,7 @@ class Builder:
         if node is None:
             node = self._attr_nodes[target] = self.graph.get_attr(
                 target, meta=self._meta(expr, frame) if expr is not None else {})
-        return Tensor(node)
+        return Tensor(node, needs_grad=True)
 
     def set_attribute(self, module: Module, name: str, value: Value) -> None:
         if self.init_mode:
@@ -1171,7 +1172,8 @@ class Builder:
                                           self._kwargs(kwargs), meta=self._meta(expr, frame))
             if module.qname in tables.RNN_MODULES:
                 self.mark(node, "rnn", expr, frame)
-            return Tensor(node)  # tuples (RNN, attention) unpack into getitem nodes, as in fx
+            # Tuples (RNN, attention) unpack into getitem nodes, as in fx.
+            return Tensor(node, needs_grad=module.qname not in tables.PARAMETER_FREE_LAYERS or _grad(*args))
         if module.kind == "container":
             if isinstance(module.items, list) and module.qname == "torch.nn.Sequential":
                 value = args[0] if args else UNKNOWN
@@ -1337,12 +1339,15 @@ class Builder:
         elif name == "backward":
             self.mark(node, "autograd", expr, frame)
             return Static(None)
-        elif name == "requires_grad_":
+        elif name == "requires_grad_" and not tensor.needs_grad:
+            # On a tensor computed from parameters it changes nothing; dynamo breaks where
+            # it makes a tensor require grad (GB0125, GB8985).
             self.mark(node, "requires_grad", expr, frame)
         elif name in tables.TENSOR_NON_TENSOR_METHODS:
             return UNKNOWN
         is_bool = name in tables.TENSOR_BOOL_METHODS or (name in tables.TENSOR_SAME_DTYPE_METHODS and tensor.is_bool)
-        return Tensor(node, is_bool=is_bool)
+        needs_grad = name not in ("detach", "detach_") and not is_bool and _grad(tensor, *args)
+        return Tensor(node, is_bool=is_bool, needs_grad=needs_grad)
 
     def _python_scalar(self, node: Node) -> Value:
         """`.item()`: a Python number after the break, a data-dependent scalar when captured."""
@@ -1436,14 +1441,15 @@ class Builder:
             return Static() if qname in tables.TORCH_STATIC_CLASSES else UNKNOWN
         if last.startswith(tables.TORCH_QUERY_PREFIXES):
             return Static()  # torch.is_autocast_enabled(), torch.get_autocast_dtype(), ...
+        if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
+            return UNKNOWN  # torch.no_grad(), torch.jit.annotate(...): nothing fx records
         node = self.graph.call_function(fx_target(qname), self._args(args), self._kwargs(kwargs),
                                         meta=self._meta(expr, frame))
         generator = kwargs.get("generator")
         if isinstance(generator, Instance) and generator.qname == "torch.Generator":
             self.mark(node, "generator", expr, frame)  # made in this function: GB0055
-        if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
-            return UNKNOWN
-        return Tensor(node, is_bool=last in tables.TENSOR_BOOL_METHODS)
+        is_bool = last in tables.TENSOR_BOOL_METHODS
+        return Tensor(node, is_bool=is_bool, needs_grad=not is_bool and _grad(*args, *kwargs.values()))
 
     def _container(self, qname: str, args: list[Value]) -> Value:
         items: Any = None
@@ -1835,6 +1841,11 @@ def _torch_base(resolver: Resolver, cls: nodes.ClassDef) -> str:
 def _is_classmethod(function: nodes.FunctionDef) -> bool:
     return bool(function.decorators) and any(
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
+
+
+def _grad(*values: Value) -> bool:
+    """Does autograd already track a result computed from these values?"""
+    return any(isinstance(v, Tensor) and v.needs_grad for v in values)
 
 
 def _only_weak(*values: Value) -> bool:

@@ -514,7 +514,8 @@ class Root:
     """A compile root: a module's forward, or a function compiled with torch.compile."""
 
     function: nodes.FunctionDef
-    cls: nodes.ClassDef | None
+    cls: nodes.ClassDef | None  # the module class compiled
+    owner: nodes.ClassDef | None = None  # the class defining `function`, when inherited
 
     @property
     def name(self) -> str:
@@ -525,10 +526,13 @@ def find_roots(resolver: Resolver) -> list[Root]:
     roots = []
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
-            forward = node.locals.get("forward")
-            if forward and isinstance(forward[-1], nodes.FunctionDef) and resolver.is_module_class(node) \
-                    and not resolver.class_is_opaque(node):
-                roots.append(Root(forward[-1], node))
+            owner = next((c for c in resolver.mro(node) if "forward" in c.locals), None)
+            forward = owner.locals["forward"][-1] if owner is not None else None
+            # A subclass that only changes attributes (report_stats = False) compiles the
+            # inherited forward differently: it is a root too, when that forward is in this file.
+            if isinstance(forward, nodes.FunctionDef) and owner.root() is node.root() \
+                    and resolver.is_module_class(node) and not resolver.class_is_opaque(node):
+                roots.append(Root(forward, node, owner))
         elif node.decorators and any(
             _imported_from_torch(resolver, _decorated(d)) and _decorator_qname(resolver, d) in COMPILE_DECORATORS
             for d in node.decorators.nodes

@@ -69,6 +69,15 @@ LAYER_FUNCTIONS = {
     "torch.nn.Linear": ("torch._C._nn.linear", ("weight", "bias")),
     "torch.nn.Embedding": ("torch.nn.functional.embedding", ("weight",)),
 }
+# torch.nn layers without parameters: their output needs grad only if their input does.
+PARAMETER_FREE_LAYERS = frozenset("torch.nn." + name for name in (
+    "ReLU", "ReLU6", "GELU", "SiLU", "Mish", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softplus",
+    "LeakyReLU", "ELU", "Hardswish", "Hardsigmoid", "Identity", "Dropout", "Dropout1d", "Dropout2d",
+    "Dropout3d", "Flatten", "Unflatten", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d",
+    "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "PixelShuffle", "PixelUnshuffle",
+    "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d",
+))
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
 
 # -- functions from outside the project ----------------------------------------

@@ -49,6 +49,8 @@ class Tensor(Value):
     # A number from random.randint/uniform: dynamo makes it a graph input, so it mixes with
     # tensors but Python arithmetic on it breaks (GB0213).
     python_random: bool = False
+    # Computed from parameters, so autograd already tracks it (requires_grad_ is a no-op).
+    needs_grad: bool = False
 
     def describe(self) -> str:
         return "tensor"

@@ -117,7 +117,9 @@ def test_module_classes_need_a_forward_to_be_roots(tmp_path):
     assert roots(path) == ["Child.forward"]
 
 
-def test_inherited_forward_is_not_a_second_root(tmp_path):
+def test_subclass_compiles_the_inherited_forward(tmp_path):
+    # A subclass that only changes attributes is compiled with the forward it inherits: a root
+    # of its own, whose breaks are still reported once per line.
     path = write(tmp_path / "model.py", """
         import torch.nn as nn
 
@@ -131,7 +133,7 @@ def test_inherited_forward_is_not_a_second_root(tmp_path):
             def extra(self):
                 return 1
     """)
-    assert roots(path) == ["Base.forward"]
+    assert roots(path) == ["Base.forward", "Child.forward"]
     assert codes(path) == [(6, "SFX102")]
 
 

@@ -349,3 +349,15 @@ def test_readme_rule_table_matches_the_rule_table():
         "README's rule table is stale: run `python docs/gen_rules_table.py --write`"
     for code in RULES:
         assert code in readme
+
+
+@pytest.mark.parametrize(("statement", "breaks"), [
+    # Measured with torch 2.13: making a tensor require grad breaks (GB0125/GB8985); on a
+    # tensor computed from parameters requires_grad_ changes nothing and dynamo traces it.
+    ("h.requires_grad_()", False),
+    ("h = h.detach().requires_grad_()", True),
+])
+def test_requires_grad_only_where_it_changes_something(tmp_path, statement, breaks):
+    source = net(statement)
+    line = source.splitlines().index(f"        {statement}") + 1
+    assert codes_of(lint(tmp_path, source)) == ([(line, "SFX304")] if breaks else [])

@@ -1,0 +1,85 @@
+"""The static graph is torch.fx's graph: for every case of tests/cases that torch.fx can trace,
+the multiset of (op, target) of our graph equals symbolic_trace's (torch 2.13.0).
+
+Each case's model is built and traced in a subprocess (the case files are imported there, never
+here), with the first constructor CASES gives; our graph is the CLI's JSON for the same file.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+CASES = Path(__file__).resolve().parent / "cases"
+OPS = {"call_module", "call_function", "call_method", "get_attr"}
+MIN_MEAN_F1 = 0.95
+MIN_EXACT = 0.80
+
+TRACE = r"""
+import importlib, json, sys, torch.fx
+sys.path.insert(0, sys.argv[1])
+found = []
+for name in sys.argv[2:]:
+    module = importlib.import_module("cases." + name)
+    seen = set()
+    for _, make_model, _ in getattr(module, "CASES", []):
+        try:
+            model = make_model()
+            cls_name = type(model).__name__
+            if cls_name in seen or not type(model).__module__.startswith("cases."):
+                continue  # one graph per class of the case files, as the CLI draws one
+            seen.add(cls_name)
+            graph = torch.fx.symbolic_trace(model).graph
+        except Exception:
+            continue  # fx cannot trace it (data-dependent control flow, ...)
+        nodes = []
+        for node in graph.nodes:
+            target = node.target if isinstance(node.target, str) else torch.fx.node._get_qualified_name(node.target)
+            nodes.append((node.op, target.replace("_operator.", "operator.")))
+        found.append({"file": name, "class": cls_name, "nodes": nodes})
+print(json.dumps(found))
+"""
+
+
+def _multiset(pairs) -> collections.Counter:
+    return collections.Counter((op, str(target)) for op, target in pairs if op in OPS)
+
+
+def _fx_graphs() -> list[dict]:
+    names = sorted(p.stem for p in CASES.glob("*.py") if p.stem not in ("__init__", "ops"))
+    result = subprocess.run([sys.executable, "-c", TRACE, str(CASES.parent), *names], capture_output=True,
+                            text=True, timeout=600, cwd=CASES.parent)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout)
+
+
+def _static_graph(file: str, cls: str) -> collections.Counter | None:
+    result = subprocess.run([sys.executable, "-m", "flake8_staticfx", "graph", str(CASES / f"{file}.py"),
+                             "--format", "json"], capture_output=True, text=True, timeout=120)
+    graphs = json.loads(result.stdout)["graphs"]
+    graph = next((g for g in graphs if g["name"].split(".")[0] == cls), None)
+    return None if graph is None else _multiset((n["op"], n["target"]) for n in graph["nodes"])
+
+
+@pytest.mark.oracle
+def test_static_graphs_match_torch_fx():
+    rows = []
+    for case in _fx_graphs():
+        want = _multiset(case["nodes"])
+        got = _static_graph(case["file"], case["class"]) or collections.Counter()
+        both = sum((want & got).values())
+        f1 = 2 * both / (sum(want.values()) + sum(got.values())) if want or got else 1.0
+        rows.append((f1, case["file"], case["class"], dict(want - got), dict(got - want)))
+    assert rows, "torch.fx traced none of the cases"
+    mean = sum(r[0] for r in rows) / len(rows)
+    exact = sum(r[0] == 1.0 for r in rows) / len(rows)
+    report = "\n".join(f"  {f1:.2f} {file}:{cls} missing {miss} extra {extra}"
+                       for f1, file, cls, miss, extra in sorted(rows) if f1 < 1.0)
+    print(f"fidelity over {len(rows)} fx-traceable roots: mean F1 {mean:.3f}, exact {exact:.0%}\n{report}")
+    assert mean >= MIN_MEAN_F1 and exact >= MIN_EXACT, f"mean F1 {mean:.3f}, exact {exact:.0%}\n{report}"
