@@ -321,8 +321,15 @@ class Builder:
         finally:
             frame.loop_depth -= 1
         self._cover(branch, start)
+        self._repeat_unknown(start, stmt)
         frame.env = _merge_envs(saved, None, frame.env, None)
         return RETURNS if flow == RETURNS and known is True else FALLS_THROUGH
+
+    def _repeat_unknown(self, start: int, loop: nodes.NodeNG) -> None:
+        """The nodes of a loop body drawn once for a trip count not known statically: the
+        graph says so rather than inventing a structure."""
+        for node in self.graph.nodes[start:]:
+            node.meta.setdefault("repeat", f"loop at line {loop.lineno}, trip count unknown")
 
     def exec_For(self, stmt: nodes.For, frame: Frame) -> str | None:
         iterable = self.eval(stmt.iter, frame)
@@ -337,12 +344,14 @@ class Builder:
                         return flow if flow == RETURNS else FALLS_THROUGH
             else:
                 saved = dict(frame.env)
+                start = len(self.graph.nodes)
                 self.assign(stmt.target, self.element(iterable, stmt.iter, frame), frame)
                 frame.conditional += 1  # the loop may run zero times
                 try:
                     self.exec_block(stmt.body, frame)
                 finally:
                     frame.conditional -= 1
+                self._repeat_unknown(start, stmt)
                 frame.env = _merge_envs(saved, None, frame.env, None)
         finally:
             frame.loop_depth -= 1
@@ -1628,6 +1637,8 @@ class Builder:
             return tuple(self._as_arg(v) for v in value.items) if value.items is not None else "<seq>"
         if isinstance(value, Module):
             return f"<module {value.path}>"
+        if isinstance(value, External):
+            return value.qname  # torch.long, torch.float32
         return "<?>"
 
     def _args(self, args: list[Value]) -> tuple:

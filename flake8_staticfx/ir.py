@@ -199,8 +199,9 @@ class Graph:
         rows.append(tuple("-" * len(h) for h in rows[0]))
         breaks = {node: region.code for region in self.regions for node in region.nodes}
         for node in self.nodes:
+            repeat = " ×?" if node.meta.get("repeat") else ""  # drawn once, repeated an unknown number of times
             rows.append((
-                node.op, node.name, str(node.target), format_arg(node.args),
+                node.op, node.name + repeat, str(node.target), format_arg(node.args),
                 format_arg(node.kwargs), str(node.line or ""), breaks.get(node, ""),
             ))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

@@ -47,6 +47,8 @@ def render_text(analysis: FileAnalysis) -> str:
         parts.append(f"{graph.root}  ({len(graph.nodes)} nodes, {len(graph.regions)} graph breaks, "
                      f"{predicted_graphs(graph)} graph(s) predicted)")
         parts.append(graph.tabular())
+        if any(node.meta.get("repeat") for node in graph.nodes):
+            parts.append("  ×? drawn once: repeated by a loop whose trip count is not known statically")
         for region in graph.regions:
             parts.append(f"  break {region.code} line {region.line}: {region.reason} ({'/'.join(region.gb_ids)})")
             parts.append(f"    impact: {region.impact}")
@@ -112,6 +114,7 @@ def graph_json(graph: Graph) -> dict:
                 "args": _json_arg(node.args), "kwargs": _json_arg(node.kwargs),
                 "users": [user.name for user in node.users], "line": node.line,
                 "break": region_of[node].code if node in region_of else None,
+                "repeat": node.meta.get("repeat"),
             }
             for node in graph.nodes
         ],

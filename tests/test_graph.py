@@ -116,6 +116,25 @@ def test_golden_text_conditional_net():
     golden("conditional_net.txt", cli("examples/conditional_net.py"))
 
 
+@pytest.mark.parametrize("example", ["simple_net", "resnet_block", "moe_router", "transformer_block"])
+def test_golden_text_examples(example):
+    golden(f"{example}.txt", cli(f"examples/{example}.py"))
+
+
+def test_loop_with_unknown_trip_count_is_marked(tmp_path):
+    """Where the trip count is not known statically, the body is drawn once and says so."""
+    path = tmp_path / "decoder.py"
+    path.write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Decoder(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.cell = nn.GRUCell(4, 4)\n\n"
+        "    def forward(self, x, steps: int):\n        h = x\n        for _ in range(steps):\n"
+        "            h = self.cell(x, h)\n        return h\n")
+    graph, = json.loads(cli(str(path), "--format", "json"))["graphs"]
+    repeat = {node["name"]: node["repeat"] for node in graph["nodes"]}
+    assert repeat["cell"] == "loop at line 12, trip count unknown"
+    assert repeat["x"] is None
+
+
 # -- DOT -------------------------------------------------------------------------------
 
 DOT_NODE = re.compile(r'^\s*"(?P<id>[^"]+)" \[label="(?P<label>(?:[^"\\]|\\.)*)"(?P<rest>[^\]]*)\];$')

@@ -1,0 +1,740 @@
+"""Generate docs/rules/SFXnnn.md, one page per code in flake8_staticfx.rules.RULES.
+
+    python docs/gen_rule_docs.py           # list the pages that would be written
+    python docs/gen_rule_docs.py --check   # exit 1 if a page is missing, stale or extra
+    python docs/gen_rule_docs.py --write   # (re)write every page
+
+The code, name, message, GB ids and workaround come from RULES; what dynamo does, the
+examples and what is not flagged come from PAGES below. tests/test_rule_docs.py checks that
+every page is current, that each example triggers exactly its code, and that the fixed and
+not-flagged versions trigger nothing.
+"""
+from __future__ import annotations
+
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from flake8_staticfx.rules import GB_DOCS, RULES  # noqa: E402
+
+OUT = ROOT / "docs" / "rules"
+
+OPTION_OF_SETTING = {
+    "fullgraph": "`--staticfx-fullgraph`",
+    "capture_scalar_outputs": "`--staticfx-capture-scalar-outputs`",
+    "capture_dynamic_output_shape_ops": "`--staticfx-capture-dynamic-output-shape-ops`",
+}
+
+HEADER = "import torch\nfrom torch import nn\n"
+
+
+@dataclass(frozen=True)
+class Page:
+    dynamo: str  # what dynamo does with the construct and why it costs performance
+    example: str  # triggers exactly this code (body after HEADER)
+    fixed: str  # the same model without the break
+    not_flagged: str  # look-alikes the rule leaves alone
+    not_flagged_notes: str  # prose for the "not flagged" section
+
+
+def _d(text: str) -> str:
+    return textwrap.dedent(text).strip("\n") + "\n"
+
+
+PAGES: dict[str, Page] = {}
+
+PAGES["SFX101"] = Page(
+    dynamo="Dynamo traces tensors symbolically: while tracing it does not know a tensor's "
+           "value, so `if`, `while`, `and`/`or`/`not` and `assert` on a tensor cannot pick a branch. "
+           "It ends the graph before the condition, runs the condition eagerly, and starts a new "
+           "graph after it. Each break costs a graph launch, a Python round trip and a "
+           "device-to-host sync, and blocks fusion across the break.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x
+                return -x
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return torch.where(x.sum() > 0, x, -x)
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x, training: bool = True):
+                if x.dim() == 3:
+                    x = x.flatten(1)
+                if x.shape[0] > 1:
+                    x = x * 2
+                if training:
+                    x = x + 1
+                return x
+    """,
+    not_flagged_notes="Branches on static values: shapes, `dim()`, Python flags and "
+                      "attributes. Dynamo specializes or guards on those instead of breaking.",
+)
+
+PAGES["SFX102"] = Page(
+    dynamo="`.item()`, `int(t)`, `float(t)` and `bool(t)` ask for a tensor's value as a Python "
+           "number. By default dynamo cannot put that in the graph: it breaks, syncs with the "
+           "device to read the value, and resumes in a new graph.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                scale = x.abs().max().item()
+                return x / scale
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                scale = x.abs().max()
+                return x / scale
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                n = int(x.shape[-1])
+                return x / n
+    """,
+    not_flagged_notes="Conversions of static values such as sizes (`int(x.shape[-1])`). "
+                      "With `--staticfx-capture-scalar-outputs` or `--staticfx-fullgraph` the "
+                      "rule is quiet, since dynamo then captures the scalar as a symbolic value.",
+)
+
+PAGES["SFX103"] = Page(
+    dynamo="`.tolist()` copies a tensor's data into Python objects. Dynamo cannot trace that "
+           "without knowing the values: it breaks the graph and syncs with the device.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x, lengths):
+                sizes = lengths.tolist()
+                return torch.split(x, sizes)
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x, sizes: list[int]):
+                return torch.split(x, sizes)
+
+
+        def run(model, x, lengths):
+            return model(x, lengths.tolist())
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                dims = list(x.shape)
+                return x.reshape(dims[0], -1)
+    """,
+    not_flagged_notes="Lists built from static values such as `list(x.shape)`. The rule is "
+                      "quiet with `--staticfx-capture-scalar-outputs` or `--staticfx-fullgraph` "
+                      "(integer tensors are then captured; float ones still break, but their "
+                      "dtype is rarely known statically).",
+)
+
+PAGES["SFX104"] = Page(
+    dynamo="Python operators and library functions that need a concrete number (`math.sqrt`, "
+           "`torch._assert`, NumPy's random functions, ...) force dynamo to materialize a "
+           "tensor's value, which it cannot do while tracing: it breaks the graph.",
+    example="""
+        import math
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * math.sqrt(x.mean())
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * torch.sqrt(x.mean())
+    """,
+    not_flagged="""
+        import math
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x / math.sqrt(x.shape[-1])
+    """,
+    not_flagged_notes="The same functions applied to static values such as sizes.",
+)
+
+PAGES["SFX105"] = Page(
+    dynamo="Dynamo traces calls to Python's `random` module, but cannot do Python arithmetic on "
+           "the number it returns inside the graph: it breaks the graph at the arithmetic.",
+    example="""
+        import random
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                k = random.randint(1, 4) * 2
+                return x * k
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                k = torch.randint(1, 5, ()) * 2
+                return x * k
+    """,
+    not_flagged="""
+        import random
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                k = random.randint(1, 4)
+                return x * k
+    """,
+    not_flagged_notes="Using the random number directly, without Python arithmetic on it.",
+)
+
+PAGES["SFX201"] = Page(
+    dynamo="Builtins with side effects such as `print`, `input` or `open` cannot be recorded in "
+           "an FX graph. Dynamo breaks the graph, runs the call eagerly, and resumes in a new graph.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                print(x.shape)
+                return x + 1
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                if not torch.compiler.is_compiling():
+                    print(x.shape)
+                return x + 1
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                n = len(x.shape)
+                return x + n
+    """,
+    not_flagged_notes="Builtins dynamo traces (`len`, `isinstance`, `range`, `min`/`max` on "
+                      "static values, ...) and calls guarded by `torch.compiler.is_compiling()`.",
+)
+
+PAGES["SFX202"] = Page(
+    dynamo="A logging call is a side effect dynamo cannot put in the graph. Unless the method "
+           "is listed in `torch._dynamo.config.ignore_logger_methods` (then dynamo drops it), "
+           "the graph breaks at the call.",
+    example="""
+        import logging
+
+        logger = logging.getLogger(__name__)
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                logger.info("forward")
+                return x + 1
+    """,
+    fixed="""
+        import logging
+
+        logger = logging.getLogger(__name__)
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                if not torch.compiler.is_compiling():
+                    logger.info("forward")
+                return x + 1
+    """,
+    not_flagged="""
+        import logging
+
+        logger = logging.getLogger(__name__)
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                logger.info("built")
+
+            def forward(self, x):
+                return x + 1
+    """,
+    not_flagged_notes="Logging outside the compiled function (in `__init__`), logging guarded "
+                      "by `torch.compiler.is_compiling()`, and methods given with "
+                      "`--staticfx-ignore-logging-functions`.",
+)
+
+PAGES["SFX203"] = Page(
+    dynamo="Dynamo skips functions from some modules (`time`, `warnings`, C extensions, ...): "
+           "it does not trace into them and cannot call them inside the graph, so it breaks "
+           "the graph around the call.",
+    example="""
+        import time
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                start = time.time()
+                return x + start
+    """,
+    fixed="""
+        import time
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.start = time.time()
+
+            def forward(self, x):
+                return x + self.start
+    """,
+    not_flagged="""
+        import warnings
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                warnings.warn("slow path")
+
+            def forward(self, x):
+                return x * 2
+    """,
+    not_flagged_notes="The same calls outside the compiled function.",
+)
+
+PAGES["SFX301"] = Page(
+    dynamo="`torch._dynamo.graph_break()` asks dynamo to end the graph there. It is often left "
+           "over from debugging; every break adds a graph launch and blocks fusion across it.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                x = x + 1
+                torch._dynamo.graph_break()
+                return x * 2
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                x = x + 1
+                return x * 2
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                x = x + 1
+                if not torch.compiler.is_compiling():
+                    torch._dynamo.graph_break()
+                return x * 2
+    """,
+    not_flagged_notes="A break guarded by `torch.compiler.is_compiling()`.",
+)
+
+PAGES["SFX302"] = Page(
+    dynamo="A function decorated with `torch.compiler.disable` (or `torch._dynamo.disable`) "
+           "always runs eagerly: dynamo breaks the graph before the call and resumes after it.",
+    example="""
+        @torch.compiler.disable
+        def debug_stats(x):
+            return x.mean()
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                x = x + 1
+                debug_stats(x)
+                return x * 2
+    """,
+    fixed="""
+        def debug_stats(x):
+            return x.mean()
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                x = x + 1
+                debug_stats(x)
+                return x * 2
+    """,
+    not_flagged="""
+        @torch.compiler.disable
+        def debug_stats(x):
+            return x.mean()
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+
+        def train_step(model, x):
+            y = model(x)
+            debug_stats(y)
+            return y
+    """,
+    not_flagged_notes="Calls to disabled functions outside the compiled region.",
+)
+
+PAGES["SFX303"] = Page(
+    dynamo="Autograd entry points (`.backward()`, `torch.autograd.grad`) inside the traced "
+           "function are not captured by default: dynamo breaks the graph and runs them eagerly.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                y = (x * x).sum()
+                (g,) = torch.autograd.grad(y, x, create_graph=True)
+                return g
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return (x * x).sum()
+
+
+        def gradient(model, x):
+            y = model(x)
+            (g,) = torch.autograd.grad(y, x, create_graph=True)
+            return g
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.detach() * 2
+    """,
+    not_flagged_notes="`detach()`, `torch.no_grad()` and autograd calls outside the compiled "
+                      "function.",
+)
+
+PAGES["SFX304"] = Page(
+    dynamo="Changing `requires_grad` of a tensor inside the traced function changes how "
+           "autograd must treat the graph's inputs; dynamo breaks the graph there.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                x.requires_grad_(True)
+                return x * 2
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+
+        def run(model, x):
+            x.requires_grad_(True)
+            return model(x)
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                if x.requires_grad:
+                    x = x * 2
+                return x
+    """,
+    not_flagged_notes="Reading `requires_grad`, which dynamo guards on.",
+)
+
+PAGES["SFX305"] = Page(
+    dynamo="`copy.deepcopy` / `copy.copy` of a module or tensor inside the traced function is "
+           "not traceable: dynamo breaks the graph and runs the copy eagerly, on every call.",
+    example="""
+        import copy
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                teacher = copy.deepcopy(self.fc)
+                return teacher(x)
+    """,
+    fixed="""
+        import copy
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.teacher = copy.deepcopy(self.fc)
+
+            def forward(self, x):
+                return self.teacher(x)
+    """,
+    not_flagged="""
+        import copy
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                config = copy.deepcopy({"a": 1})
+                return x * config["a"]
+    """,
+    not_flagged_notes="Copies of plain Python data, and copies made in `__init__`.",
+)
+
+PAGES["SFX306"] = Page(
+    dynamo="Dynamo does not trace `nn.RNN`, `nn.GRU` or `nn.LSTM` modules: it breaks the graph "
+           "and runs the recurrent module eagerly.",
+    example="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.GRU(8, 8, batch_first=True)
+
+            def forward(self, x):
+                out, _ = self.rnn(x)
+                return out
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = nn.GRUCell(8, 8)
+
+            def forward(self, x):
+                return self.cell(x)
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = nn.LSTMCell(8, 8)
+
+            def forward(self, x):
+                h, c = self.cell(x)
+                return h
+    """,
+    not_flagged_notes="The cell modules (`nn.RNNCell`, `nn.GRUCell`, `nn.LSTMCell`), which "
+                      "dynamo traces. There is no mechanical fix, so the rule is not marked "
+                      "fixable.",
+)
+
+PAGES["SFX307"] = Page(
+    dynamo="The builtin `sorted()` over a tensor iterates it and compares elements in Python, "
+           "which needs tensor values: dynamo breaks the graph.",
+    example="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def forward(self, x):
+                h = self.fc(x)
+                return sorted(h[0])
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def forward(self, x):
+                h = self.fc(x)
+                return torch.sort(h[0]).values
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                names = sorted(["b", "a"])
+                return x * len(names)
+    """,
+    not_flagged_notes="`sorted()` over Python data.",
+)
+
+PAGES["SFX308"] = Page(
+    dynamo="Dynamo supports a fixed set of context managers (`torch.no_grad`, `torch.autocast`, "
+           "...). Entering another one, such as `torch.random.fork_rng()`, breaks the graph, and "
+           "since dynamo cannot resume inside a `with` block the enclosing function may run "
+           "eagerly.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                with torch.random.fork_rng():
+                    x = x * 2
+                return x
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+
+        def run(model, x):
+            with torch.random.fork_rng():
+                return model(x)
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                with torch.no_grad():
+                    x = x * 2
+                return x
+    """,
+    not_flagged_notes="Context managers dynamo supports (`torch.no_grad`, `torch.enable_grad`, "
+                      "`torch.autocast`, ...).",
+)
+
+PAGES["SFX309"] = Page(
+    dynamo="A `torch.Generator` created inside the traced function cannot be represented in "
+           "the graph; dynamo breaks at its creation and at each use.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                g = torch.Generator().manual_seed(0)
+                return x + torch.randn(8, generator=g)
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x + torch.randn(8)
+
+
+        def run(model, x):
+            torch.manual_seed(0)
+            return model(x)
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x + torch.randn(8)
+    """,
+    not_flagged_notes="Random ops drawing from the global RNG.",
+)
+
+PAGES["SFX401"] = Page(
+    dynamo="Operators whose output shape depends on tensor values (`torch.nonzero`, boolean "
+           "mask indexing, `torch.unique`, ...) cannot be traced with static shapes. By default "
+           "dynamo breaks the graph; inside a loop or `with` block it gives up on the whole "
+           "function, which then runs eagerly.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x[torch.nonzero(x > 0)]
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return torch.where(x > 0, x, 0)
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.masked_fill(x <= 0, 0)
+    """,
+    not_flagged_notes="Fixed-size forms (`torch.where`, `masked_fill`, `nonzero_static`). The "
+                      "rule is quiet with `--staticfx-capture-dynamic-output-shape-ops` or "
+                      "`--staticfx-fullgraph`, under which dynamo captures these operators.",
+)
+
+PAGES["SFX900"] = Page(
+    dynamo="SFX900 is not a graph break: it is a notice about the analysis. When a compile root "
+           "cannot be analysed within the tool's limits (an inline depth, unroll or step budget "
+           "is exceeded, or the source uses something the analysis does not model), no "
+           "diagnostic is given for that root, so a clean result does not mean the root "
+           "compiles to one graph. The notice is off by default; turn it on with "
+           "`--staticfx-notices` (and `--extend-select=SFX900` or `--select=SFX`).",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                for _ in range(3):
+                    x = x + 1
+                return x
+    """,
+    fixed="",
+    not_flagged="",
+    not_flagged_notes="Roots that were analysed, whatever their result.",
+)
+
+# SFX900 is shown with a tiny step budget (Options(max_steps=1, report_notices=True)).
+NOTICE_OPTIONS = {"SFX900": {"max_steps": 1, "report_notices": True}}
+
+
+def _source(snippet: str) -> str:
+    return HEADER + "\n" + _d(snippet) if snippet else ""
+
+
+def examples(code: str) -> tuple[str, str, str]:
+    """(triggering example, fixed, not flagged) as complete files; '' where there is none."""
+    page = PAGES[code]
+    return _source(page.example), _source(page.fixed), _source(page.not_flagged)
+
+
+def _gb_links(rule) -> str:
+    if not rule.gb_ids:
+        return "none (this is not a graph break)"
+    return ", ".join(f"[{gb}]({GB_DOCS.format(gb.lower())})" for gb in rule.gb_ids)
+
+
+def render(code: str) -> str:
+    rule, page = RULES[code], PAGES[code]
+    example, fixed, not_flagged = examples(code)
+    message = rule.message.replace("{what}", "…")
+    out = [
+        f"# {code} `{rule.name}`",
+        "",
+        "<!-- generated by docs/gen_rule_docs.py from flake8_staticfx/rules.py; do not edit -->",
+        "",
+        "## What it does",
+        "",
+        f"Reports: {message}.",
+        "",
+    ]
+    facts = [f"- Dynamo graph-break ids: {_gb_links(rule)}"]
+    if not rule.enabled_by_default:
+        facts.append("- Off by default.")
+    if rule.captured_by:
+        options = [OPTION_OF_SETTING.get(s, f"`{s}`") for s in rule.captured_by]
+        facts.append(f"- Not reported with {', '.join(options)}.")
+    facts.append(f"- Mechanical fix: {'yes' if rule.fixable else 'no'}.")
+    out += facts + [""]
+    out += ["## Why it costs performance" if rule.gb_ids else "## Why it matters", "", page.dynamo, ""]
+    out += ["## Example", "", "```python", example.rstrip("\n"), "```", ""]
+    if code in NOTICE_OPTIONS:
+        out += ["Run with `--staticfx-notices` and a step budget too small for the root "
+                "(in the API: `Options(max_steps=1, report_notices=True)`), this reports SFX900.",
+                ""]
+    out += ["## Fix", "", f"{rule.workaround[0].upper()}{rule.workaround[1:]}.", ""]
+    if fixed:
+        out += ["```python", fixed.rstrip("\n"), "```", ""]
+    out += ["## Not flagged", "", page.not_flagged_notes, ""]
+    if not_flagged:
+        out += ["```python", not_flagged.rstrip("\n"), "```", ""]
+    out += [f"Silence one occurrence with `# noqa: {code}` on the reported line.", ""]
+    return "\n".join(out)
+
+
+def expected_pages() -> dict[Path, str]:
+    return {OUT / f"{code}.md": render(code) for code in RULES}
+
+
+def main(argv: list[str]) -> int:
+    pages = expected_pages()
+    if "--write" in argv:
+        OUT.mkdir(parents=True, exist_ok=True)
+        for path, text in pages.items():
+            path.write_text(text)
+        for stale in set(OUT.glob("SFX*.md")) - set(pages):
+            stale.unlink()
+        return 0
+    if "--check" in argv:
+        bad = [p.name for p, text in pages.items() if not p.exists() or p.read_text() != text]
+        bad += [p.name for p in set(OUT.glob("SFX*.md")) - set(pages)]
+        for name in sorted(bad):
+            print(f"stale or missing: docs/rules/{name}", file=sys.stderr)
+        if bad:
+            print("run: python docs/gen_rule_docs.py --write", file=sys.stderr)
+        return 1 if bad else 0
+    for path in pages:
+        print(path.relative_to(ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
