@@ -49,7 +49,7 @@ PAGES: dict[str, Page] = {}
 
 PAGES["SFX101"] = Page(
     dynamo="Dynamo traces tensors symbolically: while tracing it does not know a tensor's "
-           "value, so `if`, `while`, `and`/`or`/`not` and `assert` on a tensor cannot pick a branch. "
+           "value, so `if`, `while`, a ternary, `and`/`or`/`not` or `in` on a tensor cannot pick a branch. "
            "It ends the graph before the condition, runs the condition eagerly, and starts a new "
            "graph after it. Each break costs a graph launch, a Python round trip and a "
            "device-to-host sync, and blocks fusion across the break.",
