@@ -277,6 +277,16 @@ def test_select_from_a_config_file(tmp_path):
     assert brief(reports("model.py", cwd=tmp_path, isolated=False, select=None)) == [("model.py", 18, "SFX101")]
 
 
+def test_per_file_ignores(tmp_path):
+    setting_model(tmp_path, "pass")
+    (tmp_path / "legacy").mkdir()
+    (tmp_path / "legacy" / "model.py").write_text((tmp_path / "model.py").read_text())
+    (tmp_path / "setup.cfg").write_text("[flake8]\nselect = SFX\nper-file-ignores =\n    legacy/*.py: SFX101\n",
+                                        encoding="utf-8")
+    found = brief(reports("model.py", "legacy/model.py", cwd=tmp_path, isolated=False, select=None))
+    assert found == [("model.py", 18, "SFX101")]
+
+
 def test_repository_config_does_not_change_the_answer():
     # tox.ini's [flake8] section is an example: it spells every option with its default.
     assert reports("examples/", cwd=ROOT, isolated=False) == reports("examples/", cwd=ROOT)
