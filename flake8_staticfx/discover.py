@@ -322,11 +322,7 @@ class Resolver:
 
     def expr_qname(self, expr: nodes.NodeNG) -> str | None:
         binding = self.expr_binding(expr)
-        if binding is None:
-            return None
-        if binding.kind == "external":
-            return binding.qname
-        return binding.qname
+        return binding.qname if binding is not None else None
 
     # -- classes ------------------------------------------------------------
 

@@ -174,10 +174,6 @@ class Graph:
     def output(self, result: Any, meta: dict | None = None) -> Node:
         return self.create_node("output", "output", (result,), name="output", meta=meta)
 
-    @property
-    def break_count(self) -> int:
-        return len(self.regions)
-
     def lint(self) -> None:
         seen: set[Node] = set()
         names: set[str] = set()

@@ -181,10 +181,6 @@ def derived(value: Any, *operands: Value) -> Static:
     return Static(value, assumed=any(isinstance(o, Static) and o.assumed for o in operands))
 
 
-def is_tensor(value: Value) -> bool:
-    return isinstance(value, Tensor)
-
-
 def is_definite_tensor(value: Value) -> bool:
     return isinstance(value, Tensor) and not value.weak
 
