@@ -17,11 +17,9 @@ examples every time.
 from __future__ import annotations
 
 import ast
-import signal
 import textwrap
 import time
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -31,6 +29,7 @@ from hypothesis import strategies as st
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
 from flake8_staticfx.report import flake8_diagnostics, render_json, render_text
+from guards import wall_clock_guard
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_CPU_LIMIT = 2.0    # seconds of CPU per example (CPU: the CI machine is shared)
@@ -42,22 +41,6 @@ FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
                                        HealthCheck.filter_too_much, HealthCheck.large_base_example])
 
 
-class Hang(BaseException):
-    """Raised by the alarm; a BaseException so that analyze()'s per-root guard lets it through."""
-
-
-@contextmanager
-def wall_clock_guard(seconds: float):
-    def expire(signum, frame):  # noqa: ARG001
-        raise Hang(f"analysis still running after {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def lint(source: str, path: Path, options: Options = OPTIONS, cpu_limit: float = EXAMPLE_CPU_LIMIT):

@@ -12,13 +12,11 @@ from __future__ import annotations
 import ast
 import json
 import os
-import signal
 import subprocess
 import sys
 import textwrap
 import time
 import tokenize
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -31,28 +29,13 @@ from flake8_staticfx.report import flake8_diagnostics, render_json, render_text
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import robustness  # noqa: E402  (benchmarks/robustness.py)
+from guards import wall_clock_guard
 
 CASE_LIMIT = 5.0    # seconds of CPU per case
 WALL_LIMIT = 60.0   # a hang
 OPTIONS = Options(report_notices=True)
 
 
-class Hang(BaseException):
-    """A BaseException, so that analyze()'s per-root `except Exception` lets it through."""
-
-
-@contextmanager
-def wall_clock_guard(seconds: float):
-    def expire(signum, frame):  # noqa: ARG001
-        raise Hang(f"analysis still running after {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def write_tree(base: Path, files: dict[str, str]) -> None:
