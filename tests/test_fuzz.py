@@ -41,8 +41,6 @@ FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
                                        HealthCheck.filter_too_much, HealthCheck.large_base_example])
 
 
-
-
 def lint(source: str, path: Path, options: Options = OPTIONS, cpu_limit: float = EXAMPLE_CPU_LIMIT):
     """analyze + report as flake8 runs them; fails on any exception or on a slow example."""
     tree = ast.parse(source)

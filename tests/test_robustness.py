@@ -29,13 +29,11 @@ from flake8_staticfx.report import flake8_diagnostics, render_json, render_text
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import robustness  # noqa: E402  (benchmarks/robustness.py)
-from guards import wall_clock_guard
+from guards import wall_clock_guard  # noqa: E402
 
 CASE_LIMIT = 5.0    # seconds of CPU per case
 WALL_LIMIT = 60.0   # a hang
 OPTIONS = Options(report_notices=True)
-
-
 
 
 def write_tree(base: Path, files: dict[str, str]) -> None:
