@@ -11,7 +11,7 @@ from typing import Iterator
 
 from .annotate import annotate
 from .build import BudgetExceeded, Builder, FileState
-from .config import Options
+from .config import Options, might_have_roots
 from .discover import (
     Resolver,
     SourceModule,
@@ -39,11 +39,6 @@ class FileAnalysis:
     lines: list[str] = field(default_factory=list)
     graphs: list[Graph] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
-
-
-def might_have_roots(source: str) -> bool:
-    """Cheap pre-filter: no compile root can exist without `forward` or torch being named."""
-    return "torch" in source or "forward" in source
 
 
 def analyze(source: str, path: str, tree: ast.Module | None = None,

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .discover import DEFAULT_MODULE_BASES
+# Third-party classes that are nn.Modules, recognised by name (--staticfx-module-bases).
+DEFAULT_MODULE_BASES = (
+    "LightningModule", "PreTrainedModel", "ModelMixin", "HubMixin", "PyTorchModelHubMixin",
+)
+
 
 
 @dataclass(frozen=True)
@@ -32,3 +36,9 @@ class Options:
     def captures(self, setting: str) -> bool:
         """Is the boolean dynamo setting `setting` (a field name) on?"""
         return bool(getattr(self, setting))
+
+
+def might_have_roots(source: str) -> bool:
+    """Cheap pre-filter, before astroid is even imported: no compile root can exist without
+    `forward` or torch being named."""
+    return "torch" in source or "forward" in source

@@ -15,19 +15,18 @@ from dataclasses import dataclass, field
 from astroid import MANAGER, nodes
 from astroid.rebuilder import TreeRebuilder
 
+from .config import DEFAULT_MODULE_BASES
+
 TORCH_MODULE = "torch.nn.Module"
 CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 NOT_LEAVES = CONTAINERS | {TORCH_MODULE, "torch.nn.Parameter", "torch.nn.ParameterList",
                            "torch.nn.ParameterDict", "torch.nn.Buffer"}
-DEFAULT_MODULE_BASES = (
-    "LightningModule", "PreTrainedModel", "ModelMixin", "HubMixin", "PyTorchModelHubMixin",
-)
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
 PROJECT_CACHE_SIZE = 64
 # Imported project modules larger than this (characters) are treated like a library's: their
 # names resolve but are not analysed. transformers' modeling_utils.py is 280 KB.
-MAX_PROJECT_MODULE_SIZE = 100_000
+MAX_PROJECT_MODULE_SIZE = 50_000
 MAX_RESOLVE_DEPTH = 12
 # Packages whose meaning comes from our tables, never from their sources (linting torch's own
 # tree, or a file beside an installed torch, must not inline torch).

@@ -6,10 +6,8 @@ import gc
 from typing import Any, Iterator
 
 from . import __version__
-from .config import Options
-from .discover import DEFAULT_MODULE_BASES
+from .config import DEFAULT_MODULE_BASES, Options, might_have_roots
 from .rules import OFF_BY_DEFAULT
-
 
 GC_THRESHOLDS = (20_000, 50, 100)
 
@@ -71,12 +69,12 @@ class Checker:
         )
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from .analysis import (
-            analyze,  # lazily: flake8 runs without torch code pay nothing
-        )
+        source = "".join(self.lines)
+        if not might_have_roots(source):
+            return  # before importing the analysis (and astroid): other projects pay nothing
+        from .analysis import analyze
         from .report import flake8_diagnostics
 
-        source = "".join(self.lines)
         try:
             analysis = analyze(source, self.filename, self.tree, self.options)
         except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
