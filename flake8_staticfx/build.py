@@ -1072,13 +1072,14 @@ class Builder:
             return Static(expr.value)
         module = module or self.resolver.source_of(expr)
         pseudo = Frame(expr.root(), module, {}, caller=frame)
-        saved_graph_len = len(self.graph.nodes)
-        value = self.eval(expr, pseudo)
-        if len(self.graph.nodes) != saved_graph_len and not self.init_mode:
-            # Module-level tensors are constants to the graph, not traced operations.
-            del self.graph.nodes[saved_graph_len:]
-            return UNKNOWN if isinstance(value, Tensor) else value
-        return value
+        # Module-level tensors are constants to the graph, not traced operations: whatever the
+        # expression computes goes to a scratch graph.
+        graph, self.graph = self.graph, Graph("<static>", module.path)
+        try:
+            value = self.eval(expr, pseudo)
+        finally:
+            self.graph = graph
+        return UNKNOWN if isinstance(value, Tensor) and not self.init_mode else value
 
     # ------------------------------------------------------------------ calls
 
@@ -1141,8 +1142,10 @@ class Builder:
         if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
                 and _is_classmethod(node):
             receiver = ClassRef(function.cls)
-        key = (node, _signature((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0)
-        summary = self.state.summaries.get(key) if self.state.reuse_inlined and not self.init_mode else None
+        summarise = self.state.reuse_inlined and not self.init_mode
+        key = (node, _signature((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0) \
+            if summarise else None
+        summary = self.state.summaries.get(key) if summarise else None
         if summary is not None:
             # Inlined before in this file, with arguments of the same kinds: its breaks are
             # already reported; stand in a single node for the call.
@@ -1158,7 +1161,7 @@ class Builder:
         callee.is_property = in_property
         self._run_body(callee)
         result = join_all(callee.returns) if callee.returns else Static(None)
-        if not self.init_mode and _signature(result) is not None:
+        if summarise:
             self.state.summaries[key] = result
         return result
 

@@ -391,3 +391,30 @@ def test_svg_with_graphviz():
         pytest.skip("graphviz is not installed")
     svg = cli(CONDITIONAL, "--format", "svg")
     assert "<svg" in svg and "ConditionalNet.forward" in svg
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_every_graph_keeps_the_ir_invariants(reuse):
+    """Unique names, inputs defined before use, users mirroring inputs, regions on own nodes."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    options = Options(reuse_inlined=reuse, follow_defaults=not reuse)
+    files = sorted([*EXAMPLES.glob("*.py"), *(ROOT / "tests" / "cases").glob("*.py")])
+    for path in files:
+        for graph in analyze(path.read_text(encoding="utf-8"), str(path), options=options).graphs:
+            graph.lint()
+
+
+def test_module_level_tensor_leaves_no_trace_in_the_graph(tmp_path):
+    """A module-level tensor is a constant to the graph: the ops that computed it are not
+    nodes, and no node keeps them among its users."""
+    from flake8_staticfx.analysis import analyze
+
+    path = tmp_path / "model.py"
+    path.write_text("import torch\nimport torch.nn as nn\n\nSCALE = torch.ones(4) * 2\n\n\n"
+                    "class Net(nn.Module):\n    def forward(self, x):\n        y = x.relu()\n"
+                    "        return y * SCALE\n", encoding="utf-8")
+    graph, = analyze(path.read_text(), str(path)).graphs
+    graph.lint()
+    assert [n.target for n in graph.nodes] == ["x", "relu", "operator.mul", "output"]
