@@ -50,3 +50,26 @@ def test_precision_and_recall(report):
     assert report.precision >= MIN_PRECISION and report.recall >= MIN_RECALL, (
         f"precision {report.precision:.3f} (need {MIN_PRECISION}), recall {report.recall:.3f} "
         f"(need {MIN_RECALL})\n{text}")
+
+
+def test_report_tables_split_by_gb_id_and_code(tmp_path):
+    """The per-GB-id recall and per-code precision of benchmarks/accuracy.py, on a tiny truth."""
+    (tmp_path / "model.py").write_text(
+        "def forward(x):\n"
+        "    y = x.item()\n"
+        "    print(y)\n"
+        "    return x.sum()\n")
+    document = {"files": {"model.py": {"cases": [{
+        "name": "M", "executed": {"model.py": "2-4"},
+        "breaks": [{"file": "model.py", "line": 2, "title": "item", "gb": "GB0124",
+                    "stack": [["model.py", 2, "forward"]], "frame_skipped": False},
+                   {"file": "model.py", "line": 3, "title": "print", "gb": "GB0059",
+                    "stack": [["model.py", 3, "forward"]], "frame_skipped": False}]}]}}}
+    diagnostics = {"model.py": {2: ["SFX102 item"], 4: ["SFX201 print"]}}
+    report = scoring.score(document, diagnostics, str(tmp_path))
+    assert report.by_gb_id == {"GB0124": [1, 1], "GB0059": [0, 1]}
+    assert report.by_code == {"SFX102": [1, 0, 0], "SFX201": [0, 1, 0]}
+    assert report.code_gb_ids == {"SFX102": {"GB0124"}}
+    table = "\n".join(report.render_tables())
+    assert "GB0059         1       0   0.00" in table
+    assert "SFX201      1       0     1          0      0.00" in table

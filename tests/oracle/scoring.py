@@ -109,6 +109,7 @@ class Site:
     file: str
     line: int
     titles: set[str] = field(default_factory=set)
+    gb_ids: set[str] = field(default_factory=set)
     stacks: list[list[tuple[str, int]]] = field(default_factory=list)
     cases: set[str] = field(default_factory=set)
 
@@ -117,6 +118,7 @@ class Site:
 class Truth:
     sites: dict[tuple[str, int], Site]
     frames: dict[str, set[int]]          # file -> lines on some break's stack (statement-expanded)
+    frame_gb_ids: dict[tuple[str, int], set[str]]  # (file, line on a stack) -> GB ids of its breaks
     executed: dict[str, set[int]]        # file -> lines that ran eagerly (statement-expanded)
     unobservable: dict[str, set[int]]    # file -> lines dynamo never judged
     errors: list[str]
@@ -132,6 +134,7 @@ def load_truth(document: dict, cases_dir: str) -> Truth:
 
     sites: dict[tuple[str, int], Site] = {}
     frames: dict[str, set[int]] = defaultdict(set)
+    frame_gb_ids: dict[tuple[str, int], set[str]] = defaultdict(set)
     executed: dict[str, set[int]] = defaultdict(set)
     unobservable: dict[str, set[int]] = defaultdict(set)
     errors: list[str] = []
@@ -151,8 +154,12 @@ def load_truth(document: dict, cases_dir: str) -> Truth:
                 if not stack:
                     errors.append(f"{label}: a break outside the cases directory: {brk.get('title')}")
                     continue
+                gb_id = brk.get("gb") or "no GB id"
                 for name, line in stack:
-                    frames[name] |= src(name).statement_lines(line)
+                    lines = src(name).statement_lines(line)
+                    frames[name] |= lines
+                    for each in lines:
+                        frame_gb_ids[(name, each)].add(gb_id)
                     if brk.get("frame_skipped"):
                         unobservable[name] |= src(name).rest_of_function(line)
                 own = [frame for frame in stack if frame[0] == case_file]
@@ -160,9 +167,10 @@ def load_truth(document: dict, cases_dir: str) -> Truth:
                 first = src(site_file).statement(site_line)[0]
                 site = sites.setdefault((site_file, first), Site(site_file, site_line))
                 site.titles.add(brk.get("title") or "?")
+                site.gb_ids.add(gb_id)
                 site.stacks.append(stack)
                 site.cases.add(label)
-    return Truth(sites, dict(frames), dict(executed), dict(unobservable), errors)
+    return Truth(sites, dict(frames), dict(frame_gb_ids), dict(executed), dict(unobservable), errors)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,6 +215,9 @@ class Report:
     misses: list[tuple[str, int, str, str, bool]] = field(default_factory=list)
     unverified: list[tuple[str, int, list[str], str]] = field(default_factory=list)
     by_title: dict[str, list[int]] = field(default_factory=dict)
+    by_gb_id: dict[str, list[int]] = field(default_factory=dict)      # GB id -> [flagged, sites]
+    by_code: dict[str, list[int]] = field(default_factory=dict)       # code -> [correct, false, no verdict]
+    code_gb_ids: dict[str, set[str]] = field(default_factory=dict)    # code -> GB ids it was right on
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -233,6 +244,7 @@ class Report:
         ]
         for title, (hit, total) in sorted(self.by_title.items(), key=lambda kv: (-kv[1][1], kv[0])):
             out.append(f"  {hit:3d}/{total:<3d} {title[:90]}")
+        out += self.render_tables()
         if verbose:
             for name, line, title, text, on_stack in self.misses:
                 extra = " (flagged elsewhere on its stack)" if on_stack else ""
@@ -244,6 +256,22 @@ class Report:
         for error in self.errors:
             out.append(f"TRUTH ERROR {error}")
         return "\n".join(out)
+
+
+    def render_tables(self) -> list[str]:
+        """Recall per dynamo GB id and precision per linter code, as two aligned tables."""
+        out = ["", f"{'GB id':<10} {'sites':>5} {'flagged':>7} {'recall':>6}"]
+        for gb_id, (hit, total) in sorted(self.by_gb_id.items()):
+            out.append(f"{gb_id:<10} {total:5d} {hit:7d} {hit / total:6.2f}")
+        out += ["", f"{'code':<7} {'lines':>5} {'correct':>7} {'false':>5} {'no verdict':>10} "
+                    f"{'precision':>9}  GB ids it was right on"]
+        for code, (correct, false, unjudged) in sorted(self.by_code.items()):
+            judged = correct + false
+            precision = f"{correct / judged:9.2f}" if judged else f"{'-':>9}"
+            gb_ids = " ".join(sorted(self.code_gb_ids.get(code, ())))
+            out.append(f"{code:<7} {correct + false + unjudged:5d} {correct:7d} {false:5d} "
+                       f"{unjudged:10d} {precision}  {gb_ids}")
+        return out
 
 
 def score(document: dict, diagnostics: dict[str, dict[int, list[str]]], cases_dir: str) -> Report:
@@ -271,6 +299,10 @@ def score(document: dict, diagnostics: dict[str, dict[int, list[str]]], cases_di
             counts = report.by_title.setdefault(title, [0, 0])
             counts[0] += hit
             counts[1] += 1
+        for gb_id in site.gb_ids:
+            counts = report.by_gb_id.setdefault(gb_id, [0, 0])
+            counts[0] += hit
+            counts[1] += 1
         if not hit:
             report.misses.append((site.file, site.line, " | ".join(sorted(site.titles)),
                                   src(site.file).source(site.line), on_stack))
@@ -280,10 +312,18 @@ def score(document: dict, diagnostics: dict[str, dict[int, list[str]]], cases_di
             report.diagnostics += 1
             if line in truth.frames.get(name, set()):
                 report.correct += 1
+                verdict = 0
             elif line in truth.executed.get(name, set()) and line not in truth.unobservable.get(name, set()):
                 report.false_alarms.append((name, line, codes, src(name).source(line)))
+                verdict = 1
             else:
                 report.unverified.append((name, line, codes, src(name).source(line)))
+                verdict = 2
+            for code in {text.split()[0] for text in codes}:
+                report.by_code.setdefault(code, [0, 0, 0])[verdict] += 1
+                if verdict == 0:
+                    report.code_gb_ids.setdefault(code, set()).update(
+                        truth.frame_gb_ids.get((name, line), ()))
     return report
 
 
