@@ -14,10 +14,9 @@ first break goes unjudged. (scoring marks the rest of the function "without a ve
 for logged frame skips, not for a raise.)
 
 ``torch._dynamo.config.ignore_logger_methods`` (the mirror of
-``--staticfx-ignore-logging-functions``) is not covered: it is a set of callables, and the
-recorder's ``--config`` parses values with ``ast.literal_eval`` (``{logging.Logger.info}`` is
-not a literal, so it would be set as the *string* ``"{logging.Logger.info}"``) and passes them
-to its worker as ``repr(value)``, which cannot carry a callable either.
+``--staticfx-ignore-logging-functions``) is a set of callables: the recorder takes it as a set
+of dotted names, ``--config "ignore_logger_methods={logging.Logger.info}"``, and its worker
+resolves them to the methods.
 """
 import json
 import os
@@ -35,6 +34,7 @@ CASES = os.path.join(HERE, "cases")
 RECORDER = os.path.join(HERE, "oracle", "record_truth.py")
 sys.path.insert(0, os.path.join(HERE, "oracle"))
 
+import record_truth  # noqa: E402
 import scoring  # noqa: E402
 
 pytestmark = [
@@ -57,6 +57,11 @@ SETTINGS = {
         ["--config", "capture_dynamic_output_shape_ops=True"],
         ["--staticfx-capture-dynamic-output-shape-ops"],
         ["mlm_head.py", "query_selector.py"],
+    ),
+    "ignore_logger_methods": (
+        ["--config", "ignore_logger_methods={logging.Logger.info}"],
+        ["--staticfx-ignore-logging-functions=logging.Logger.info"],
+        ["trunk_logging.py", "eager_diagnostics.py"],
     ),
     "fullgraph": (
         ["--fullgraph"],
@@ -113,7 +118,8 @@ def test_linter_option_matches_dynamo_setting(setting):
     if setting == "fullgraph":
         assert document["fullgraph"] is True
     else:
-        assert document["config"] == {setting: True}
+        key, _, value = recorder_args[1].partition("=")
+        assert document["config"] == {key: record_truth.parse_config_value(value)}
 
     found = scoring.parse_diagnostics(lint(flake8_args, files), CASES)
     diagnostics = {name: lines for name, lines in found.items() if name in files}

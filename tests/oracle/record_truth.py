@@ -8,6 +8,7 @@ Usage (from the repository root, with torch 2.13.0 installed):
     python tests/oracle/record_truth.py --show foo.py   # print one file's truth, write nothing
     python tests/oracle/record_truth.py --check         # re-record all; exit 1 if it differs from the file
     python tests/oracle/record_truth.py --config capture_scalar_outputs=True --fullgraph -o out.json
+    python tests/oracle/record_truth.py --config "ignore_logger_methods={logging.Logger.info}" -o out.json
 
 A case file is a module of the cases package with a top-level
 ``CASES = [(name, make_model, make_inputs), ...]``. ``make_model()`` returns an ``nn.Module`` or
@@ -115,10 +116,40 @@ def package_of(cases_dir: str) -> tuple[str, str]:
 
 
 def parse_config_value(text: str):
+    """A Python literal, else the text itself (resolved in the worker by `config_object`)."""
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
+
+
+def config_object(value):
+    """A config value written as a set of dotted names, such as ``{logging.Logger.info}``
+    for ``ignore_logger_methods``, becomes the set of those objects; anything else is kept."""
+    if not isinstance(value, str):
+        return value
+    try:
+        expr = ast.parse(value, mode="eval").body
+    except SyntaxError:
+        return value
+    if not isinstance(expr, ast.Set):
+        return value
+    return {_object_named(ast.unparse(item)) for item in expr.elts}
+
+
+def _object_named(dotted: str):
+    """The object a dotted name denotes: the longest importable module prefix, then attributes."""
+    import importlib
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            target = getattr(target, name)
+        return target
+    raise ValueError(f"cannot resolve {dotted!r}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,7 +404,7 @@ def worker(cases_dir: str, file_name: str, index: int, config: dict, fullgraph: 
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     for key, value in config.items():
-        setattr(torch._dynamo.config, key, value)
+        setattr(torch._dynamo.config, key, config_object(value))
     torch._logging.set_logs(graph_breaks=True)
     handler = Collect(level=logging.DEBUG)
     dynamo_logger = logging.getLogger("torch._dynamo")
@@ -550,7 +581,8 @@ def main(argv=None) -> int:
     ap.add_argument("-o", "--output", help="truth file (default: CASES/truth.json)")
     ap.add_argument("-j", "--jobs", type=int, default=MAX_JOBS, help=f"parallel cases, at most {MAX_JOBS}")
     ap.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
-                    help="set torch._dynamo.config.NAME (repeatable)")
+                    help="set torch._dynamo.config.NAME to a Python literal, or to a set of "
+                         "dotted names such as {logging.Logger.info} (repeatable)")
     ap.add_argument("--fullgraph", action="store_true", help="torch.compile(..., fullgraph=True)")
     ap.add_argument("--check", action="store_true",
                     help="re-record into a temporary file and compare with the truth file")
