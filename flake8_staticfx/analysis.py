@@ -73,7 +73,7 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
     try:
         tree = tree if tree is not None else ast.parse(source)
         root_dir, modname = project_root(path)
-        module = parse_source(tree, source, modname, path)
+        module = parse_source(tree, modname, path)
         resolver = Resolver(SourceModule(module, path, modname), project_for(root_dir, modname),
                             module_bases=options.module_bases)
         roots = find_roots(resolver)

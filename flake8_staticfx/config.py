@@ -5,7 +5,8 @@ from dataclasses import dataclass
 
 # Third-party classes that are nn.Modules, recognised by name (--staticfx-module-bases).
 DEFAULT_MODULE_BASES = (
-    "LightningModule", "PreTrainedModel", "ModelMixin", "HubMixin", "PyTorchModelHubMixin",
+    "LightningModule", "PreTrainedModel", "GradientCheckpointingLayer", "ModelMixin", "HubMixin",
+    "PyTorchModelHubMixin",
 )
 
 

@@ -10,6 +10,7 @@ import ast
 import functools
 import os
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from astroid import MANAGER, nodes
@@ -54,14 +55,16 @@ def is_torch_layer(qname: str) -> bool:
 # Parsing
 
 
-def parse_source(tree: ast.Module, source: str, modname: str, path: str) -> nodes.Module:
+def parse_source(tree: ast.Module, modname: str, path: str) -> nodes.Module:
     """Rebuild flake8's `ast` tree as astroid nodes, without astroid's post-build step.
 
     The post-build step infers `self` for every `self.x = ...`, which walks the MRO into
     torch's (or any installed library's) sources and costs seconds; we compute instance
     attributes ourselves. It also binds `from m import a` names, which we do here.
+    The rebuilder gets no source text: with it, it tokenizes every def and class header
+    again for a `position` we never read.
     """
-    builder = TreeRebuilder(MANAGER, source)
+    builder = TreeRebuilder(MANAGER)
     module = builder.visit_module(tree, modname, path, os.path.basename(path) == "__init__.py")
     for node, _ in builder._import_from_nodes:  # noqa: SLF001 - astroid keeps them for post-build
         for name, alias in node.names:
@@ -135,7 +138,7 @@ class Project:
             return cached[1]
         loaded = None
         try:
-            loaded = SourceModule(parse_source(ast.parse(source), source, modname, path), path, modname)
+            loaded = SourceModule(parse_source(ast.parse(source), modname, path), path, modname)
         except (SyntaxError, ValueError, RecursionError):
             pass
         self._cache[path] = (source, loaded)
@@ -202,6 +205,7 @@ class Resolver:
     _loaded: dict[str, SourceModule | None] = field(default_factory=dict)
     _is_module: dict[str, bool] = field(default_factory=dict)
     _decorators: dict[nodes.NodeNG, list[str]] = field(default_factory=dict)
+    _bases: dict[nodes.NodeNG, Binding | None] = field(default_factory=dict)
 
     def is_project_module(self, modname: str) -> bool:
         found = self._is_module.get(modname)
@@ -325,38 +329,39 @@ class Resolver:
 
     # -- classes ------------------------------------------------------------
 
-    def base_classes(self, cls: nodes.ClassDef) -> list[Binding]:
-        """The resolved bases of `cls`; a configured library base (PreTrainedModel) stays a
-        name, so that its library is never parsed for it."""
-        module = self.source_of(cls)
-        found = []
+    def base_classes(self, cls: nodes.ClassDef) -> Iterator[Binding]:
+        """The resolved bases of `cls`, one at a time: a caller that stops at the first
+        module base never parses the library of a mixin further right. A configured library
+        base (PreTrainedModel) stays a name, so that its library is never parsed for it."""
         for base in cls.bases:
             if isinstance(base, nodes.Subscript):  # Generic[T], SomeBase[Config]
                 base = base.value
-            if _last_name(base) in self.module_bases:
-                found.append(Binding("external", _last_name(base)))
-                continue
-            binding = self.expr_binding(base, module)
-            if binding is not None:
-                found.append(binding)
-        return found
+            if base not in self._bases:
+                if _last_name(base) in self.module_bases:
+                    self._bases[base] = Binding("external", _last_name(base))
+                else:
+                    self._bases[base] = self.expr_binding(base, self.source_of(cls))
+            if self._bases[base] is not None:
+                yield self._bases[base]
 
     def mro(self, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
         """The project classes of `cls`'s MRO (left-to-right depth-first, cycles cut)."""
         cached = self._mro.get(cls)
-        if cached is not None:
-            return cached
-        order: list[nodes.ClassDef] = []
+        if cached is None:
+            cached = self._mro[cls] = list(self.iter_mro(cls))
+        return cached
+
+    def iter_mro(self, cls: nodes.ClassDef) -> Iterator[nodes.ClassDef]:
+        """`mro(cls)` lazily, for a search that usually ends at `cls` itself."""
+        seen: list[nodes.ClassDef] = []
         stack = [cls]
-        while stack and len(order) < 64:
+        while stack and len(seen) < 64:
             current = stack.pop(0)
-            if current in order:
+            if current in seen:
                 continue
-            order.append(current)
-            bases = [b.node for b in self.base_classes(current) if b.kind == "class"]
-            stack = bases + stack
-        self._mro[cls] = order
-        return order
+            seen.append(current)
+            yield current
+            stack = [b.node for b in self.base_classes(current) if b.kind == "class"] + stack
 
     def is_enum_class(self, cls: nodes.ClassDef) -> bool:
         return any(b.kind == "external" and b.qname in ENUM_BASES or b.kind == "class" and self.is_enum_class(b.node)
@@ -441,7 +446,8 @@ TRANSPARENT_LIBRARY_DECORATORS = frozenset({
     "auto_docstring", "add_start_docstrings", "add_start_docstrings_to_model_forward",
     "replace_return_docstrings", "add_code_sample_docstrings", "can_return_tuple",
     "check_model_inputs", "deprecate_kwarg", "merge_with_config_defaults", "capture_outputs",
-    "use_kernel_forward_from_hub", "apply_forward_hook", "dataclass", "register_to_config",
+    "use_kernel_forward_from_hub", "use_kernelized_func", "use_kernel_func_from_hub",
+    "apply_forward_hook", "dataclass", "register_to_config",
     "lru_cache", "cache", "wraps", "overload", "final", "abstractmethod", "total_ordering",
 })
 DISABLE_DECORATORS = frozenset({
@@ -453,8 +459,17 @@ def decorator_names(resolver: Resolver, function: nodes.FunctionDef | nodes.Clas
     names = resolver._decorators.get(function)  # noqa: SLF001 - the resolver's per-file cache
     if names is None:
         names = resolver._decorators[function] = [  # noqa: SLF001
-            _decorator_qname(resolver, d) or "?" for d in (function.decorators.nodes if function.decorators else ())]
+            _decorator_name(resolver, d) for d in (function.decorators.nodes if function.decorators else ())]
     return names
+
+
+def _decorator_name(resolver: Resolver, decorator: nodes.NodeNG) -> str:
+    """Qualified name of a decorator; a library decorator known by name keeps its bare name,
+    so that telling a property from a staticmethod never parses the library defining it."""
+    bare = _last_name(_decorated(decorator))
+    if bare in TRANSPARENT_LIBRARY_DECORATORS:
+        return bare
+    return _decorator_qname(resolver, decorator) or "?"
 
 
 def is_disabled(resolver: Resolver, function: nodes.FunctionDef) -> bool:
@@ -465,10 +480,8 @@ def is_opaque(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) 
     """A decorator we do not know may replace the function (or a class's forward): do not
     inline through it, and do not lint it as a root."""
     for decorator in function.decorators.nodes if function.decorators else ():
-        if _last_name(_decorated(decorator)) in TRANSPARENT_LIBRARY_DECORATORS:
-            continue  # known by name: no need to parse the library that defines it
-        name = _decorator_qname(resolver, decorator) or "?"
-        if name in TRANSPARENT_DECORATORS or name in DISABLE_DECORATORS:
+        name = _decorator_name(resolver, decorator)
+        if name in TRANSPARENT_LIBRARY_DECORATORS or name in TRANSPARENT_DECORATORS or name in DISABLE_DECORATORS:
             continue
         if name.endswith((".setter", ".getter", ".deleter")):
             continue
@@ -521,7 +534,7 @@ def find_roots(resolver: Resolver) -> list[Root]:
     roots = []
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
-            owner = next((c for c in resolver.mro(node) if "forward" in c.locals), None)
+            owner = next((c for c in resolver.iter_mro(node) if "forward" in c.locals), None)
             forward = owner.locals["forward"][-1] if owner is not None else None
             # A subclass that only changes attributes (report_stats = False) compiles the
             # inherited forward differently: it is a root too, when that forward is in this file.
