@@ -411,7 +411,9 @@ PAGES["SFX303"] = Page(
 
 PAGES["SFX304"] = Page(
     dynamo="Changing `requires_grad` of a tensor inside the traced function changes how "
-           "autograd must treat the graph's inputs; dynamo breaks the graph there.",
+           "autograd must treat the graph's inputs; dynamo breaks the graph there. Creating a "
+           "tensor with `requires_grad=True` (`torch.zeros(n, requires_grad=True)`, or "
+           "`requires_grad=self.training` in a training run) breaks too (GB0225).",
     example="""
         class Net(nn.Module):
             def forward(self, x):
@@ -433,9 +435,10 @@ PAGES["SFX304"] = Page(
             def forward(self, x):
                 if x.requires_grad:
                     x = x * 2
-                return x
+                return x + torch.zeros(1, requires_grad=False)
     """,
-    not_flagged_notes="Reading `requires_grad`, which dynamo guards on.",
+    not_flagged_notes="Reading `requires_grad`, which dynamo guards on; a factory with "
+                      "`requires_grad=False`.",
 )
 
 PAGES["SFX305"] = Page(

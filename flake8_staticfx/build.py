@@ -110,6 +110,7 @@ class Builder:
         self.graph = graph
         self.init_mode = False
         self._attr_nodes: dict[str, Node] = {}
+        self._constants: dict[Node, Node] = {}  # init-time tensor -> its _tensor_constant
         self._overlay: dict[tuple[int, str], Value] = {}
 
     # ------------------------------------------------------------------ roots
@@ -285,9 +286,8 @@ class Builder:
         self.eval(stmt.test, frame)
 
     def exec_If(self, stmt: nodes.If, frame: Frame) -> str | None:
-        test = self.eval(stmt.test, frame)
+        _, known, branch = self.condition(stmt.test, frame)
         narrowed = _narrowing(stmt.test, frame)
-        known, branch = self.truth(test, stmt.test, frame)
         if known is not None:
             return self.exec_block(stmt.body if known else stmt.orelse, frame)
         start = len(self.graph.nodes)
@@ -309,8 +309,7 @@ class Builder:
         return FALLS_THROUGH
 
     def exec_While(self, stmt: nodes.While, frame: Frame) -> str | None:
-        test = self.eval(stmt.test, frame)
-        known, branch = self.truth(test, stmt.test, frame)
+        _, known, branch = self.condition(stmt.test, frame)
         if known is False:
             return self.exec_block(stmt.orelse, frame)
         start = len(self.graph.nodes)
@@ -552,8 +551,7 @@ class Builder:
         return self.eval(expr.value, frame)
 
     def eval_IfExp(self, expr: nodes.IfExp, frame: Frame) -> Value:
-        test = self.eval(expr.test, frame)
-        known, branch = self.truth(test, expr.test, frame)
+        test, known, branch = self.condition(expr.test, frame)
         if known is not None:
             return self.eval(expr.body if known else expr.orelse, frame)
         start = len(self.graph.nodes)
@@ -570,15 +568,41 @@ class Builder:
         self._cover(branch, start)
         return join(body, orelse)
 
+    def condition(self, expr: nodes.NodeNG, frame: Frame) -> tuple[Value, bool | None, Node | None]:
+        """Evaluate the test of an `if`/`while`/ternary and test it for truth as Python does
+        (`if a and t:` tests `t` itself when `a` holds): (value, known outcome, branch node)."""
+        if not isinstance(expr, nodes.BoolOp):
+            value = self.eval(expr, frame)
+            return (value, *self.truth(value, expr, frame))
+        value, decided, last_branch = self._bool_operands(expr, frame, test_last=True)
+        if decided is not None or last_branch is not None:
+            return value, decided, last_branch
+        known, branch = self.truth(value, expr, frame)
+        return value, known, branch
+
     def eval_BoolOp(self, expr: nodes.BoolOp, frame: Frame) -> Value:
-        # Each operand but the last is tested for truth; the value is one of the operands.
+        return self._bool_operands(expr, frame, test_last=False)[0]
+
+    def _bool_operands(self, expr: nodes.BoolOp, frame: Frame,
+                       test_last: bool) -> tuple[Value, bool | None, Node | None]:
+        """The value of `a and b ...` (one of the operands); its truth when an operand decides
+        it (`n > 1 and not is_compiling()` is false under dynamo, whatever `n`); and with
+        `test_last` the branch node of testing the last operand when it is a tensor. Each
+        operand but the last is tested for truth here; one after an operand of unknown truth
+        runs only on some calls."""
         results = []
+        branch = None
+        decided = None
         entered = 0
         try:
             for index, operand in enumerate(expr.values):
                 value = self.eval(operand, frame)
                 if index == len(expr.values) - 1:
                     results.append(value)
+                    if test_last and is_definite_tensor(value):
+                        branch = self.branch(value, operand, frame)
+                    elif test_last and self.truth(value, operand, frame)[0] == (expr.op == "or"):
+                        decided = expr.op == "or"
                     break
                 known, _ = self.truth(value, operand, frame)
                 if known is None:
@@ -589,10 +613,11 @@ class Builder:
                     continue
                 if known == (expr.op == "or"):
                     results.append(value)
+                    decided = known
                     break
         finally:
             frame.short_circuit -= entered
-        return join_all(results)
+        return join_all(results), decided, branch
 
     def eval_UnaryOp(self, expr: nodes.UnaryOp, frame: Frame) -> Value:
         operand = self.eval(expr.operand, frame)
@@ -924,6 +949,8 @@ class Builder:
                 return self._get_attr(_join_path(module.path, name), expr, frame)
             if name == "forward":
                 return BoundMethod(module, "__call__")
+            if module.qname in tables.RNN_MODULES and name == "flatten_parameters":
+                return BoundMethod(module, name)
             return Static() if not name.startswith("_") else UNKNOWN
         if module.kind == "container":
             return BoundMethod(module, name)
@@ -934,7 +961,7 @@ class Builder:
                 return self._get_attr(_join_path(module.path, name), expr, frame)
             if name in self._mutated(module.cls) and not isinstance(value, Module):
                 return Static() if isinstance(value, Static) else UNKNOWN
-            return value
+            return self._from_init(value)
         if module.cls is not None:
             return self._class_attribute(module.cls, name, module, frame)
         return UNKNOWN
@@ -967,6 +994,22 @@ class Builder:
         value = self._class_attribute(cls, name, receiver, frame, after=sup.cls)
         if value is UNKNOWN and name in ("forward", "__call__") and isinstance(receiver, Module):
             return BoundMethod(replace(receiver, kind="leaf", qname=_torch_base(self.resolver, cls)), "forward")
+        return value
+
+    def _from_init(self, value: Value) -> Value:
+        """A container `__init__` built, read in forward: its tensors are constants of this
+        graph (fx's `_tensor_constantN`), not nodes of the scratch graph `__init__` ran in."""
+        if isinstance(value, Tensor) and value.node is not None:
+            constant = self._constants.get(value.node)
+            if constant is None:
+                constant = self._constants[value.node] = self.graph.get_attr(
+                    f"_tensor_constant{len(self._constants)}")
+            return replace(value, node=constant)
+        if isinstance(value, Seq):
+            items = None if value.items is None else [self._from_init(item) for item in value.items]
+            return Seq(items, elem=self._from_init(value.elem), is_list=value.is_list)
+        if isinstance(value, Dict):
+            return Dict({key: self._from_init(item) for key, item in value.items.items()}, value.complete)
         return value
 
     def _get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
@@ -1308,6 +1351,12 @@ class Builder:
             return Tensor(node)
         if name == "forward":
             return self.call_module(module, args, kwargs, expr, frame)
+        if module.kind == "leaf" and module.qname in tables.RNN_MODULES:
+            # Any use of an RNN module in the graph (`self.lstm.flatten_parameters()`) wraps it.
+            call = self.graph.python_call(f"{module.qname}.{name}", self._args(args), self._kwargs(kwargs),
+                                          meta=self._meta(expr, frame))
+            self.mark(call, "rnn", expr, frame)
+            return UNKNOWN
         if name in ("register_buffer", "register_parameter", "add_module") and args:
             key = args[0]
             if isinstance(key, Static) and isinstance(key.value, str) and len(args) > 1:
@@ -1460,6 +1509,8 @@ class Builder:
         generator = kwargs.get("generator")
         if isinstance(generator, Instance) and generator.qname == "torch.Generator":
             self.mark(node, "generator", expr, frame)  # made in this function: GB0055
+        if _sets_requires_grad(kwargs.get("requires_grad")):
+            self.mark(node, "requires_grad", expr, frame)  # torch.zeros(..., requires_grad=True): GB0225
         is_bool = last in tables.TENSOR_BOOL_METHODS
         return Tensor(node, is_bool=is_bool, needs_grad=not is_bool and _grad(*args, *kwargs.values()))
 
@@ -1804,6 +1855,14 @@ def _assume(value: Value) -> Value:
     if isinstance(value, Seq) and value.items is not None:
         return Seq([_assume(v) for v in value.items], is_list=value.is_list)
     return value
+
+
+def _sets_requires_grad(flag: Value | None) -> bool:
+    """`requires_grad=` of a tensor factory that is true on ordinary calls: a constant, or
+    `self.training` (true while training)."""
+    if not isinstance(flag, Static) or flag.assumed:
+        return False
+    return flag.varies or (flag.known and flag.value is True)
 
 
 def _assumed_truth(value: Value) -> bool | None:

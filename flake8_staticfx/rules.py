@@ -117,9 +117,10 @@ RULES: dict[str, Rule] = {
         Rule(
             "SFX304",
             "requires-grad-mutation",
-            ("GB0125", "GB8985", "GB0206"),
-            "`{what}` changes requires_grad inside the compiled function",
-            "set requires_grad before calling the compiled module, or detach and clone instead",
+            ("GB0125", "GB8985", "GB0206", "GB0225"),
+            "`{what}` sets requires_grad inside the compiled function",
+            "create the tensor or set requires_grad before calling the compiled module, "
+            "or detach and clone instead",
         ),
         Rule(
             "SFX305",

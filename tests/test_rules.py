@@ -361,3 +361,16 @@ def test_requires_grad_only_where_it_changes_something(tmp_path, statement, brea
     source = net(statement)
     line = source.splitlines().index(f"        {statement}") + 1
     assert codes_of(lint(tmp_path, source)) == ([(line, "SFX304")] if breaks else [])
+
+
+@pytest.mark.parametrize(("statement", "breaks"), [
+    # Measured with torch 2.13: a tensor factory with requires_grad=True breaks (GB0225),
+    # also when the flag is self.training in a training run; requires_grad=False is traced.
+    ("w = torch.zeros(8, requires_grad=True)", True),
+    ("w = torch.tensor([0.0], requires_grad=self.training)", True),
+    ("w = torch.zeros(8, requires_grad=False)", False),
+])
+def test_tensor_factory_requires_grad(tmp_path, statement, breaks):
+    source = net(statement)
+    line = source.splitlines().index(f"        {statement}") + 1
+    assert codes_of(lint(tmp_path, source)) == ([(line, "SFX304")] if breaks else [])
