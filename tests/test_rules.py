@@ -374,3 +374,16 @@ def test_tensor_factory_requires_grad(tmp_path, statement, breaks):
     source = net(statement)
     line = source.splitlines().index(f"        {statement}") + 1
     assert codes_of(lint(tmp_path, source)) == ([(line, "SFX304")] if breaks else [])
+
+
+@pytest.mark.parametrize(("statement", "code"), [
+    # Measured with torch 2.13 (tests/cases/vis_layerdrop_vit.py, nlp_sliding_window.py):
+    # `and` tests its last operand too, and an operand known false decides the whole test.
+    ("if self.training and h.mean() > 0:\n            h = h * 2", "SFX101"),
+    ("if h.shape[0] > 1 and not torch.compiler.is_compiling():\n            print(h)", None),
+    ("self.rnn.flatten_parameters()", "SFX306"),
+])
+def test_short_circuit_tests_and_rnn_methods(tmp_path, statement, code):
+    source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)")
+    line = source.splitlines().index(f"        {statement.splitlines()[0]}") + 1
+    assert codes_of(lint(tmp_path, source)) == ([(line, code)] if code else [])
