@@ -733,6 +733,12 @@ class Builder:
             except Exception:  # noqa: BLE001 - any Python value
                 return Static()
             return Static(present if op == "in" else not present)
+        if is_definite_tensor(right):
+            # Tensor.__contains__ is `(right == left).any().item()`: a Python bool (GB0124).
+            node = self.graph.call_method("__contains__", (self._as_arg(right), self._as_arg(left)),
+                                          meta=self._meta(expr, frame))
+            self.mark(node, "item", expr, frame)
+            return Static()
         if isinstance(right, Tensor):
             return UNKNOWN
         return Static() if isinstance(left, Static) else UNKNOWN

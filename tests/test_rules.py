@@ -382,6 +382,8 @@ def test_tensor_factory_requires_grad(tmp_path, statement, breaks):
     ("if self.training and h.mean() > 0:\n            h = h * 2", "SFX101"),
     ("if h.shape[0] > 1 and not torch.compiler.is_compiling():\n            print(h)", None),
     ("self.rnn.flatten_parameters()", "SFX306"),
+    # Tensor.__contains__ ends in .item(): GB0124, and dynamo skips the whole function.
+    ("if 3 in h:\n            h = h + 1", "SFX102"),
 ])
 def test_short_circuit_tests_and_rnn_methods(tmp_path, statement, code):
     source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)")
