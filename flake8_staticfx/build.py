@@ -521,9 +521,23 @@ class Builder:
         return result
 
     def eval_JoinedStr(self, expr: nodes.JoinedStr, frame: Frame) -> Value:
+        """An f-string of known simple values is known (`getattr(self, f"_pool_{mode}")`)."""
+        parts, operands = [], []
         for value in expr.values:
-            self.eval(value, frame)
-        return Static()
+            if isinstance(value, nodes.Const):
+                parts.append(str(value.value))
+                continue
+            operand = self.eval(value.value, frame) if isinstance(value, nodes.FormattedValue) else UNKNOWN
+            operands.append(operand)
+            if not (isinstance(operand, Static) and operand.known and value.format_spec is None
+                    and isinstance(operand.value, (str, int, float, bool, type(None)))):
+                parts = None
+            elif parts is not None:
+                convert = {114: repr, 97: ascii}.get(value.conversion, str)
+                parts.append(convert(operand.value))
+        if parts is None or sum(map(len, parts)) > MAX_FOLDED_SIZE:
+            return Static()
+        return derived("".join(parts), *operands)
 
     def eval_FormattedValue(self, expr: nodes.FormattedValue, frame: Frame) -> Value:
         self.eval(expr.value, frame)

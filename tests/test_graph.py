@@ -6,6 +6,7 @@ and review the diff.
 """
 from __future__ import annotations
 
+import textwrap
 import json
 import os
 import re
@@ -418,3 +419,26 @@ def test_module_level_tensor_leaves_no_trace_in_the_graph(tmp_path):
     graph, = analyze(path.read_text(), str(path)).graphs
     graph.lint()
     assert [n.target for n in graph.nodes] == ["x", "relu", "operator.mul", "output"]
+
+
+def test_fstring_of_known_values_selects_a_method(tmp_path):
+    """`getattr(self, f"_pool_{mode}")` with a known mode inlines that method (fx does too)."""
+    from flake8_staticfx.analysis import analyze
+
+    source = textwrap.dedent('''\
+        import torch.nn as nn
+
+
+        class Pooling(nn.Module):
+            def __init__(self, mode="mean"):
+                super().__init__()
+                self.mode = mode
+
+            def _pool_mean(self, x):
+                return x.mean(1)
+
+            def forward(self, x):
+                return getattr(self, f"_pool_{self.mode}")(x)
+    ''')
+    graph, = analyze(source, str(tmp_path / "pool.py")).graphs
+    assert [node.target for node in graph.nodes] == ["x", "mean", "output"]
