@@ -6,12 +6,12 @@ and review the diff.
 """
 from __future__ import annotations
 
-import textwrap
 import json
 import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
