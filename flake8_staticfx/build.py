@@ -522,20 +522,19 @@ class Builder:
 
     def eval_JoinedStr(self, expr: nodes.JoinedStr, frame: Frame) -> Value:
         """An f-string of known simple values is known (`getattr(self, f"_pool_{mode}")`)."""
-        parts, operands = [], []
+        parts, operands, known = [], [], True
         for value in expr.values:
             if isinstance(value, nodes.Const):
                 parts.append(str(value.value))
                 continue
             operand = self.eval(value.value, frame) if isinstance(value, nodes.FormattedValue) else UNKNOWN
             operands.append(operand)
-            if not (isinstance(operand, Static) and operand.known and value.format_spec is None
-                    and isinstance(operand.value, (str, int, float, bool, type(None)))):
-                parts = None
-            elif parts is not None:
-                convert = {114: repr, 97: ascii}.get(value.conversion, str)
-                parts.append(convert(operand.value))
-        if parts is None or sum(map(len, parts)) > MAX_FOLDED_SIZE:
+            if isinstance(operand, Static) and operand.known and value.format_spec is None \
+                    and isinstance(operand.value, (str, int, float, bool, type(None))):
+                parts.append({114: repr, 97: ascii}.get(value.conversion, str)(operand.value))
+            else:
+                known = False
+        if not known or sum(map(len, parts)) > MAX_FOLDED_SIZE:
             return Static()
         return derived("".join(parts), *operands)
 

@@ -384,6 +384,8 @@ def test_tensor_factory_requires_grad(tmp_path, statement, breaks):
     ("self.rnn.flatten_parameters()", "SFX306"),
     # Tensor.__contains__ ends in .item(): GB0124, and dynamo skips the whole function.
     ("if 3 in h:\n            h = h + 1", "SFX102"),
+    # An f-string with an unknown part before literal text (tests/cases/cache_key.py).
+    ('key = f"{h.mean().item():.2f}-done"', "SFX102"),
 ])
 def test_short_circuit_tests_and_rnn_methods(tmp_path, statement, code):
     source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)")
