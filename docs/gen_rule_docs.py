@@ -83,7 +83,9 @@ PAGES["SFX101"] = Page(
 PAGES["SFX102"] = Page(
     dynamo="`.item()`, `int(t)`, `float(t)` and `bool(t)` ask for a tensor's value as a Python "
            "number. By default dynamo cannot put that in the graph: it breaks, syncs with the "
-           "device to read the value, and resumes in a new graph.",
+           "device to read the value, and resumes in a new graph. A tensor passed as a size "
+           "(`torch.arange(lengths.max())`, `x.new_zeros(n.sum())`, `x.view(n.max(), -1)`) is "
+           "converted the same way (GB0033).",
     example="""
         class Net(nn.Module):
             def forward(self, x):

@@ -1413,6 +1413,8 @@ class Builder:
         if name == "tolist":
             self.mark(node, "tolist", expr, frame)
             return Seq(None, elem=Static(), is_list=True)
+        if name in tables.SIZE_METHODS and _tensor_in_size(args[:1] if name == "new_full" else args):
+            self.mark(node, "item", expr, frame)  # x.new_zeros(n.sum()): GB0033
         if name in tables.TENSOR_DYNAMIC_SHAPE_METHODS or (
                 name == "repeat_interleave" and args and is_definite_tensor(args[0])):
             self.mark(node, "dynamic_shape", expr, frame)
@@ -1528,6 +1530,8 @@ class Builder:
         generator = kwargs.get("generator")
         if isinstance(generator, Instance) and generator.qname == "torch.Generator":
             self.mark(node, "generator", expr, frame)  # made in this function: GB0055
+        if qname in tables.SIZE_FUNCTIONS and _tensor_in_size(args[:1] if last == "full" else args):
+            self.mark(node, "item", expr, frame)  # torch.arange(lengths.max()): GB0033
         if _sets_requires_grad(kwargs.get("requires_grad")):
             self.mark(node, "requires_grad", expr, frame)  # torch.zeros(..., requires_grad=True): GB0225
         is_bool = last in tables.TENSOR_BOOL_METHODS
@@ -1874,6 +1878,16 @@ def _assume(value: Value) -> Value:
     if isinstance(value, Seq) and value.items is not None:
         return Seq([_assume(v) for v in value.items], is_list=value.is_list)
     return value
+
+
+def _tensor_in_size(values: list[Value]) -> bool:
+    """Is a size argument (or an item of a size tuple) a tensor, whose value Python needs?"""
+    for value in values:
+        if isinstance(value, Seq) and value.items is not None and _tensor_in_size(value.items):
+            return True
+        if is_definite_tensor(value) and not value.scalar and not value.python_random:
+            return True
+    return False
 
 
 def _sets_requires_grad(flag: Value | None) -> bool:

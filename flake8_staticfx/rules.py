@@ -40,7 +40,7 @@ RULES: dict[str, Rule] = {
         Rule(
             "SFX102",
             "tensor-to-python-scalar",
-            ("GB0124",),
+            ("GB0124", "GB0033"),
             "`{what}` converts a tensor to a Python scalar",
             "keep the value as a 0-d tensor, or set torch._dynamo.config.capture_scalar_outputs = True",
             captured_by=("capture_scalar_outputs", "fullgraph"),

@@ -386,6 +386,10 @@ def test_tensor_factory_requires_grad(tmp_path, statement, breaks):
     ("if 3 in h:\n            h = h + 1", "SFX102"),
     # An f-string with an unknown part before literal text (tests/cases/cache_key.py).
     ('key = f"{h.mean().item():.2f}-done"', "SFX102"),
+    # A tensor as a size argument becomes a Python int (GB0033, measured): SFX102.
+    ("pos = torch.arange(h.argmax())", "SFX102"),
+    ("h = h.view(h.argmax(), -1)", "SFX102"),
+    ("pos = torch.arange(h.shape[0])", None),
 ])
 def test_short_circuit_tests_and_rnn_methods(tmp_path, statement, code):
     source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)")
