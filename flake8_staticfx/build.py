@@ -319,6 +319,10 @@ class Builder:
             flow = self.exec_block(stmt.body, frame)
         finally:
             frame.loop_depth -= 1
+        if branch is None and flow in (FALLS_THROUGH, CONTINUES):
+            # The test runs again after the body: a flag the body sets from a tensor
+            # (`finished = seqs.max() == 0`) makes that test data-dependent.
+            branch = self.condition(stmt.test, frame)[2]
         self._cover(branch, start)
         self._repeat_unknown(start, stmt)
         frame.env = _merge_envs(saved, None, frame.env, None)

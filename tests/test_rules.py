@@ -395,3 +395,12 @@ def test_short_circuit_tests_and_rnn_methods(tmp_path, statement, code):
     source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)")
     line = source.splitlines().index(f"        {statement.splitlines()[0]}") + 1
     assert codes_of(lint(tmp_path, source)) == ([(line, code)] if code else [])
+
+
+def test_while_flag_set_from_a_tensor_in_the_body(tmp_path):
+    """The loop test runs again after the body: a flag set there from a tensor breaks at the
+    `while` (GB0170, measured on tests/cases/nlp_greedy_generate.py)."""
+    source = net("done = False\n        while not done:\n            h = h * 2\n"
+                 "            done = h.sum() > 10")
+    line = source.splitlines().index("        while not done:") + 1
+    assert codes_of(lint(tmp_path, source)) == [(line, "SFX101")]
