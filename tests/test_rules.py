@@ -400,7 +400,6 @@ def test_short_circuit_tests_and_rnn_methods(tmp_path, statement, code):
 def test_while_flag_set_from_a_tensor_in_the_body(tmp_path):
     """The loop test runs again after the body: a flag set there from a tensor breaks at the
     `while` (GB0170, measured on tests/cases/nlp_greedy_generate.py)."""
-    source = net("done = False\n        while not done:\n            h = h * 2\n"
-                 "            done = h.sum() > 10")
+    source = net("done = False\nwhile not done:\n    h = h * 2\n    done = h.sum() > 10")
     line = source.splitlines().index("        while not done:") + 1
     assert codes_of(lint(tmp_path, source)) == [(line, "SFX101")]
