@@ -30,7 +30,7 @@ from .discover import (
     is_staticmethod,
     is_torch_layer,
 )
-from .fx_names import FX_NAMES
+from .fx_names import FX_NAMES, TENSOR_MEMBERS
 from .inline import (
     Frame,
     bind_arguments,
@@ -50,6 +50,7 @@ from .values import (
     Function,
     Instance,
     Module,
+    Obj,
     Seq,
     Static,
     Super,
@@ -111,6 +112,7 @@ class Builder:
         self.init_mode = False
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # init-time tensor -> its _tensor_constant
+        self._objects: dict[int, Obj] = {}  # id of an object -> the one this graph works on
         self._overlay: dict[tuple[int, str], Value] = {}
 
     # ------------------------------------------------------------------ roots
@@ -157,12 +159,14 @@ class Builder:
         return env
 
     def _names_used_as_tensors(self, function: nodes.FunctionDef, receiver: Value | None) -> set[str]:
-        """Names `function` uses as only a tensor can be used: an attribute no Python value
-        has (x.sum(), x.shape), or the input of a torch.nn layer or of a torch function."""
+        """Names `function` uses as only a tensor can be used: a tensor attribute no Python
+        value has (x.sum(), x.shape; not cache.get_seq_length()), or the input of a torch.nn
+        layer or of a torch function."""
         used = set()
         for node in function.nodes_of_class((nodes.Attribute, nodes.Call)):
             if isinstance(node, nodes.Attribute):
-                if isinstance(node.expr, nodes.Name) and node.attrname not in tables.BUILTIN_VALUE_ATTRIBUTES:
+                if isinstance(node.expr, nodes.Name) and node.attrname in TENSOR_MEMBERS \
+                        and node.attrname not in tables.BUILTIN_VALUE_ATTRIBUTES:
                     used.add(node.expr.name)
             elif node.args and isinstance(node.args[0], nodes.Name) and self._takes_tensor(node.func, receiver):
                 used.add(node.args[0].name)
@@ -404,6 +408,11 @@ class Builder:
             receiver = self.eval(target.expr, frame)
             if isinstance(receiver, Module):
                 self.set_attribute(receiver, target.attrname, value)
+            elif isinstance(receiver, Obj):
+                old = receiver.attrs.get(target.attrname)
+                if frame.conditional or frame.short_circuit:
+                    value = join(old, value) if old is not None else UNKNOWN  # set on some paths
+                receiver.attrs[target.attrname] = value
             elif is_definite_tensor(receiver) and target.attrname == "requires_grad":
                 node = self.graph.python_call("setattr", (self._as_arg(receiver), "requires_grad"),
                                               meta=self._meta(target, frame))
@@ -771,7 +780,10 @@ class Builder:
                                             meta=self._meta(expr, frame))
             if _has_bool_mask(key):
                 self.mark(node, "dynamic_shape", expr, frame)
-            return Tensor(node, is_bool=container.is_bool, needs_grad=container.needs_grad)
+            # `dims[0]`, `dims[1:]` are as valid on a tuple: an assumed input stays assumed.
+            weak = container.weak and isinstance(key, Static) and (
+                not key.known or type(key.value) in (int, slice))
+            return Tensor(node, weak=weak, is_bool=container.is_bool, needs_grad=container.needs_grad)
         if isinstance(container, Static) and container.node is not None:
             node = self.graph.call_function("operator.getitem", (self._as_arg(container), self._as_arg(key)),
                                             meta=self._meta(expr, frame))
@@ -918,7 +930,7 @@ class Builder:
         if isinstance(value, Tensor):
             node = self.graph.call_function("operator.getitem", (self._as_arg(value), 0),
                                             meta=self._meta(expr, frame) if expr is not None else {})
-            return Tensor(node, is_bool=value.is_bool)
+            return Tensor(node, weak=value.weak, is_bool=value.is_bool)  # a tuple unpacks too
         if isinstance(value, Seq):
             return value.element()
         if isinstance(value, Module) and value.kind == "container":
@@ -940,6 +952,10 @@ class Builder:
             return self._tensor_attribute(receiver, name, expr, frame)
         if isinstance(receiver, Module):
             return self.module_attribute(receiver, name, expr, frame)
+        if isinstance(receiver, Obj):
+            if name in receiver.attrs:
+                return self._from_init(receiver.attrs[name])
+            return self._class_attribute(receiver.cls, name, receiver, frame)
         if isinstance(receiver, External):
             return self.value_of(self.resolver.qualified(f"{receiver.qname}.{name}"), frame)
         if isinstance(receiver, ClassRef):
@@ -955,6 +971,8 @@ class Builder:
         return UNKNOWN
 
     def _tensor_attribute(self, tensor: Tensor, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if tensor.weak and name not in TENSOR_MEMBERS:
+            return UNKNOWN  # `cache.get_seq_length()`: the input assumed a tensor is something else
         if name in tables.TENSOR_STATIC_ATTRIBUTES or name in tables.TENSOR_TENSOR_ATTRIBUTES:
             node = self.graph.call_function("getattr", (self._as_arg(tensor), name),
                                             meta=self._meta(expr, frame))
@@ -1022,7 +1040,7 @@ class Builder:
     def _from_init(self, value: Value) -> Value:
         """A container `__init__` built, read in forward: its tensors are constants of this
         graph (fx's `_tensor_constantN`), not nodes of the scratch graph `__init__` ran in."""
-        if isinstance(value, Tensor) and value.node is not None:
+        if isinstance(value, Tensor) and value.node is not None and not self.graph.owns(value.node):
             constant = self._constants.get(value.node)
             if constant is None:
                 constant = self._constants[value.node] = self.graph.get_attr(
@@ -1033,6 +1051,19 @@ class Builder:
             return Seq(items, elem=self._from_init(value.elem), is_list=value.is_list)
         if isinstance(value, Dict):
             return Dict({key: self._from_init(item) for key, item in value.items.items()}, value.complete)
+        if isinstance(value, Obj):
+            # An object made elsewhere (by a module's `__init__`): this graph works on its own
+            # copy, in which what other methods reassign (scheduler.set_timesteps() before
+            # forward) is not a fact.
+            copy = self._objects.get(id(value))
+            if copy is None:
+                mutated = self._mutated(value.cls)
+                copy = self._objects[id(value)] = Obj(value.cls, {
+                    name: item if name not in mutated or isinstance(item, Module)
+                    else Static() if isinstance(item, Static) else UNKNOWN
+                    for name, item in value.attrs.items()})
+                self._objects[id(copy)] = copy
+            return copy
         return value
 
     def _get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
@@ -1186,6 +1217,10 @@ class Builder:
             return self.call_external(callee.qname, args, kwargs, expr, frame)
         if isinstance(callee, ClassRef):
             return self.construct(callee.node, args, kwargs, expr, frame, unknown_rest)
+        if isinstance(callee, Obj):
+            method = self._class_attribute(callee.cls, "__call__", callee, frame)
+            return self.call(method, args, kwargs, expr, frame, unknown_rest) if isinstance(method, Function) \
+                else UNKNOWN
         return UNKNOWN
 
     def call_function(self, function: Function, args: list[Value], kwargs: dict[str, Value],
@@ -1208,7 +1243,8 @@ class Builder:
         if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
                 and _is_classmethod(node):
             receiver = ClassRef(function.cls)
-        summarise = self.state.reuse_inlined and not self.init_mode
+        # A call on a project object may reassign its attributes: never stand in for it.
+        summarise = self.state.reuse_inlined and not self.init_mode and not _holds_object((receiver, args, kwargs))
         key = (node, _signature((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0) \
             if summarise else None
         summary = self.state.summaries.get(key) if summarise else None
@@ -1241,6 +1277,18 @@ class Builder:
                   expr: nodes.NodeNG, frame: Frame, unknown_rest: bool) -> Value:
         if self.resolver.is_module_class(cls):
             return Module("user", "", cls=cls, ctor_args=None if unknown_rest else (args, kwargs))
+        if self.resolver.is_plain_class(cls):
+            # Dynamo traces the constructor: run `__init__` here, in this graph.
+            obj = Obj(cls)
+            self._objects[id(obj)] = obj
+            init = find_method(self.resolver, cls, "__init__")
+            if init is not None:
+                function, owner = init
+                ran = self.call_function(Function(function, bound=obj, cls=owner), args, kwargs, expr,
+                                         frame, unknown_rest=unknown_rest)
+                if ran is UNKNOWN:
+                    return UNKNOWN  # not inlined (recursion, depth): its attributes are not known
+            return obj
         return UNKNOWN
 
     def call_module(self, module: Module, args: list[Value], kwargs: dict[str, Value],
@@ -1882,6 +1930,23 @@ def _assume(value: Value) -> Value:
     if isinstance(value, Seq) and value.items is not None:
         return Seq([_assume(v) for v in value.items], is_list=value.is_list)
     return value
+
+
+def _holds_object(value: Any, depth: int = 0) -> bool:
+    """Is a project object (`Obj`) among these values, a few containers deep?"""
+    if isinstance(value, Obj):
+        return True
+    if depth > 3:
+        return False
+    if isinstance(value, (tuple, list)):
+        return any(_holds_object(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_object(v, depth + 1) for v in value.values())
+    if isinstance(value, Seq) and value.items is not None:
+        return any(_holds_object(v, depth + 1) for v in value.items)
+    if isinstance(value, Dict):
+        return any(_holds_object(v, depth + 1) for v in value.items.values())
+    return False
 
 
 def _tensor_in_size(values: list[Value]) -> bool:

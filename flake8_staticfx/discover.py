@@ -384,6 +384,19 @@ class Resolver:
                 stack.extend(b.node for b in self.base_classes(owner) if b.kind == "class")
         return False
 
+    def is_plain_class(self, cls: nodes.ClassDef) -> bool:
+        """A project class whose instances dynamo traces as user objects: no decorator, and
+        only project classes or `object` as bases (no library base such as dict, Exception,
+        Enum or a dataclass, whose behaviour we do not see)."""
+        for owner in self.mro(cls):
+            if owner.decorators:
+                return False
+            bindings = list(self.base_classes(owner))
+            if len(bindings) != len(owner.bases) or any(
+                    b.kind != "class" and not (b.kind == "external" and b.qname == "object") for b in bindings):
+                return False
+        return not self.is_module_class(cls)
+
     def is_module_class(self, cls: nodes.ClassDef) -> bool:
         cached = self._class_is_module.get(cls)
         if cached is not None:

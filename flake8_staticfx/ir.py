@@ -134,6 +134,11 @@ class Graph:
         self.python_calls: list[Node] = []
         self.regions: list[GraphBreakRegion] = []
         self._names = _Namespace()
+        self._own: set[Node] = set()
+
+    def owns(self, node: Node) -> bool:
+        """Was `node` created in this graph (not in another root's, or in an `__init__`'s)?"""
+        return node in self._own
 
     def create_node(
         self, op: str, target: str, args: tuple = (), kwargs: dict | None = None,
@@ -144,6 +149,7 @@ class Graph:
         for used in node.inputs():
             used.users[node] = None
         self.nodes.append(node)
+        self._own.add(node)
         return node
 
     def python_call(self, target: str, args: tuple = (), kwargs: dict | None = None,
@@ -151,6 +157,7 @@ class Graph:
         node = Node(self._names.create(_default_name("call_function", target)), "call_function",
                     target, args, kwargs or {}, {**(meta or {}), "python": True})
         self.python_calls.append(node)
+        self._own.add(node)
         return node
 
     def placeholder(self, name: str, meta: dict | None = None) -> Node:

@@ -121,6 +121,18 @@ class Module(Value):
 
 
 @dataclass(eq=False)
+class Obj(Value):
+    """An instance of a project class that is not an nn.Module (a scheduler, a feature
+    container): dynamo traces its `__init__` and methods and tracks its attributes, so we do."""
+
+    cls: nodes.ClassDef
+    attrs: dict[str, Value] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        return f"{self.cls.name} object"
+
+
+@dataclass(eq=False)
 class Function(Value):
     """Something the builder can inline: a def or lambda, possibly bound to `self`."""
 

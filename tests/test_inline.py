@@ -577,3 +577,53 @@ class Net(nn.Module):
     def forward(self, x):
         return torch.utils.checkpoint.checkpoint(self.block, x, use_reentrant=False)
 """)
+
+
+def test_methods_of_plain_project_objects(tmp_path):
+    """A scheduler-like object held by the module, and one made in forward: dynamo traces
+    their methods and attributes, so breaks inside them are found (tests/cases/gen_euler_sampler.py
+    and trn_jagged_embeddings.py measure it). What another method reassigns outside forward
+    (`num_steps`) is not a fact: the branch on it stays unknown and both arms are linted."""
+    path = write(tmp_path / "model.py", """
+        import torch
+        import torch.nn as nn
+
+
+        class Scheduler:
+            def __init__(self, steps=10):
+                self.sigmas = torch.linspace(1.0, 0.0, steps)
+                self.num_steps = None
+
+            def configure(self, num_steps):
+                self.num_steps = num_steps
+
+            def index_for(self, t):
+                return (self.sigmas == t).nonzero()  # expect: SFX401
+
+
+        class Lengths:
+            def __init__(self, lengths):
+                self.lengths = lengths
+
+            @property
+            def as_list(self):
+                return self.lengths.tolist()  # expect: SFX103
+
+
+        class Sampler(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scheduler = Scheduler()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, t):
+                h = self.fc(x)
+                if self.scheduler.num_steps is None:
+                    h = h * 2
+                else:
+                    print(h)  # expect: SFX201
+                idx = self.scheduler.index_for(t)
+                sizes = Lengths(h.sum(-1)).as_list
+                return h, idx, sizes
+    """)
+    assert found(path) == expected(path)

@@ -403,3 +403,19 @@ def test_while_flag_set_from_a_tensor_in_the_body(tmp_path):
     source = net("done = False\nwhile not done:\n    h = h * 2\n    done = h.sum() > 10")
     line = source.splitlines().index("        while not done:") + 1
     assert codes_of(lint(tmp_path, source)) == [(line, "SFX101")]
+
+
+def test_inputs_only_assumed_tensors_stay_assumed(tmp_path):
+    """An unannotated input is only assumed a tensor: unpacking or indexing it with an int is
+    as valid on a tuple, and `cache.get_seq_length()` is no tensor method, so neither is
+    evidence (transformers' focalnet `height, width = input_dimensions`, big_bird's cache)."""
+    source = HEADER + textwrap.dedent("""\
+        class Net(nn.Module):
+            def forward(self, x, input_dimensions, cache=None):
+                height, width = input_dimensions
+                size = input_dimensions[0]
+                if cache is not None and cache.get_seq_length() > 0:
+                    x = x * 2
+                return x.view(height, width, -1) + torch.arange(size)
+    """)
+    assert codes_of(lint(tmp_path, source)) == []
