@@ -184,6 +184,9 @@ class _Locator:
     def case_name(self, path: str) -> str | None:
         """The path relative to the cases directory, or None for a file outside it."""
         if path not in self._cache:
+            if not os.path.isabs(path):  # "<frozen abc>", "<string>": realpath would join the cwd
+                self._cache[path] = None
+                return None
             real = os.path.realpath(path)
             inside = os.path.dirname(real) == self.cases_dir or real.startswith(self.cases_dir + os.sep)
             self._cache[path] = os.path.relpath(real, self.cases_dir).replace(os.sep, "/") if inside else None
