@@ -50,6 +50,7 @@ from .values import (
     Function,
     Instance,
     Module,
+    NdArray,
     Obj,
     Seq,
     Static,
@@ -676,6 +677,8 @@ class Builder:
             node = self.graph.python_call(f"operator.{BINOPS.get(op, 'add')}", meta=self._meta(expr, frame))
             self.mark(node, "random_arithmetic", expr, frame)
             return Tensor(None, python_random=True)
+        if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
+            return NdArray()  # arange(n) * step: an array whatever the Python number
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             node = self.graph.call_function(f"operator.{BINOPS.get(op, 'add')}",
                                             (self._as_arg(left), self._as_arg(right)),
@@ -775,6 +778,8 @@ class Builder:
         return self.subscript(container, key, expr, frame)
 
     def subscript(self, container: Value, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if isinstance(container, NdArray):
+            return NdArray()
         if isinstance(container, Tensor):
             node = self.graph.call_function("operator.getitem", (self._as_arg(container), self._as_arg(key)),
                                             meta=self._meta(expr, frame))
@@ -968,6 +973,10 @@ class Builder:
             return Static() if not name[:1].isupper() else UNKNOWN
         if isinstance(receiver, (Seq, Dict, Instance)):
             return BoundMethod(receiver, name)
+        if isinstance(receiver, NdArray):
+            if name in tables.NDARRAY_METHODS or name == "tolist":
+                return BoundMethod(receiver, name)
+            return Static() if name in ("shape", "ndim", "size", "dtype") else UNKNOWN
         return UNKNOWN
 
     def _tensor_attribute(self, tensor: Tensor, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
@@ -1344,6 +1353,12 @@ class Builder:
             return self.tensor_method(receiver, name, args, kwargs, expr, frame)
         if isinstance(receiver, Module):
             return self._module_method(receiver, name, args, kwargs, expr, frame)
+        if isinstance(receiver, NdArray):
+            if name == "tolist":
+                node = self.graph.python_call("numpy.ndarray.tolist", meta=self._meta(expr, frame))
+                self.mark(node, "tolist", expr, frame)
+                return Seq(None, elem=Static(), is_list=True)
+            return NdArray()
         if isinstance(receiver, Instance):
             if receiver.qname == "logging.Logger" and name in tables.LOGGER_METHODS:
                 call = self.graph.python_call(f"logging.Logger.{name}", self._args(args),
@@ -1520,6 +1535,8 @@ class Builder:
             return self._torch_call(qname, args, kwargs, expr, frame)
         if qname in tables.TRACED_RANDOM_FUNCTIONS:
             return Tensor(None, python_random=True)
+        if qname in tables.NUMPY_ARRAY_FUNCTIONS and not any(isinstance(a, Tensor) for a in args):
+            return NdArray()
         if qname.startswith("numpy.random.") and qname != "numpy.random.seed":
             return self._external_construct("numpy_random", qname, args, kwargs, expr, frame)
         if qname.startswith("math."):

@@ -44,6 +44,16 @@ SIZE_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "vie
 TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
     "nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "bincount",
 })
+# numpy functions that make an array, and array methods that give an array back (measured
+# with 2.13: `.tolist()` of such arrays breaks with GB0033, as a tensor's does).
+NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
+    "array", "asarray", "arange", "linspace", "zeros", "ones", "full", "empty", "concatenate",
+    "stack", "round", "floor", "ceil", "clip", "cumsum", "sqrt", "exp", "log",
+))
+NDARRAY_METHODS = frozenset({
+    "astype", "round", "copy", "reshape", "flatten", "ravel", "clip", "cumsum", "cumprod",
+    "transpose", "squeeze", "repeat",
+})
 # Methods returning something that is not a tensor and not static.
 TENSOR_NON_TENSOR_METHODS = frozenset({"numpy", "__array__", "storage", "type", "untyped_storage"})
 # Methods whose result is a boolean tensor (a mask).

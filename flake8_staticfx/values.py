@@ -121,6 +121,12 @@ class Module(Value):
 
 
 @dataclass(eq=False)
+class NdArray(Value):
+    """A numpy array made in the compiled code: dynamo traces numpy as tensor operations, so
+    converting the array to Python objects (`.tolist()`) needs its data, as for a tensor."""
+
+
+@dataclass(eq=False)
 class Obj(Value):
     """An instance of a project class that is not an nn.Module (a scheduler, a feature
     container): dynamo traces its `__init__` and methods and tracks its attributes, so we do."""

@@ -419,3 +419,15 @@ def test_inputs_only_assumed_tensors_stay_assumed(tmp_path):
                 return x.view(height, width, -1) + torch.arange(size)
     """)
     assert codes_of(lint(tmp_path, source)) == []
+
+
+@pytest.mark.parametrize(("statement", "code"), [
+    # Measured with torch 2.13: dynamo traces numpy arrays as tensors, so `.tolist()` of an
+    # array made in forward needs its data (GB0033); turning it into a tensor is traced.
+    ("steps = (np.arange(0, 4) * 2).round()[::-1].astype(np.int64).tolist()", "SFX103"),
+    ("h = h + torch.from_numpy(np.arange(8) * 2)", None),
+])
+def test_numpy_array_to_list(tmp_path, statement, code):
+    source = net(statement, extra="import numpy as np\n\n\n")
+    line = source.splitlines().index(f"        {statement}") + 1
+    assert codes_of(lint(tmp_path, source)) == ([(line, code)] if code else [])
