@@ -6,7 +6,8 @@
 
 The code, name, message, GB ids and workaround come from RULES; what dynamo does, the
 examples and what is not flagged come from PAGES below. tests/test_rule_docs.py checks that
-every page is current, that each example triggers exactly its code, and that the fixed and
+every page is current, that each example triggers exactly its code (and the page's
+`with_codes`), and that the fixed and
 not-flagged versions trigger nothing.
 """
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Page:
     fixed: str  # the same model without the break
     not_flagged: str  # look-alikes the rule leaves alone
     not_flagged_notes: str  # prose for the "not flagged" section
+    with_codes: tuple[str, ...] = ()  # what the example also triggers (the break SFX310 follows)
 
 
 def _d(text: str) -> str:
@@ -611,6 +613,60 @@ PAGES["SFX309"] = Page(
                 return x + torch.randn(8)
     """,
     not_flagged_notes="Random ops drawing from the global RNG.",
+)
+
+PAGES["SFX310"] = Page(
+    dynamo="An object of a plain Python class created inside the traced function has no "
+           "source dynamo could rebuild it from. When the graph breaks inside one of its "
+           "methods (here `.item()`), dynamo must resume the calling function with that "
+           "object alive and cannot reconstruct it (\"Reconstruction failure\"): it gives up "
+           "on the whole function, which runs eagerly. A break in any other helper, or in a "
+           "method of an object made in `__init__`, resumes normally.",
+    example="""
+        class Running:
+            def __init__(self, x):
+                self.total = x.sum()
+
+            def mean(self, n):
+                return self.total.item() / n
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                stats = Running(x)
+                return x - stats.mean(x.shape[0])
+    """,
+    fixed="""
+        class Running:
+            def __init__(self, x):
+                self.total = x.sum()
+
+            def mean(self, n):
+                return self.total / n
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                stats = Running(x)
+                return x - stats.mean(x.shape[0])
+    """,
+    not_flagged="""
+        class Window:
+            def __init__(self, size):
+                self.size = size
+
+            def clip(self, x):
+                return x[:, : self.size]
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return Window(4).clip(x)
+    """,
+    not_flagged_notes="Objects made in forward whose methods trace without a break. A break in "
+                      "a plain helper function, or at the top of forward, resumes: only its "
+                      "own code is reported (the example's `.item()` is SFX102).",
+    with_codes=("SFX102",),
 )
 
 PAGES["SFX401"] = Page(

@@ -31,6 +31,7 @@ RULE_OF_CONSTRUCT = {
     "deepcopy": "SFX305",
     "rnn": "SFX306",
     "sorted": "SFX307",
+    "local_object": "SFX310",
     "dynamic_shape": "SFX401",
 }
 
@@ -38,17 +39,22 @@ RULE_OF_CONSTRUCT = {
 def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
     """Add a region to `graph` for each tagged node dynamo breaks on; return them."""
     for node in [*graph.nodes, *graph.python_calls]:
-        construct = node.meta.get("construct")
-        if construct is None:
+        if node.meta.get("construct") is None or not _breaks(node, options):
             continue
-        rule = RULES[RULE_OF_CONSTRUCT[construct]]
-        if any(options.captures(setting) for setting in rule.captured_by):
+        cause = node.meta.get("cause")  # SFX310: only if the break inside the method happens
+        if cause is not None and not _breaks(cause, options):
             continue
-        if construct == "logger" and node.meta.get("qname") in options.ignore_logging_functions:
-            continue
-        graph.regions.append(_region(graph, node, rule))
+        graph.regions.append(_region(graph, node, RULES[RULE_OF_CONSTRUCT[node.meta["construct"]]]))
     graph.regions.sort(key=lambda region: (region.line, region.col))
     return graph.regions
+
+
+def _breaks(node: Node, options: Options) -> bool:
+    """Does dynamo break on this tagged node under the options' settings?"""
+    construct = node.meta["construct"]
+    if any(options.captures(setting) for setting in RULES[RULE_OF_CONSTRUCT[construct]].captured_by):
+        return False
+    return not (construct == "logger" and node.meta.get("qname") in options.ignore_logging_functions)
 
 
 def _region(graph: Graph, node: Node, rule) -> GraphBreakRegion:

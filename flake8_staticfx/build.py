@@ -114,6 +114,7 @@ class Builder:
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # init-time tensor -> its _tensor_constant
         self._objects: dict[int, Obj] = {}  # id of an object -> the one this graph works on
+        self._local_objects: set[int] = set()  # ids of the objects made in this graph
         self._overlay: dict[tuple[int, str], Value] = {}
 
     # ------------------------------------------------------------------ roots
@@ -960,7 +961,7 @@ class Builder:
         if isinstance(receiver, Obj):
             if name in receiver.attrs:
                 return self._from_init(receiver.attrs[name])
-            return self._class_attribute(receiver.cls, name, receiver, frame)
+            return self._class_attribute(receiver.cls, name, receiver, frame, site=expr)
         if isinstance(receiver, External):
             return self.value_of(self.resolver.qualified(f"{receiver.qname}.{name}"), frame)
         if isinstance(receiver, ClassRef):
@@ -1013,11 +1014,13 @@ class Builder:
                 return Static() if isinstance(value, Static) else UNKNOWN
             return self._from_init(value)
         if module.cls is not None:
-            return self._class_attribute(module.cls, name, module, frame)
+            return self._class_attribute(module.cls, name, module, frame, site=expr)
         return UNKNOWN
 
     def _class_attribute(self, cls: nodes.ClassDef, name: str, receiver: Value | None, frame: Frame,
-                         after: nodes.ClassDef | None = None) -> Value:
+                         after: nodes.ClassDef | None = None, site: nodes.NodeNG | None = None) -> Value:
+        """A method, property value or class attribute; `site` is the attribute expression
+        (a property runs there)."""
         method = find_method(self.resolver, cls, name, after=after)
         if method is not None:
             function, owner = method
@@ -1025,7 +1028,7 @@ class Builder:
                 return Function(function, cls=owner)
             if is_property(self.resolver, function) and receiver is not None:
                 return self.call_function(Function(function, bound=receiver, cls=owner), [], {},
-                                          function, frame, in_property=True)
+                                          site or function, frame, in_property=True)
             return Function(function, bound=receiver, cls=owner)
         expr = find_class_attribute(self.resolver, cls, name)
         if expr is not None:
@@ -1290,6 +1293,8 @@ class Builder:
             # Dynamo traces the constructor: run `__init__` here, in this graph.
             obj = Obj(cls)
             self._objects[id(obj)] = obj
+            if not self.init_mode:
+                self._local_objects.add(id(obj))
             init = find_method(self.resolver, cls, "__init__")
             if init is not None:
                 function, owner = init
@@ -1754,7 +1759,24 @@ class Builder:
         """Tag a node with the construct dynamo cannot trace; annotate.py decides the rule."""
         if self.init_mode or _conditional_at_report_site(frame, self.resolver.main):
             return
-        node.meta.update(construct=kind, what=_source(expr), frame_skip=_skipped_function(frame), **extra)
+        meta = {"construct": kind, "what": _source(expr), "frame_skip": _skipped_function(frame)}
+        node.meta.update(meta, **extra)
+        if kind != "local_object":
+            self._mark_unresumable(node, frame)
+
+    def _mark_unresumable(self, cause: Node, frame: Frame) -> None:
+        """A break inside a method of an object this graph made: dynamo cannot rebuild the
+        object to resume the root function, and gives up on all of it (GB0092, measured; a
+        break in any other helper, or at the root, resumes)."""
+        stack = frame.stack()
+        if not any(id(_receiver(current)) in self._local_objects for current in stack[1:]):
+            return
+        call = stack[1].call_site
+        if call is None:
+            return
+        node = self.graph.python_call("resume", meta=self._meta(call, stack[0]))
+        self.mark(node, "local_object", call, stack[0], cause=cause,
+                  frame_skip=(stack[0].name, "that call"))
 
     def _meta(self, expr: nodes.NodeNG | None, frame: Frame | None) -> dict:
         if expr is None:
@@ -1845,6 +1867,14 @@ def _source(expr: nodes.NodeNG) -> str:
 def _printable(value: Any) -> bool:
     return value is None or isinstance(value, (bool, int, float, str, slice)) and (
         not isinstance(value, str) or len(value) < 80)
+
+
+def _receiver(frame: Frame) -> Value | None:
+    """The object a method's frame runs on (its first parameter), if it is a method."""
+    function = frame.function
+    if isinstance(function, nodes.FunctionDef) and function.args.args:
+        return frame.env.get(function.args.args[0].name)
+    return None
 
 
 def _skipped_function(frame: Frame) -> tuple[str, str] | None:

@@ -160,6 +160,14 @@ RULES: dict[str, Rule] = {
             "create the generator outside the compiled function, or seed the global RNG before calling it",
         ),
         Rule(
+            "SFX310",
+            "break-in-local-object",
+            ("GB0092",),
+            "`{what}` reaches a graph break in a method of an object made in the compiled "
+            "function, an object dynamo cannot rebuild to resume",
+            "make the object in __init__ (or outside the compiled call), or remove the break in its method",
+        ),
+        Rule(
             "SFX401",
             "dynamic-output-shape",
             ("GB0036",),

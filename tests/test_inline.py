@@ -623,7 +623,7 @@ def test_methods_of_plain_project_objects(tmp_path):
                 else:
                     print(h)  # expect: SFX201
                 idx = self.scheduler.index_for(t)
-                sizes = Lengths(h.sum(-1)).as_list
+                sizes = Lengths(h.sum(-1)).as_list  # expect: SFX310
                 return h, idx, sizes
     """)
     assert found(path) == expected(path)
