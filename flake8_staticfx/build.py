@@ -1372,6 +1372,8 @@ class Builder:
             if receiver.qname == "torch.Generator" and name == "manual_seed":
                 return receiver  # it returns the generator
             return UNKNOWN
+        if isinstance(receiver, Seq) and name == "sort" and isinstance(kwargs.get("key"), Function):
+            self.call(kwargs["key"], [receiver.element()], {}, expr, frame)  # the key runs on each item
         if isinstance(receiver, Seq) and receiver.items is not None:
             if name in ("append", "extend", "insert") and receiver.is_list:
                 if name == "append" and args:
@@ -1670,6 +1672,8 @@ class Builder:
                 except Exception:  # noqa: BLE001 - any Python value
                     return Static()
             return Static() if isinstance(first, Static) or not args else UNKNOWN
+        if name in ("sorted", "min", "max") and isinstance(kwargs.get("key"), Function) and args:
+            self.call(kwargs["key"], [self.element(first, None, frame)], {}, expr, frame)  # runs on each item
         if name == "sorted":
             if is_definite_tensor(first):
                 node = self.graph.call_function("sorted", self._args(args), meta=self._meta(expr, frame))

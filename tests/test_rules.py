@@ -409,6 +409,9 @@ def test_tensor_factory_requires_grad(tmp_path, statement, breaks):
     ("if 3 in h:\n            h = h + 1", "SFX102"),
     # An f-string with an unknown part before literal text (tests/cases/cache_key.py).
     ('key = f"{h.mean().item():.2f}-done"', "SFX102"),
+    # A sort key runs on the items (GB0124 in the lambda, measured for max and list.sort).
+    ("best = max([h, h * 2], key=lambda t: t.sum().item())", "SFX102"),
+    ("rows = [{'s': h.sum()}]; rows.sort(key=lambda r: r['s'].item())", "SFX102"),
     # A tensor as a size argument becomes a Python int (GB0033, measured): SFX102.
     ("pos = torch.arange(h.argmax())", "SFX102"),
     ("h = h.view(h.argmax(), -1)", "SFX102"),
