@@ -1058,11 +1058,19 @@ class Builder:
                 constant = self._constants[value.node] = self.graph.get_attr(
                     f"_tensor_constant{len(self._constants)}")
             return replace(value, node=constant)
+        # Containers are copied only when an item changes, so that forward's own writes to
+        # them (`self._memo[key] = ...`) stay visible to its later reads.
         if isinstance(value, Seq):
             items = None if value.items is None else [self._from_init(item) for item in value.items]
-            return Seq(items, elem=self._from_init(value.elem), is_list=value.is_list)
+            elem = self._from_init(value.elem)
+            if elem is value.elem and (items is None or all(a is b for a, b in zip(items, value.items))):
+                return value
+            return Seq(items, elem=elem, is_list=value.is_list)
         if isinstance(value, Dict):
-            return Dict({key: self._from_init(item) for key, item in value.items.items()}, value.complete)
+            items = {key: self._from_init(item) for key, item in value.items.items()}
+            if all(items[key] is item for key, item in value.items.items()):
+                return value
+            return Dict(items, value.complete)
         if isinstance(value, Obj):
             # An object made elsewhere (by a module's `__init__`): this graph works on its own
             # copy, in which what other methods reassign (scheduler.set_timesteps() before

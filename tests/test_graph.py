@@ -442,3 +442,27 @@ def test_fstring_of_known_values_selects_a_method(tmp_path):
     ''')
     graph, = analyze(source, str(tmp_path / "pool.py")).graphs
     assert [node.target for node in graph.nodes] == ["x", "mean", "output"]
+
+
+def test_forward_writes_to_an_init_container_stay_visible(tmp_path):
+    """`self._memo[key] = ...` then `self._memo[key] * 2`: the read sees the write (the
+    container from __init__ is not copied for forward unless it holds another graph's
+    tensors)."""
+    from flake8_staticfx.analysis import analyze
+
+    source = textwrap.dedent('''\
+        import torch.nn as nn
+
+
+        class Memo(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self._memo = {}
+
+            def forward(self, x):
+                self._memo["k"] = self.proj(x)
+                return self._memo["k"] * 2.0
+    ''')
+    graph, = analyze(source, str(tmp_path / "memo.py")).graphs
+    assert [node.target for node in graph.nodes] == ["x", "proj", "operator.mul", "output"]
