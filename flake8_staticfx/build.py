@@ -960,7 +960,7 @@ class Builder:
             return self.module_attribute(receiver, name, expr, frame)
         if isinstance(receiver, Obj):
             if name in receiver.attrs:
-                return self._from_init(receiver.attrs[name])
+                return self._in_this_graph(receiver.attrs[name])
             return self._class_attribute(receiver.cls, name, receiver, frame, site=expr)
         if isinstance(receiver, External):
             return self.value_of(self.resolver.qualified(f"{receiver.qname}.{name}"), frame)
@@ -1012,7 +1012,7 @@ class Builder:
                 return self._get_attr(_join_path(module.path, name), expr, frame)
             if name in self._mutated(module.cls) and not isinstance(value, Module):
                 return Static() if isinstance(value, Static) else UNKNOWN
-            return self._from_init(value)
+            return self._in_this_graph(value)
         if module.cls is not None:
             return self._class_attribute(module.cls, name, module, frame, site=expr)
         return UNKNOWN
@@ -1049,9 +1049,10 @@ class Builder:
             return BoundMethod(replace(receiver, kind="leaf", qname=_torch_base(self.resolver, cls)), "forward")
         return value
 
-    def _from_init(self, value: Value) -> Value:
-        """A container `__init__` built, read in forward: its tensors are constants of this
-        graph (fx's `_tensor_constantN`), not nodes of the scratch graph `__init__` ran in."""
+    def _in_this_graph(self, value: Value) -> Value:
+        """A value made outside this graph (by `__init__`, or by another root's forward), read
+        here: its tensors are constants of this graph (fx's `_tensor_constantN`), not nodes of
+        the graph that made them; its objects are this graph's own copies."""
         if isinstance(value, Tensor) and value.node is not None and not self.graph.owns(value.node):
             constant = self._constants.get(value.node)
             if constant is None:
@@ -1061,13 +1062,13 @@ class Builder:
         # Containers are copied only when an item changes, so that forward's own writes to
         # them (`self._memo[key] = ...`) stay visible to its later reads.
         if isinstance(value, Seq):
-            items = None if value.items is None else [self._from_init(item) for item in value.items]
-            elem = self._from_init(value.elem)
+            items = None if value.items is None else [self._in_this_graph(item) for item in value.items]
+            elem = self._in_this_graph(value.elem)
             if elem is value.elem and (items is None or all(a is b for a, b in zip(items, value.items))):
                 return value
             return Seq(items, elem=elem, is_list=value.is_list)
         if isinstance(value, Dict):
-            items = {key: self._from_init(item) for key, item in value.items.items()}
+            items = {key: self._in_this_graph(item) for key, item in value.items.items()}
             if all(items[key] is item for key, item in value.items.items()):
                 return value
             return Dict(items, value.complete)
