@@ -115,6 +115,7 @@ class Builder:
         self._constants: dict[Node, Node] = {}  # init-time tensor -> its _tensor_constant
         self._objects: dict[int, Obj] = {}  # id of an object -> the one this graph works on
         self._local_objects: set[int] = set()  # ids of the objects made in this graph
+        self._segment_start = 0  # position of the first node after the latest break marked
         self._overlay: dict[tuple[int, str], Value] = {}
 
     # ------------------------------------------------------------------ roots
@@ -1087,6 +1088,22 @@ class Builder:
             return copy
         return value
 
+    def _reduced_in_graph(self, values: list[Value]) -> bool:
+        """Is a size argument (or an item of a size tuple) a reduction of tensor data made in
+        the current graph (`lengths.max()`, `n.sum() + 1`)? Dynamo then needs its value in
+        Python (GB0033). Measured with 2.13, it does not break when the size is a forward
+        input or was computed before an earlier graph break (it is an input of the resumed
+        graph then), nor when it is a torch op on Python ints (`torch.div(size, 2)`)."""
+        for value in values:
+            if isinstance(value, Seq) and value.items is not None and self._reduced_in_graph(value.items):
+                return True
+            if is_definite_tensor(value) and not value.scalar and value.node is not None \
+                    and self.graph.position(value.node) >= self._segment_start:
+                made = [value.node, *(n for n in value.node.inputs() if n.op != "get_attr")]
+                if any(n.target.rsplit(".", 1)[-1] in tables.REDUCTIONS for n in made if n.op != "placeholder"):
+                    return True
+        return False
+
     def _get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
         node = self._attr_nodes.get(target)
         if node is None:
@@ -1496,7 +1513,7 @@ class Builder:
         if name == "tolist":
             self.mark(node, "tolist", expr, frame)
             return Seq(None, elem=Static(), is_list=True)
-        if name in tables.SIZE_METHODS and _tensor_in_size(args[:1] if name == "new_full" else args):
+        if name in tables.SIZE_METHODS and self._reduced_in_graph(args[:1] if name == "new_full" else args):
             self.mark(node, "item", expr, frame)  # x.new_zeros(n.sum()): GB0033
         if name in tables.TENSOR_DYNAMIC_SHAPE_METHODS or (
                 name == "repeat_interleave" and args and is_definite_tensor(args[0])):
@@ -1615,7 +1632,7 @@ class Builder:
         generator = kwargs.get("generator")
         if isinstance(generator, Instance) and generator.qname == "torch.Generator":
             self.mark(node, "generator", expr, frame)  # made in this function: GB0055
-        if qname in tables.SIZE_FUNCTIONS and _tensor_in_size(args[:1] if last == "full" else args):
+        if qname in tables.SIZE_FUNCTIONS and self._reduced_in_graph(args[:1] if last == "full" else args):
             self.mark(node, "item", expr, frame)  # torch.arange(lengths.max()): GB0033
         if _sets_requires_grad(kwargs.get("requires_grad")):
             self.mark(node, "requires_grad", expr, frame)  # torch.zeros(..., requires_grad=True): GB0225
@@ -1774,6 +1791,7 @@ class Builder:
             return
         meta = {"construct": kind, "what": _source(expr), "frame_skip": _skipped_function(frame)}
         node.meta.update(meta, **extra)
+        self._segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if kind != "local_object":
             self._mark_unresumable(node, frame)
 
@@ -2009,14 +2027,6 @@ def _holds_object(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _tensor_in_size(values: list[Value]) -> bool:
-    """Is a size argument (or an item of a size tuple) a tensor, whose value Python needs?"""
-    for value in values:
-        if isinstance(value, Seq) and value.items is not None and _tensor_in_size(value.items):
-            return True
-        if is_definite_tensor(value) and not value.scalar and not value.python_random:
-            return True
-    return False
 
 
 def _sets_requires_grad(flag: Value | None) -> bool:

@@ -32,14 +32,15 @@ TENSOR_STATIC_METHODS = frozenset({
     "is_contiguous", "is_floating_point", "is_complex", "is_signed", "get_device", "data_ptr",
     "is_pinned", "is_shared", "has_names", "__len__", "is_inference", "untyped_storage",
 })
-# Size arguments: a tensor there is converted to a Python int (GB0033 by default, traced
-# under capture_scalar_outputs or fullgraph; measured with 2.13 for each of these):
-# torch.arange(lengths.max()), x.new_zeros(n.sum()), x.view(n.max(), -1).
+# Size arguments: a reduction computed in the graph there is converted to a Python int
+# (GB0033 by default, traced under capture_scalar_outputs or fullgraph; measured with 2.13 for
+# each of these): torch.arange(lengths.max()), x.new_zeros(n.sum()), x.view(n.max(), -1).
 SIZE_FUNCTIONS = frozenset({
     "torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn",
     "torch.full",
 })
 SIZE_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand"})
+REDUCTIONS = frozenset({"max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod"})
 # Methods whose output shape depends on the data (GB0036).
 TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
     "nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "bincount",

@@ -467,3 +467,14 @@ def test_break_in_local_object_follows_its_cause(tmp_path):
     source = net("stats = Running(h)\nh = h / stats.mean()", extra=extra)
     assert {c for _, c in codes_of(lint(tmp_path, source))} == {"SFX102", "SFX310"}
     assert codes_of(lint(tmp_path, source, Options(capture_scalar_outputs=True))) == []
+
+
+@pytest.mark.parametrize("body", [
+    # Measured with torch 2.13 (and on transformers' longformer): none of these breaks.
+    "pos = torch.arange(x.shape[0]) + x.sum()",                       # a shape is static
+    "h = h.view(h.size(0), torch.div(h.size(1), 2, rounding_mode='trunc'), 2)",  # torch op on ints
+    "m = h.sum(0).argmax()\nidx = torch.nonzero(h)\npos = torch.arange(m)",  # m is an input after the break
+])
+def test_size_from_a_tensor_that_dynamo_does_not_need(tmp_path, body):
+    codes = {code for _, code in codes_of(lint(tmp_path, net(body)))}
+    assert "SFX102" not in codes
