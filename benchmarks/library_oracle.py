@@ -198,6 +198,35 @@ def m_whisper(mode):
     return WhisperForConditionalGeneration(cfg), kw
 
 
+def m_longformer(mode):
+    import torch
+    from transformers import LongformerConfig, LongformerForSequenceClassification
+    cfg = LongformerConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                           intermediate_size=37, max_position_embeddings=80, attention_window=4,
+                           num_labels=3, pad_token_id=1)
+    ids, mask = _ids(s=16)
+    global_mask = torch.zeros_like(ids)
+    global_mask[:, 0] = 1
+    kw = dict(input_ids=ids, attention_mask=mask, global_attention_mask=global_mask)
+    if mode == "train":
+        kw["labels"] = torch.tensor([0, 2])
+    return LongformerForSequenceClassification(cfg), kw
+
+
+def m_vits(mode):
+    from transformers import VitsConfig, VitsModel
+    cfg = VitsConfig(vocab_size=20, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     ffn_dim=24, flow_size=8, spectrogram_bins=17, upsample_initial_channel=16,
+                     upsample_rates=[2, 2], upsample_kernel_sizes=[4, 4],
+                     resblock_kernel_sizes=[3], resblock_dilation_sizes=[[1, 3]],
+                     prior_encoder_num_flows=1, prior_encoder_num_wavenet_layers=1,
+                     posterior_encoder_num_wavenet_layers=1, duration_predictor_num_flows=1,
+                     duration_predictor_filter_channels=16, depth_separable_num_layers=1,
+                     wavenet_kernel_size=3)
+    ids, mask = _ids(vocab=20, s=6)
+    return VitsModel(cfg), dict(input_ids=ids, attention_mask=mask)
+
+
 def m_wav2vec2(mode):
     import torch
     from transformers import Wav2Vec2Config, Wav2Vec2ForCTC
@@ -444,12 +473,13 @@ MODELS = {
     "clip_interp": m_clip_interp, "swin_odd": m_swin_odd, "swin_interp": m_swin_interp,
     "w2v2_pretrain": m_w2v2_pretrain,
     "unet2d_skip": m_unet2d_skip, "vq": m_vq, "encodec": m_encodec, "qwen2_vl": m_qwen2_vl,
+    "longformer": m_longformer, "vits": m_vits,
 }
 MODES = ("eval", "train")
 # entries that run in one mode only (detr trains without targets: no scipy matcher needed)
 ONLY_MODE = {"bart_cls": "eval", "t5_cls": "eval", "vit_interp": "eval", "clip_interp": "eval",
              "swin_odd": "eval", "swin_interp": "eval", "w2v2_pretrain": "train", "vq": "eval",
-             "encodec": "eval"}
+             "encodec": "eval", "vits": "eval"}
 
 
 # ---------------------------------------------------------------------------
