@@ -34,6 +34,9 @@ RULE_OF_CONSTRUCT = {
     "local_object": "SFX310",
     "dynamic_shape": "SFX401",
 }
+# The GB id of a construct, where its rule covers several constructs with ids of their own
+# (a tagged node may also name its ids: a size argument is GB0033 under SFX102).
+GB_OF_CONSTRUCT = {"item": ("GB0124",)}
 
 
 def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
@@ -70,7 +73,7 @@ def _region(graph: Graph, node: Node, rule) -> GraphBreakRegion:
         reason += f" in `{span.function}` ({os.path.basename(span.file)}:{span.line})"
     covered = [*([] if node.meta.get("python") else [node]), *node.meta.get("covers", ())]
     return GraphBreakRegion(
-        code=rule.code, reason=reason, gb_ids=rule.gb_ids, workaround=rule.workaround,
+        code=rule.code, reason=reason, gb_ids=node.meta.get("gb_ids") or GB_OF_CONSTRUCT.get(node.meta["construct"], rule.gb_ids), workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
         construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context, nodes=covered,
     )

@@ -1514,7 +1514,7 @@ class Builder:
             self.mark(node, "tolist", expr, frame)
             return Seq(None, elem=Static(), is_list=True)
         if name in tables.SIZE_METHODS and self._reduced_in_graph(args[:1] if name == "new_full" else args):
-            self.mark(node, "item", expr, frame)  # x.new_zeros(n.sum()): GB0033
+            self.mark(node, "item", expr, frame, gb_ids=("GB0033",))  # x.new_zeros(n.sum())
         if name in tables.TENSOR_DYNAMIC_SHAPE_METHODS or (
                 name == "repeat_interleave" and args and is_definite_tensor(args[0])):
             self.mark(node, "dynamic_shape", expr, frame)
@@ -1633,9 +1633,9 @@ class Builder:
         if isinstance(generator, Instance) and generator.qname == "torch.Generator":
             self.mark(node, "generator", expr, frame)  # made in this function: GB0055
         if qname in tables.SIZE_FUNCTIONS and self._reduced_in_graph(args[:1] if last == "full" else args):
-            self.mark(node, "item", expr, frame)  # torch.arange(lengths.max()): GB0033
+            self.mark(node, "item", expr, frame, gb_ids=("GB0033",))  # torch.arange(lengths.max())
         if _sets_requires_grad(kwargs.get("requires_grad")):
-            self.mark(node, "requires_grad", expr, frame)  # torch.zeros(..., requires_grad=True): GB0225
+            self.mark(node, "requires_grad", expr, frame, gb_ids=("GB0225",))  # torch.zeros(..., requires_grad=True)
         is_bool = last in tables.TENSOR_BOOL_METHODS
         return Tensor(node, is_bool=is_bool, needs_grad=not is_bool and _grad(*args, *kwargs.values()))
 

@@ -113,7 +113,7 @@ def test_message_names_construct_gb_id_and_workaround(tmp_path, code):
     found = {c: text for _, _, _, c, text in reports("model.py", cwd=tmp_path)}
     rule = RULES[code]
     text = found[code]
-    assert all(gb in text for gb in rule.gb_ids)
+    assert any(gb in text for gb in rule.gb_ids)  # the ids of this occurrence
     assert rule.workaround in text
     assert "`" in text  # the construct as written
     assert len(text.split(";")[0]) < 160

@@ -226,7 +226,8 @@ def test_trigger(tmp_path, code):
     rule = RULES[code]
     for _, _, message in found:
         assert message.startswith(f"{code} ")
-        assert "/".join(rule.gb_ids) in message
+        named = re.search(r"\((GB\d{4}(?:/GB\d{4})*)\);", message).group(1).split("/")
+        assert named and set(named) <= set(rule.gb_ids), named  # the ids of this occurrence
         assert rule.workaround in message
 
 
@@ -478,3 +479,10 @@ def test_break_in_local_object_follows_its_cause(tmp_path):
 def test_size_from_a_tensor_that_dynamo_does_not_need(tmp_path, body):
     codes = {code for _, code in codes_of(lint(tmp_path, net(body)))}
     assert "SFX102" not in codes
+
+
+def test_message_names_the_gb_id_of_the_occurrence(tmp_path):
+    """SFX102 covers .item() (GB0124) and a tensor used as a size (GB0033): each message
+    names its own."""
+    found = lint(tmp_path, net("n = h.argmax()\npos = torch.arange(n)\nv = h.sum().item()"))
+    assert [message.split(";")[0].rsplit("(", 1)[1] for _, _, message in found] == ["GB0033)", "GB0124)"]
