@@ -72,8 +72,9 @@ def _region(graph: Graph, node: Node, rule) -> GraphBreakRegion:
     if report is not span:
         reason += f" in `{span.function}` ({os.path.basename(span.file)}:{span.line})"
     covered = [*([] if node.meta.get("python") else [node]), *node.meta.get("covers", ())]
+    gb_ids = node.meta.get("gb_ids") or GB_OF_CONSTRUCT.get(node.meta["construct"], rule.gb_ids)
     return GraphBreakRegion(
-        code=rule.code, reason=reason, gb_ids=node.meta.get("gb_ids") or GB_OF_CONSTRUCT.get(node.meta["construct"], rule.gb_ids), workaround=rule.workaround,
+        code=rule.code, reason=reason, gb_ids=gb_ids, workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
         construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context, nodes=covered,
     )

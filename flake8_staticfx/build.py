@@ -150,7 +150,8 @@ class Builder:
         first_default = len(params) - len(defaults)
         for index, param in enumerate(params):
             default = defaults[index - first_default] if index >= first_default else None
-            env[param.name] = self._param_value(param, annotations[index] if index < len(annotations) else None, default)
+            annotation = annotations[index] if index < len(annotations) else None
+            env[param.name] = self._param_value(param, annotation, default)
         for param, annotation, default in zip(spec.kwonlyargs, spec.kwonlyargs_annotations,
                                               spec.kw_defaults or [None] * len(spec.kwonlyargs)):
             env[param.name] = self._param_value(param, annotation, default)
@@ -1393,7 +1394,7 @@ class Builder:
         if isinstance(receiver, Instance):
             if receiver.qname == "logging.Logger" and name in tables.LOGGER_METHODS:
                 call = self.graph.python_call(f"logging.Logger.{name}", self._args(args),
-                                                self._kwargs(kwargs), meta=self._meta(expr, frame))
+                                              self._kwargs(kwargs), meta=self._meta(expr, frame))
                 self.mark(call, "logger", expr, frame, qname=f"logging.Logger.{name}")
             if receiver.qname == "torch.Generator" and name == "manual_seed":
                 return receiver  # it returns the generator
@@ -1675,12 +1676,12 @@ class Builder:
             return derived(result, *args)
         if name in tables.UNTRACEABLE_BUILTINS:
             node = self.graph.python_call(name, self._args(args), self._kwargs(kwargs),
-                                            meta=self._meta(expr, frame))
+                                          meta=self._meta(expr, frame))
             self.mark(node, "builtin", expr, frame)
             return UNKNOWN
         if name in tables.TENSOR_TEXT_BUILTINS and is_definite_tensor(first):
             node = self.graph.python_call(name, (self._as_arg(first),),
-                                            meta=self._meta(expr, frame))
+                                          meta=self._meta(expr, frame))
             self.mark(node, "builtin", expr, frame)
             return Static()
         if name in ("int", "float", "bool", "complex"):
@@ -2027,8 +2028,6 @@ def _holds_object(value: Any, depth: int = 0) -> bool:
     return False
 
 
-
-
 def _sets_requires_grad(flag: Value | None) -> bool:
     """`requires_grad=` of a tensor factory that is true on ordinary calls: a constant, or
     `self.training` (true while training)."""
@@ -2162,4 +2161,3 @@ def _merge_envs(env_a: dict[str, Value], flow_a: str | None, env_b: dict[str, Va
     for name, value in env_b.items():
         merged[name] = join(merged[name], value) if name in merged else value
     return merged
-

@@ -10,7 +10,6 @@ DEFAULT_MODULE_BASES = (
 )
 
 
-
 @dataclass(frozen=True)
 class Options:
     # Mirrors of torch.compile / torch._dynamo.config settings.

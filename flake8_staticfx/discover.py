@@ -525,7 +525,6 @@ def is_staticmethod(resolver: Resolver, function: nodes.FunctionDef) -> bool:
     return "staticmethod" in decorator_names(resolver, function)
 
 
-
 # ---------------------------------------------------------------------------
 # Discovery
 

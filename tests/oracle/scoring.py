@@ -257,7 +257,6 @@ class Report:
             out.append(f"TRUTH ERROR {error}")
         return "\n".join(out)
 
-
     def render_tables(self) -> list[str]:
         """Recall per dynamo GB id and precision per linter code, as two aligned tables."""
         out = ["", f"{'GB id':<10} {'sites':>5} {'flagged':>7} {'recall':>6}"]
