@@ -375,51 +375,44 @@ def test_readme_rule_table_matches_the_rule_table():
         assert code in readme
 
 
-@pytest.mark.parametrize(("statement", "breaks"), [
-    # Measured with torch 2.13: making a tensor require grad breaks (GB0125/GB8985); on a
-    # tensor computed from parameters requires_grad_ changes nothing and dynamo traces it.
-    ("h.requires_grad_()", False),
-    ("h = h.detach().requires_grad_()", True),
-])
-def test_requires_grad_only_where_it_changes_something(tmp_path, statement, breaks):
-    source = net(statement)
-    line = source.splitlines().index(f"        {statement}") + 1
-    assert codes_of(lint(tmp_path, source)) == ([(line, "SFX304")] if breaks else [])
-
-
-@pytest.mark.parametrize(("statement", "breaks"), [
-    # Measured with torch 2.13: a tensor factory with requires_grad=True breaks (GB0225),
-    # also when the flag is self.training in a training run; requires_grad=False is traced.
-    ("w = torch.zeros(8, requires_grad=True)", True),
-    ("w = torch.tensor([0.0], requires_grad=self.training)", True),
-    ("w = torch.zeros(8, requires_grad=False)", False),
-])
-def test_tensor_factory_requires_grad(tmp_path, statement, breaks):
-    source = net(statement)
-    line = source.splitlines().index(f"        {statement}") + 1
-    assert codes_of(lint(tmp_path, source)) == ([(line, "SFX304")] if breaks else [])
-
-
-@pytest.mark.parametrize(("statement", "code"), [
-    # Measured with torch 2.13 (tests/cases/vis_layerdrop_vit.py, nlp_sliding_window.py):
-    # `and` tests its last operand too, and an operand known false decides the whole test.
+# One statement in forward and the code it gets (None: no diagnostic), each measured with
+# torch 2.13's dynamo (most also in tests/cases, named where they are).
+MEASURED_STATEMENTS = [
+    # Making a tensor require grad breaks (GB0125/GB8985); on a tensor computed from
+    # parameters requires_grad_ changes nothing and dynamo traces it.
+    ("h.requires_grad_()", None),
+    ("h = h.detach().requires_grad_()", "SFX304"),
+    # A tensor factory with requires_grad=True breaks (GB0225), also when the flag is
+    # self.training in a training run; requires_grad=False is traced.
+    ("w = torch.zeros(8, requires_grad=True)", "SFX304"),
+    ("w = torch.tensor([0.0], requires_grad=self.training)", "SFX304"),
+    ("w = torch.zeros(8, requires_grad=False)", None),
+    # `and` tests its last operand too, and an operand known false decides the whole test
+    # (vis_layerdrop_vit.py, nlp_sliding_window.py).
     ("if self.training and h.mean() > 0:\n            h = h * 2", "SFX101"),
     ("if h.shape[0] > 1 and not torch.compiler.is_compiling():\n            print(h)", None),
     ("self.rnn.flatten_parameters()", "SFX306"),
     # Tensor.__contains__ ends in .item(): GB0124, and dynamo skips the whole function.
     ("if 3 in h:\n            h = h + 1", "SFX102"),
-    # An f-string with an unknown part before literal text (tests/cases/cache_key.py).
+    # An f-string with an unknown part before literal text (cache_key.py).
     ('key = f"{h.mean().item():.2f}-done"', "SFX102"),
-    # A sort key runs on the items (GB0124 in the lambda, measured for max and list.sort).
+    # A sort key runs on the items (GB0124 in the lambda, for max and list.sort).
     ("best = max([h, h * 2], key=lambda t: t.sum().item())", "SFX102"),
     ("rows = [{'s': h.sum()}]; rows.sort(key=lambda r: r['s'].item())", "SFX102"),
-    # A tensor as a size argument becomes a Python int (GB0033, measured): SFX102.
+    # A tensor as a size argument becomes a Python int (GB0033): SFX102.
     ("pos = torch.arange(h.argmax())", "SFX102"),
     ("h = h.view(h.argmax(), -1)", "SFX102"),
     ("pos = torch.arange(h.shape[0])", None),
-])
-def test_short_circuit_tests_and_rnn_methods(tmp_path, statement, code):
-    source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)")
+    # Dynamo traces numpy arrays as tensors, so `.tolist()` of an array made in forward needs
+    # its data (GB0033); turning it into a tensor is traced.
+    ("steps = (np.arange(0, 4) * 2).round()[::-1].astype(np.int64).tolist()", "SFX103"),
+    ("h = h + torch.from_numpy(np.arange(8) * 2)", None),
+]
+
+
+@pytest.mark.parametrize(("statement", "code"), MEASURED_STATEMENTS)
+def test_measured_statement(tmp_path, statement, code):
+    source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)", extra="import numpy as np\n\n\n")
     line = source.splitlines().index(f"        {statement.splitlines()[0]}") + 1
     assert codes_of(lint(tmp_path, source)) == ([(line, code)] if code else [])
 
@@ -446,18 +439,6 @@ def test_inputs_only_assumed_tensors_stay_assumed(tmp_path):
                 return x.view(height, width, -1) + torch.arange(size)
     """)
     assert codes_of(lint(tmp_path, source)) == []
-
-
-@pytest.mark.parametrize(("statement", "code"), [
-    # Measured with torch 2.13: dynamo traces numpy arrays as tensors, so `.tolist()` of an
-    # array made in forward needs its data (GB0033); turning it into a tensor is traced.
-    ("steps = (np.arange(0, 4) * 2).round()[::-1].astype(np.int64).tolist()", "SFX103"),
-    ("h = h + torch.from_numpy(np.arange(8) * 2)", None),
-])
-def test_numpy_array_to_list(tmp_path, statement, code):
-    source = net(statement, extra="import numpy as np\n\n\n")
-    line = source.splitlines().index(f"        {statement}") + 1
-    assert codes_of(lint(tmp_path, source)) == ([(line, code)] if code else [])
 
 
 def test_break_in_local_object_follows_its_cause(tmp_path):
