@@ -134,15 +134,15 @@ class Graph:
         self.python_calls: list[Node] = []
         self.regions: list[GraphBreakRegion] = []
         self._names = _Namespace()
-        self._own: dict[Node, int] = {}  # node -> its position (python calls: the next node's)
+        self._positions: dict[Node, int] = {}  # node -> its position (python calls: the next node's)
 
     def owns(self, node: Node) -> bool:
         """Was `node` created in this graph (not in another root's, or in an `__init__`'s)?"""
-        return node in self._own
+        return node in self._positions
 
     def position(self, node: Node) -> int:
         """How many graph nodes were created before `node` (-1 for another graph's)."""
-        return self._own.get(node, -1)
+        return self._positions.get(node, -1)
 
     def create_node(
         self, op: str, target: str, args: tuple = (), kwargs: dict | None = None,
@@ -152,7 +152,7 @@ class Graph:
                     args, kwargs or {}, meta or {})
         for used in node.inputs():
             used.users[node] = None
-        self._own[node] = len(self.nodes)
+        self._positions[node] = len(self.nodes)
         self.nodes.append(node)
         return node
 
@@ -161,7 +161,7 @@ class Graph:
         node = Node(self._names.create(_default_name("call_function", target)), "call_function",
                     target, args, kwargs or {}, {**(meta or {}), "python": True})
         self.python_calls.append(node)
-        self._own[node] = len(self.nodes)
+        self._positions[node] = len(self.nodes)
         return node
 
     def placeholder(self, name: str, meta: dict | None = None) -> Node:
