@@ -20,7 +20,6 @@ from .values import (
     Seq,
     Static,
     Tensor,
-    UserModule,
     Value,
     is_definite_tensor,
     is_module,

@@ -3,11 +3,45 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from .inline import Frame
+from .inline import Frame, bind_arguments, find_method, static_params
 from .interpreter import Interpreter
-from .ir import Node
+from .ir import Graph, Node
 from .rules import Rule
-from .values import Module, Obj, Value, join_path, with_path
+from .values import Module, Obj, UserModule, Value, assume, join_path, signature_of, with_path
+
+
+def init_attributes(tx: Interpreter, module: UserModule) -> dict[str, Value]:
+    """The module's attributes, by interpreting its class's `__init__` (once per instance, and
+    once per file for the same class and argument kinds)."""
+    if module.attrs is not None:
+        return module.attrs
+    module.attrs = {}
+    if module.cls is None:
+        return module.attrs
+    init = find_method(tx.resolver, module.cls, "__init__")
+    if init is None:
+        return module.attrs
+    function, owner = init
+    key = (module.cls, signature_of(module.ctor_args), None if tx.state.reuse_inlined else module.path)
+    cached = tx.state.init_attrs.get(key)
+    if cached is not None:
+        module.attrs = cached
+        return cached
+    tx.state.init_attrs[key] = module.attrs
+    builder = InitInterpreter(tx.resolver, tx.options, tx.state, Graph("__init__", ""))
+    if module.ctor_args is not None:
+        args, kwargs = module.ctor_args
+        env = bind_arguments(function, module, args, kwargs, lambda e: builder.eval_static_expr(e, None))
+    else:
+        env = static_params(function, lambda e: assume(builder.eval_static_expr(e, None)))
+        if function.args.args:
+            env[function.args.args[0].name] = module
+    frame = Frame(function, tx.resolver.source_of(function), env, cls=owner)
+    try:
+        builder.run_body(frame)
+    except RecursionError:
+        pass
+    return module.attrs
 
 
 class InitInterpreter(Interpreter):
@@ -40,7 +74,7 @@ class InitInterpreter(Interpreter):
 
     def new_object(self, cls: nodes.ClassDef) -> Obj:
         obj = Obj(cls)
-        self._objects[id(obj)] = obj
+        self.heap.objects[id(obj)] = obj
         return obj
 
     def static_result(self, value: Value) -> Value:

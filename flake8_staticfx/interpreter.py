@@ -20,7 +20,8 @@ from .breaks import Break
 from .config import Options
 from .discover import Binding, Resolver, Root, SourceModule, is_disabled, is_opaque, is_property, is_staticmethod
 from .expressions import ExpressionEvaluator, narrowing
-from .inline import Frame, bind_arguments, find_method
+from .heap import Heap
+from .inline import Frame, bind_arguments
 from .ir import Graph, Node, SourceSpan
 from .parameters import root_parameters
 from .rules import Rule
@@ -72,19 +73,17 @@ class Interpreter:
     """Interprets one compile root into `graph`."""
 
     def __init__(self, resolver: Resolver, options: Options, state: FileState, graph: Graph,
-                 objects: dict[int, Obj] | None = None, local_objects: set[int] | None = None):
+                 heap: Heap | None = None):
         self.resolver = resolver
         self.options = options
         self.state = state
         self.graph = graph
+        self.heap = heap or Heap()
         self.expressions = ExpressionEvaluator(self)
         self.eval = self.expressions.eval
         self.segment_start = 0  # position of the first node after the latest break
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
-        self._objects: dict[int, Obj] = {} if objects is None else objects  # id -> the one this graph works on
-        self._local_objects: set[int] = set() if local_objects is None else local_objects  # made in this graph
-        self._written: dict[tuple[int, str], Value] = {}  # module attributes forward assigned
 
     # ------------------------------------------------------------------ roots
 
@@ -352,7 +351,8 @@ class Interpreter:
         node = function.node
         if isinstance(node, nodes.FunctionDef):
             if is_disabled(self.resolver, node):
-                call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs), meta=self.meta(expr, frame))
+                call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
+                                              meta=self.meta(expr, frame))
                 self.graph_break(rules.COMPILER_DISABLED_CALL, call, expr, frame)
                 return UNKNOWN
             if is_opaque(self.resolver, node):
@@ -401,46 +401,16 @@ class Interpreter:
 
     def module_attrs(self, module: UserModule) -> dict[str, Value]:
         """The module's attributes, by interpreting its class's `__init__` (once per instance)."""
-        from .init_interpreter import InitInterpreter
-        from .inline import static_params
-        from .values import assume
+        from .init_interpreter import init_attributes
 
-        if module.attrs is not None:
-            return module.attrs
-        module.attrs = {}
-        if module.cls is None:
-            return module.attrs
-        init = find_method(self.resolver, module.cls, "__init__")
-        if init is None:
-            return module.attrs
-        function, owner = init
-        key = (module.cls, signature_of(module.ctor_args), None if self.state.reuse_inlined else module.path)
-        cached = self.state.init_attrs.get(key)
-        if cached is not None:
-            module.attrs = cached
-            return cached
-        self.state.init_attrs[key] = module.attrs
-        builder = InitInterpreter(self.resolver, self.options, self.state, Graph("__init__", ""))
-        if module.ctor_args is not None:
-            args, kwargs = module.ctor_args
-            env = bind_arguments(function, module, args, kwargs, lambda e: builder.eval_static_expr(e, None))
-        else:
-            env = static_params(function, lambda e: assume(builder.eval_static_expr(e, None)))
-            if function.args.args:
-                env[function.args.args[0].name] = module
-        frame = Frame(function, self.resolver.source_of(function), env, cls=owner)
-        try:
-            builder.run_body(frame)
-        except RecursionError:
-            pass
-        return module.attrs
+        return init_attributes(self, module)
 
     def store_module_attribute(self, module: Value, name: str, value: Value) -> None:
         """`self.name = value` in forward: later reads in this graph see it."""
-        self._written[(id(module), name)] = value
+        self.heap.written.values[(id(module), name)] = value
 
     def written_attribute(self, module: Value, name: str) -> Value | None:
-        return self._written.get((id(module), name))
+        return self.heap.written.values.get((id(module), name))
 
     def mutated_attributes(self, cls: nodes.ClassDef | None) -> frozenset[str]:
         """Attributes assigned outside __init__: their __init__ value is not a fact."""
@@ -479,22 +449,22 @@ class Interpreter:
 
     def new_object(self, cls: nodes.ClassDef) -> Obj:
         obj = Obj(cls)
-        self._objects[id(obj)] = obj
-        self._local_objects.add(id(obj))
+        self.heap.objects[id(obj)] = obj
+        self.heap.local_objects.add(id(obj))
         return obj
 
     def object_in_graph(self, value: Obj) -> Obj:
         """An object made elsewhere (by a module's `__init__`): this graph works on its own copy,
         in which what other methods reassign (scheduler.set_timesteps() before forward) is not
         a fact."""
-        copy = self._objects.get(id(value))
+        copy = self.heap.objects.get(id(value))
         if copy is None:
             mutated = self.mutated_attributes(value.cls)
-            copy = self._objects[id(value)] = Obj(value.cls, {
+            copy = self.heap.objects[id(value)] = Obj(value.cls, {
                 name: item if name not in mutated or isinstance(item, Module)
                 else Static() if isinstance(item, Static) else UNKNOWN
                 for name, item in value.attrs.items()})
-            self._objects[id(copy)] = copy
+            self.heap.objects[id(copy)] = copy
         return copy
 
     # ----------------------------------------------------------------- globals
@@ -532,9 +502,7 @@ class Interpreter:
         if isinstance(expr, nodes.Const):
             return Static(expr.value)
         module = module or self.resolver.source_of(expr)
-        scratch = type(self)(self.resolver, self.options, self.state, Graph("<static>", module.path),
-                             objects=self._objects, local_objects=self._local_objects)
-        scratch._written = self._written
+        scratch = type(self)(self.resolver, self.options, self.state, Graph("<static>", module.path), self.heap)
         value = scratch.eval(expr, Frame(expr.root(), module, {}, caller=frame))
         return self.static_result(value)
 
@@ -573,7 +541,7 @@ class Interpreter:
         object to resume the root function, and gives up on all of it (GB0092, measured; a
         break in any other helper, or at the root, resumes)."""
         stack = frame.stack()
-        if not any(id(_receiver(current)) in self._local_objects for current in stack[1:]):
+        if not any(id(_receiver(current)) in self.heap.local_objects for current in stack[1:]):
             return
         call = stack[1].call_site
         if call is None:
