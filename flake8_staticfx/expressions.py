@@ -325,7 +325,7 @@ class ExpressionEvaluator:
         for keyword in expr.keywords:
             value = self.eval(keyword.value, frame)
             if keyword.arg is None:
-                if isinstance(value, Dict) and value.complete and all(isinstance(k, str) for k in value.items):
+                if isinstance(value, Dict) and value.exact and all(isinstance(k, str) for k in value.items):
                     kwargs.update(value.items)
                 else:
                     unknown_rest = True

@@ -202,14 +202,16 @@ class Interpreter:
         saved = dict(frame.env)
         if narrowed:
             frame.env[narrowed[0]] = narrowed[1]
+        mark = self.heap.begin_branch()
         frame.conditional += 1
         try:
             flow_then = self.exec_block(stmt.body, frame)
-            env_then = frame.env
+            env_then, changed_then = frame.env, self.heap.end_path(mark)
             frame.env = dict(saved)
             flow_else = self.exec_block(stmt.orelse, frame)
         finally:
             frame.conditional -= 1
+        self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
         if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
@@ -222,6 +224,7 @@ class Interpreter:
             return self.exec_block(stmt.orelse, frame)
         start = len(self.graph.nodes)
         saved = dict(frame.env)
+        mark = self.heap.begin_branch()
         frame.loop_depth += 1
         try:
             flow = self.exec_block(stmt.body, frame)
@@ -233,6 +236,7 @@ class Interpreter:
             branch = self.expressions.condition(stmt.test, frame)[2]
         self.cover(branch, start)
         self.repeat_unknown(start, stmt)
+        self.merge_with_skipped(mark)
         frame.env = merge_envs(saved, None, frame.env, None)
         return RETURNS if flow == RETURNS and known is True else FALLS_THROUGH
 
@@ -257,12 +261,14 @@ class Interpreter:
                 saved = dict(frame.env)
                 start = len(self.graph.nodes)
                 self.assign(stmt.target, iterable.element(self, stmt.iter, frame), frame)
+                mark = self.heap.begin_branch()
                 frame.conditional += 1  # the loop may run zero times
                 try:
                     self.exec_block(stmt.body, frame)
                 finally:
                     frame.conditional -= 1
                 self.repeat_unknown(start, stmt)
+                self.merge_with_skipped(mark)
                 frame.env = merge_envs(saved, None, frame.env, None)
         finally:
             frame.loop_depth -= 1
@@ -296,9 +302,16 @@ class Interpreter:
         saved = dict(frame.env)
         for case in stmt.cases:
             frame.env = dict(saved)
+            mark = self.heap.begin_branch()
             self.exec_block(case.body, frame)
+            self.merge_with_skipped(mark)
         frame.env = merge_envs(saved, None, frame.env, None)
         return FALLS_THROUGH
+
+    def merge_with_skipped(self, mark: int) -> None:
+        """What the code run since `mark` changed meets the state of not running it (a loop
+        that may run zero times, a case that may not match)."""
+        self.heap.join_paths(mark, self.heap.end_path(mark), FALLS_THROUGH, FALLS_THROUGH)
 
     # ------------------------------------------------------------- assignment
 
@@ -407,6 +420,7 @@ class Interpreter:
 
     def store_module_attribute(self, module: Value, name: str, value: Value) -> None:
         """`self.name = value` in forward: later reads in this graph see it."""
+        self.heap.record(self.heap.written)
         self.heap.written.values[(id(module), name)] = value
 
     def written_attribute(self, module: Value, name: str) -> Value | None:

@@ -132,12 +132,12 @@ def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.
         return Static()
     if isinstance(right, Dict) and isinstance(left, Static) and left.known:
         try:
-            present = left.value in right.items
+            present = right.has(left.value)
         except TypeError:
             return Static()
-        if present or right.complete:
-            return Static(present if op == "in" else not present)
-        return Static()
+        if present is None:
+            return Static()
+        return Static(present if op == "in" else not present)
     if isinstance(right, Seq) and right.items is not None and isinstance(left, Static) and left.known \
             and all(isinstance(i, Static) and i.known for i in right.items):
         try:

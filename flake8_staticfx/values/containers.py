@@ -46,6 +46,7 @@ class Seq(Value):
             kwargs["key"].call(tx, [self.element_kind()], {}, expr, frame)  # the key runs on each item
         if self.items is not None:
             if name in LIST_MUTATIONS and self.is_list:
+                tx.heap.record(self)
                 if name == "append" and args:
                     self.items.append(args[0])
                 elif name == "extend" and args and isinstance(args[0], Seq) and args[0].items is not None:
@@ -62,6 +63,23 @@ class Seq(Value):
         if name in LIST_MUTATIONS:
             return Static(None)
         return UNKNOWN
+
+    def state(self) -> tuple:
+        return (None if self.items is None else list(self.items), self.elem)
+
+    def restore(self, state: tuple) -> None:
+        items, self.elem = state
+        self.items = None if items is None else list(items)
+
+    def join_states(self, a: tuple, b: tuple) -> tuple:
+        """Same length: item by item; otherwise only the element kind, of the non-empty sides."""
+        from .joins import join, join_all
+
+        (items_a, elem_a), (items_b, elem_b) = a, b
+        if items_a is not None and items_b is not None and len(items_a) == len(items_b):
+            return [join(x, y) for x, y in zip(items_a, items_b)], elem_a
+        kinds = [elem if items is None else join_all(items) for items, elem in (a, b) if items is None or items]
+        return None, join_all(kinds) if kinds else UNKNOWN
 
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
         if isinstance(key, Static) and key.known and self.items is not None:
@@ -125,6 +143,18 @@ class Dict(Value):
 
     items: dict[Any, Value] = field(default_factory=dict)
     complete: bool = True
+    maybe: frozenset = frozenset()  # keys set on some paths only: they may be missing
+
+    @property
+    def exact(self) -> bool:
+        """Are the keys known exactly (none missing, none that may be absent)?"""
+        return self.complete and not self.maybe
+
+    def has(self, key: Any) -> bool | None:
+        """Is `key` (a known static key) in the dict, if that is known? Raises TypeError if unhashable."""
+        if key in self.items:
+            return None if key in self.maybe else True
+        return False if self.complete else None
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         from .objects import BoundMethod
@@ -134,31 +164,54 @@ class Dict(Value):
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
         if name == "get":
+            from .joins import join
+
             key = args[0] if args else UNKNOWN
+            default = args[1] if len(args) > 1 else Static(None)
             if isinstance(key, Static) and key.known:
                 try:
-                    if key.value in self.items:
-                        return self.items[key.value]
+                    present = self.has(key.value)
                 except TypeError:
                     return UNKNOWN
-                if self.complete:
-                    return args[1] if len(args) > 1 else Static(None)
+                if present is False:
+                    return default
+                if key.value in self.items:
+                    return self.items[key.value] if present else join(self.items[key.value], default)
             return UNKNOWN
         if name == "update" and args and isinstance(args[0], Dict):
+            tx.heap.record(self)
             self.items.update(args[0].items)
             self.complete &= args[0].complete
             return Static(None)
         if name == "keys":
-            return Seq([Static(k) for k in self.items]) if self.complete else Seq(None, elem=Static())
+            return Seq([Static(k) for k in self.items]) if self.exact else Seq(None, elem=Static())
         if name == "values":
-            return Seq(list(self.items.values())) if self.complete else Seq(None)
+            return Seq(list(self.items.values())) if self.exact else Seq(None)
         if name == "items":
-            if self.complete:
+            if self.exact:
                 return Seq([Seq([Static(k), v]) for k, v in self.items.items()])
             return Seq(None)
         if name in ("pop", "setdefault"):
+            tx.heap.record(self)
             self.complete = False
         return UNKNOWN
+
+    def state(self) -> tuple:
+        return dict(self.items), self.complete, self.maybe
+
+    def restore(self, state: tuple) -> None:
+        items, self.complete, self.maybe = state
+        self.items = dict(items)
+
+    def join_states(self, a: tuple, b: tuple) -> tuple:
+        """A key set on one path only keeps its value, but may be missing."""
+        from .joins import join
+
+        (items_a, complete_a, maybe_a), (items_b, complete_b, maybe_b) = a, b
+        items = {key: join(items_a[key], items_b[key]) if key in items_a and key in items_b
+                 else items_a.get(key, items_b.get(key)) for key in {**items_a, **items_b}}
+        one_path = {key for key in items if (key in items_a) != (key in items_b)}
+        return items, complete_a and complete_b, frozenset(maybe_a | maybe_b | one_path)
 
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
         from .joins import join_all
@@ -174,6 +227,7 @@ class Dict(Value):
 
     def store_item(self, tx: Interpreter, key: Value, value: Value, target: nodes.NodeNG,
                    frame: Frame) -> None:
+        tx.heap.record(self)
         try:
             # An unknown key still stores a value a later unknown lookup may return.
             self.items[key.value if isinstance(key, Static) and key.known else object()] = value
@@ -183,12 +237,14 @@ class Dict(Value):
             self.complete = False
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
-        if self.complete:
-            return bool(self.items), None
+        if any(key not in self.maybe for key in self.items):
+            return True, None
+        if self.exact:
+            return False, None
         return None, None
 
     def iterate(self, tx: Interpreter) -> list[Value] | None:
-        if self.complete and len(self.items) <= tx.options.max_unroll:
+        if self.exact and len(self.items) <= tx.options.max_unroll:
             return [Static(k) for k in self.items]
         return None
 
@@ -198,17 +254,17 @@ class Dict(Value):
     def signature(self, depth: int) -> Any:
         from .base import signature_of
 
-        return ("D", self.complete, tuple(sorted(
+        return ("D", self.complete, len(self.maybe), tuple(sorted(
             ((repr(k), signature_of(v, depth + 1)) for k, v in self.items.items()))))
 
     def rebind(self, node: Node) -> Value:
-        return Dict({k: v.rebind(node) for k, v in self.items.items()}, complete=self.complete)
+        return Dict({k: v.rebind(node) for k, v in self.items.items()}, self.complete, self.maybe)
 
     def in_graph(self, tx: Interpreter) -> Value:
         items = {key: item.in_graph(tx) for key, item in self.items.items()}
         if all(items[key] is item for key, item in self.items.items()):
             return self
-        return Dict(items, self.complete)
+        return Dict(items, self.complete, self.maybe)
 
     def holds_object(self, depth: int = 0) -> bool:
         from .base import holds_object

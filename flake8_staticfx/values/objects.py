@@ -134,9 +134,22 @@ class Obj(Value):
         from .joins import join
 
         old = self.attrs.get(name)
-        if frame.conditional or frame.short_circuit:
-            value = join(old, value) if old is not None else UNKNOWN  # set on some paths
+        if frame.short_circuit:
+            value = join(old, value) if old is not None else UNKNOWN  # set on some calls
+        tx.heap.record(self)
         self.attrs[name] = value
+
+    def state(self) -> dict:
+        return dict(self.attrs)
+
+    def restore(self, state: dict) -> None:
+        self.attrs = dict(state)
+
+    def join_states(self, a: dict, b: dict) -> dict:
+        """An attribute set on one path only is not known after the paths meet."""
+        from .joins import join
+
+        return {name: join(a[name], b[name]) if name in a and name in b else UNKNOWN for name in {**a, **b}}
 
     def in_graph(self, tx: Interpreter) -> Value:
         return tx.object_in_graph(self)
