@@ -11,7 +11,6 @@ are evaluated by `expressions.ExpressionEvaluator`, and each kind of value owns 
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from astroid import nodes
 
@@ -426,26 +425,6 @@ class Interpreter:
     def written_attribute(self, module: Value, name: str) -> Value | None:
         return self.heap.written.values.get((id(module), name))
 
-    def mutated_attributes(self, cls: nodes.ClassDef | None) -> frozenset[str]:
-        """Attributes assigned outside __init__: their __init__ value is not a fact."""
-        if cls is None:
-            return frozenset()
-        cached = self.state.mutated_attrs.get(cls)
-        if cached is None:
-            names = set()
-            home = cls.root()
-            for owner in self.resolver.mro(cls):
-                if owner.root() is not home:
-                    continue  # library base classes rarely reassign what subclasses read
-                for method in owner.mymethods():
-                    if method.name == "__init__":
-                        continue
-                    for node in method.nodes_of_class(nodes.AssignAttr):
-                        if isinstance(node.expr, nodes.Name) and node.expr.name == "self":
-                            names.add(node.attrname)
-            cached = self.state.mutated_attrs[cls] = frozenset(names)
-        return cached
-
     def get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
         """A parameter or buffer: one get_attr node per target."""
         node = self._attr_nodes.get(target)
@@ -466,20 +445,6 @@ class Interpreter:
         self.heap.objects[id(obj)] = obj
         self.heap.local_objects.add(id(obj))
         return obj
-
-    def object_in_graph(self, value: Obj) -> Obj:
-        """An object made elsewhere (by a module's `__init__`): this graph works on its own copy,
-        in which what other methods reassign (scheduler.set_timesteps() before forward) is not
-        a fact."""
-        copy = self.heap.objects.get(id(value))
-        if copy is None:
-            mutated = self.mutated_attributes(value.cls)
-            copy = self.heap.objects[id(value)] = Obj(value.cls, {
-                name: item if name not in mutated or isinstance(item, Module)
-                else Static() if isinstance(item, Static) else UNKNOWN
-                for name, item in value.attrs.items()})
-            self.heap.objects[id(copy)] = copy
-        return copy
 
     # ----------------------------------------------------------------- globals
 
@@ -529,7 +494,7 @@ class Interpreter:
     def branch(self, value: Tensor, expr: nodes.NodeNG, frame: Frame) -> Node:
         """Python tests a tensor for truth: data-dependent control flow (GB0170)."""
         node = self.graph.call_function("bool", (value.as_arg(),), meta=self.meta(expr, frame))
-        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame, scalar=value.scalar)
+        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame)
         return node
 
     def cover(self, branch: Node | None, start: int) -> None:
@@ -539,13 +504,12 @@ class Interpreter:
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", cause: Node | None = None,
-                    frame_skip: tuple[str, str] | None = None, **meta: Any) -> None:
+                    frame_skip: tuple[str, str] | None = None) -> None:
         """Dynamo breaks the graph at `node` (rule `rule`), when this code runs."""
         if _conditional_at_report_site(frame, self.resolver.main):
             return
         node.meta["break"] = Break(rule, _source(expr), frame_skip or _skipped_function(frame),
                                    gb_ids or rule.default_gb_ids, qname, cause)
-        node.meta.update(meta)
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)

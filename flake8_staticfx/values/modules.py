@@ -128,14 +128,14 @@ class UserModule(Module):
     """A module class of the project (or of a library the analysis reads): its forward is inlined."""
 
     def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
-        from .objects import class_attribute
+        from .objects import class_attribute, reassigned_attributes
 
         attrs = tx.module_attrs(self)
         if name in attrs:
             value = attrs[name]
             if isinstance(value, Tensor):
                 return tx.get_attr(join_path(self.path, name), expr, frame)
-            if name in tx.mutated_attributes(self.cls) and not isinstance(value, Module):
+            if name in reassigned_attributes(tx, self.cls) and not isinstance(value, Module):
                 return Static() if isinstance(value, Static) else UNKNOWN
             return value.in_graph(tx)
         if self.cls is not None:
