@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 
 from astroid import nodes
+from astroid.const import Context
 
 from . import rules
 from .breaks import Break
@@ -403,9 +404,10 @@ class Interpreter:
 
     def summary_key(self, node: nodes.NodeNG, receiver: Value | None, args: list[Value],
                     kwargs: dict[str, Value], unknown_rest: bool, in_property: bool, frame: Frame) -> tuple | None:
-        """The key under which a call's summary is kept, or None when it must not be reused:
-        a call on a project object may reassign its attributes, so none stands in for it."""
-        if not self.state.reuse_inlined or holds_object((receiver, args, kwargs)):
+        """The key under which a call's summary is kept, or None when it must not be reused: a
+        summary replays no mutation, so none stands in for a call on a project object (which may
+        reassign its attributes) or for a function that changes a list or dict it is given."""
+        if not self.state.reuse_inlined or holds_object((receiver, args, kwargs)) or mutates_arguments(node):
             return None
         return (node, signature_of((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0)
 
@@ -544,6 +546,33 @@ class Interpreter:
                                     site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
             current = current.caller
         return {"span": span, "stack": tuple(reversed(stack))}
+
+
+MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "pop", "setdefault", "clear", "remove"})
+
+
+def mutates_arguments(function: nodes.FunctionDef | nodes.Lambda) -> bool:
+    """Does `function` change a list or dict passed to it (`items.append(x)`, `cache[k] = v`)?"""
+    if isinstance(function, nodes.Lambda):
+        return False
+    cached = _MUTATES.get(function)
+    if cached is None:
+        params = {name.name for name in function.args.arguments} - {"self"}
+        cached = False
+        for node in function.nodes_of_class((nodes.Call, nodes.Subscript)):
+            if isinstance(node, nodes.Call):
+                func = node.func
+                target = func.expr if isinstance(func, nodes.Attribute) and func.attrname in MUTATING_METHODS else None
+            else:
+                target = node.value if node.ctx in (Context.Store, Context.Del) else None
+            if isinstance(target, nodes.Name) and target.name in params:
+                cached = True
+                break
+        _MUTATES[function] = cached
+    return cached
+
+
+_MUTATES: dict[nodes.NodeNG, bool] = {}
 
 
 def _source(expr: nodes.NodeNG) -> str:

@@ -697,3 +697,27 @@ class Model(nn.Module):
 
     def forward(self, x):
 """ + textwrap.indent(textwrap.dedent(body).strip("\n"), "        ") + "\n")
+
+
+def test_a_helper_that_fills_a_list_is_inlined_at_every_call(tmp_path):
+    """A reused call summary replays no mutation: a helper that appends to the list it is given
+    runs again at its second call, so the list holds both items (and never looks empty)."""
+    check(tmp_path, HEADER + """
+
+def add(items, item):
+    items.append(item)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        first, second = [], []
+        add(first, self.fc(x))
+        add(second, self.fc(x))
+        if not second:
+            return x.sum().item()
+        return first[0] + second[0]
+""")
