@@ -156,9 +156,23 @@ class Interpreter:
     def exec_AugAssign(self, stmt: nodes.AugAssign, frame: Frame) -> None:
         from .operators import binop
 
-        current = self.eval(stmt.target, frame)
+        current = self.read_target(stmt.target, frame)
         value = self.eval(stmt.value, frame)
-        self.assign(stmt.target, binop(self, stmt.op.rstrip("="), current, value, stmt, frame), frame)
+        if stmt.op == "+=" and isinstance(current, Seq) and current.is_list:
+            current.call_method(self, "extend", [value], {}, stmt, frame)  # `layers += [...]` extends in place
+            result = current
+        else:
+            result = binop(self, stmt.op.rstrip("="), current, value, stmt, frame)
+        self.assign(stmt.target, result, frame)
+
+    def read_target(self, target: nodes.NodeNG, frame: Frame) -> Value:
+        """The current value of an assignment target (`x`, `self.x`, `x[i]` in `x += 1`)."""
+        if isinstance(target, nodes.AssignName):
+            value = frame.lookup(target.name)
+            return value if value is not None else self.global_value(frame.module, target.name)
+        if isinstance(target, nodes.AssignAttr):
+            return self.eval(target.expr, frame).var_getattr(self, target.attrname, target, frame)
+        return self.eval(target, frame)
 
     def exec_Return(self, stmt: nodes.Return, frame: Frame) -> str:
         frame.returns.append(self.eval(stmt.value, frame) if stmt.value is not None else Static(None))
