@@ -1,13 +1,30 @@
 """Interpreting a module's `__init__`: what its attributes are, not what dynamo compiles."""
 from __future__ import annotations
 
+from typing import Callable
+
 from astroid import nodes
 
-from .inline import Frame, bind_arguments, find_method, static_params
+from .inline import Frame, bind_arguments, find_method
 from .interpreter import Interpreter
 from .ir import Graph, Node
 from .rules import Rule
-from .values import Module, Obj, UserModule, Value, assume, join_path, signature_of, with_path
+from .values import (
+    ClassRef,
+    Dict,
+    External,
+    Function,
+    Module,
+    Obj,
+    Seq,
+    Static,
+    UserModule,
+    Value,
+    assume,
+    join_path,
+    signature_of,
+    with_path,
+)
 
 
 def init_attributes(tx: Interpreter, module: UserModule) -> dict[str, Value]:
@@ -42,6 +59,30 @@ def init_attributes(tx: Interpreter, module: UserModule) -> dict[str, Value]:
     except RecursionError:
         pass
     return module.attrs
+
+
+def static_params(function: nodes.FunctionDef,
+                  default: Callable[[nodes.NodeNG], Value]) -> dict[str, Value]:
+    """`__init__` parameters of a module built we do not know how: static values, known
+    (as assumed) where a default gives one."""
+    spec = function.args
+    env: dict[str, Value] = {}
+    positional = [*spec.posonlyargs, *spec.args]
+    defaults = dict(zip([p.name for p in positional[len(positional) - len(spec.defaults or []):]],
+                        spec.defaults or []))
+    defaults.update({p.name: d for p, d in zip(spec.kwonlyargs, spec.kw_defaults or []) if d is not None})
+    for param in [*positional, *spec.kwonlyargs]:
+        expr = defaults.get(param.name)
+        value = default(expr) if expr is not None else Static()
+        # A function, class or torch layer given as a default (`act=F.gelu`, `block=BasicBlock`,
+        # `norm_layer=nn.LayerNorm`) is what a model built with defaults calls.
+        env[param.name] = value if isinstance(value, (Static, Seq, Dict, Function, ClassRef, External)) \
+            else Static()
+    if spec.vararg:
+        env[spec.vararg] = Seq(None)
+    if spec.kwarg:
+        env[spec.kwarg] = Dict({}, complete=False)
+    return env
 
 
 class InitInterpreter(Interpreter):

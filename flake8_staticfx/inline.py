@@ -14,7 +14,6 @@ from astroid import nodes
 from .discover import Resolver, SourceModule
 from .values.base import UNKNOWN, Value
 from .values.containers import Dict, Seq
-from .values.static import Static
 
 
 @dataclass
@@ -144,25 +143,4 @@ def bind_arguments(
     for param, expr in zip(spec.kwonlyargs, spec.kw_defaults or []):
         if param.name not in env:
             env[param.name] = default(expr) if expr is not None and not unknown_rest else UNKNOWN
-    return env
-
-
-def static_params(function: nodes.FunctionDef,
-                  default: Callable[[nodes.NodeNG], Value]) -> dict[str, Value]:
-    """`__init__` parameters of a module built we do not know how: static values, known
-    (as assumed) where a default gives one."""
-    spec = function.args
-    env: dict[str, Value] = {}
-    positional = [*spec.posonlyargs, *spec.args]
-    defaults = dict(zip([p.name for p in positional[len(positional) - len(spec.defaults or []):]],
-                        spec.defaults or []))
-    defaults.update({p.name: d for p, d in zip(spec.kwonlyargs, spec.kw_defaults or []) if d is not None})
-    for param in [*positional, *spec.kwonlyargs]:
-        expr = defaults.get(param.name)
-        value = default(expr) if expr is not None else Static()
-        env[param.name] = value if isinstance(value, (Static, Seq, Dict)) else Static()
-    if spec.vararg:
-        env[spec.vararg] = Seq(None)
-    if spec.kwarg:
-        env[spec.kwarg] = Dict({}, complete=False)
     return env

@@ -25,7 +25,8 @@ TENSOR_STATIC_ATTRIBUTES = frozenset({
     "grad_fn", "layout", "is_leaf", "is_sparse", "is_quantized", "is_nested", "names", "itemsize",
     "nbytes", "is_floating_point_", "output_nr", "_version",
 })
-TENSOR_TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
+# `values`/`indices`: the fields of the named tuples max(dim), sort, topk, mode, ... return.
+TENSOR_TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad", "values", "indices"})
 
 # Methods whose result is a static Python value under static shapes.
 TENSOR_STATIC_METHODS = frozenset({

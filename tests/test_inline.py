@@ -774,3 +774,42 @@ class Model(nn.Module):
         x = self.layer0(x)
         return self.layer1(x).sum().item()  # expect: SFX102
 """)
+
+
+SCALED = """
+def scaled(x):
+    return x * x.abs().max().item()  # expect: SFX102
+"""
+COUNTING = """
+class Counting(nn.Module):
+    def __call__(self, x):
+        return x * x.abs().max().item()  # expect: SFX102
+"""
+POOL = """
+def pool(x):
+    top = x.max(1).values
+    if top.sum() > 0:  # expect: SFX101
+        return top
+    return x
+"""
+
+
+@pytest.mark.parametrize("helpers, params, init, call", [
+    (SCALED, "", "self.act = functools.partial(scaled)", "self.act(x)"),  # functools.partial
+    (SCALED, ", act=scaled", "self.act = act", "self.act(x)"),  # a function given as a default
+    (COUNTING, "", "self.inner = Counting()", "self.inner(x)"),  # an overridden __call__ is what runs
+    (COUNTING, ", make=Counting", "self.inner = make()", "self.inner(x)"),  # a class given as a default
+    (POOL, "", "pass", "pool(x)"),  # the `values` field of max(dim)'s named tuple is a tensor
+])
+def test_call_forms_real_code_uses(tmp_path, helpers, params, init, call):
+    """tests/cases/call_forms.py records dynamo 2.13 breaking inside each of these."""
+    check(tmp_path, HEADER + "import functools\n" + helpers + f"""
+
+class Model(nn.Module):
+    def __init__(self{params}):
+        super().__init__()
+        {init}
+
+    def forward(self, x):
+        return {call}
+""")

@@ -13,7 +13,7 @@ from .externals import External, Instance, external, opaque_call
 from .folding import MAX_FOLDED_SIZE, fold, printable
 from .joins import join, join_all
 from .modules import ContainerModule, LeafModule, Module, UserModule, is_module, join_path, with_path
-from .objects import BoundMethod, ClassRef, Function, Obj, Super
+from .objects import BoundMethod, ClassRef, Function, Obj, Partial, Super
 from .static import EnumMember, Static, assume, assumed_truth, derived
 from .tensors import (
     NdArray,
@@ -29,7 +29,7 @@ __all__ = [
     "NOTHING", "UNKNOWN", "Unknown", "Value", "as_args", "as_kwargs", "holds_object", "signature_of",
     "Builtin", "Dict", "Seq", "External", "Instance", "external", "opaque_call", "MAX_FOLDED_SIZE", "fold",
     "printable", "join", "join_all", "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
-    "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Super", "EnumMember", "Static",
+    "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Partial", "Super", "EnumMember", "Static",
     "assume", "assumed_truth", "derived", "NdArray", "Tensor", "all_scalar", "has_bool_mask",
     "is_definite_tensor", "needs_grad_from", "only_weak",
 ]

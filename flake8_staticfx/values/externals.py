@@ -52,6 +52,10 @@ class External(Value):
             return Instance("logging.Logger")
         if qname in tables.UNSUPPORTED_CONTEXTS:
             return Instance(qname)
+        if qname == "functools.partial" and args and not unknown_rest:
+            from .objects import Partial
+
+            return Partial(args[0], args[1:], kwargs)
         if qname in tables.CALL_FIRST_ARGUMENT:
             from .modules import Module
             from .objects import Function

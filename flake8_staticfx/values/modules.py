@@ -150,6 +150,11 @@ class UserModule(Module):
             tx.graph.call_module(self.path or self.cls.name, as_args(args), as_kwargs(kwargs),
                                  meta=tx.meta(expr, frame))
             return UNKNOWN
+        override = find_method(tx.resolver, self.cls, "__call__") if self.cls else None
+        if override is not None:  # nn.Module.__call__ replaced: what runs is the override
+            function, owner = override
+            return tx.call_function(Function(function, bound=self, cls=owner), args, kwargs, expr, frame,
+                                    unknown_rest=unknown_rest)
         forward = find_method(tx.resolver, self.cls, "forward") if self.cls else None
         if forward is None:
             base = torch_base(tx.resolver, self.cls) if self.cls else ""

@@ -51,6 +51,22 @@ class BoundMethod(Value):
 
 
 @dataclass(eq=False)
+class Partial(Value):
+    """`functools.partial(function, *args, **kwargs)`: dynamo inlines the call with the arguments."""
+
+    function: Value
+    args: list[Value]
+    kwargs: dict[str, Value]
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        return self.function.call(tx, [*self.args, *args], {**self.kwargs, **kwargs}, expr, frame, unknown_rest)
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        return True, None
+
+
+@dataclass(eq=False)
 class ClassRef(Value):
     """A project class (not called yet)."""
 
