@@ -559,7 +559,35 @@ def find_roots(resolver: Resolver) -> list[Root]:
         ):
             cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
             roots.append(Root(node, cls))
+    known = {root.function for root in roots}
+    for function, cls in _compiled_by_call(resolver):
+        if function not in known:
+            known.add(function)
+            roots.append(Root(function, cls))
     return roots
+
+
+def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None]]:
+    """Functions the file compiles by calling torch.compile: `step = torch.compile(step)` on a
+    function of the file, `self.f = torch.compile(self.f)` on a method of the class."""
+    for call in resolver.main.node.nodes_of_class(nodes.Call):
+        func = call.func
+        name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+        if name != "compile" or not call.args or not _imported_from_torch(resolver, func) \
+                or resolver.expr_qname(func) not in COMPILE_DECORATORS:
+            continue
+        target = call.args[0]
+        if isinstance(target, nodes.Name):
+            defined = resolver.main.node.locals.get(target.name, ())
+            if defined and isinstance(defined[-1], nodes.FunctionDef):
+                yield defined[-1], None
+        elif isinstance(target, nodes.Attribute) and isinstance(target.expr, nodes.Name) \
+                and target.expr.name == "self":
+            cls = call.frame().parent if isinstance(call.frame(), nodes.FunctionDef) else None
+            if isinstance(cls, nodes.ClassDef):
+                method = cls.locals.get(target.attrname, ())
+                if method and isinstance(method[-1], nodes.FunctionDef):
+                    yield method[-1], cls
 
 
 def _imported_from_torch(resolver: Resolver, expr: nodes.NodeNG) -> bool:

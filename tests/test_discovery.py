@@ -297,6 +297,38 @@ def test_torch_compile_through_every_import_spelling(tmp_path, imports, decorato
     assert codes(path) == [(6, "SFX102")]
 
 
+def test_functions_compiled_by_calling_torch_compile_are_roots(tmp_path):
+    """`f = torch.compile(f)` and `self.m = torch.compile(self.m)` compile the function and the
+    method (tests/cases/compiled_by_call.py records dynamo's breaks in both)."""
+    path = write(tmp_path / "model.py", """
+        import re
+
+        import torch
+
+
+        def step(x):
+            return x.sum().item()
+
+
+        def never(x):
+            return x.sum().item()
+
+
+        fast_step = torch.compile(step, mode="reduce-overhead")
+        pattern = re.compile(never)
+
+
+        class Trainer:
+            def __init__(self):
+                self.update = torch.compile(self.update)
+
+            def update(self, x):
+                return x.tolist()
+    """)
+    assert roots(path) == ["step", "Trainer.update"]
+    assert codes(path) == [(7, "SFX102"), (23, "SFX103")]
+
+
 def test_functions_named_compile_elsewhere_are_not_roots(tmp_path):
     path = write(tmp_path / "model.py", """
         import re
