@@ -50,17 +50,29 @@ class Checker:
         cls.options = options_from(vars(options))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        source = "".join(self.lines)
-        if not might_have_roots(source):
-            return  # before importing the analysis (and astroid): other projects pay nothing
-        from .analysis import analyze
-        from .report import flake8_diagnostics
-
-        try:
-            analysis = analyze(source, self.filename, self.tree, self.options)
-        except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
-            if self.options.report_notices:
-                yield 1, 0, f"SFX900 could not analyse `{self.filename}`: {type(exc).__name__}", type(self)
-            return
-        for line, col, message in flake8_diagnostics(analysis, self.options.report_notices):
+        for line, col, message, _ in diagnose("".join(self.lines), self.filename, self.tree, self.options):
             yield line, col, message, type(self)
+
+
+def diagnose(source: str, filename: str, tree: ast.Module | None,
+             options: Options) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    """What the plugin reports for one file: (line, 0-based column, "CODE message", GB ids),
+    before flake8's select/ignore and noqa. The flake8 plugin and `flake8-staticfx check`
+    both report through here, so their messages are the same."""
+    if not might_have_roots(source):
+        return []  # before importing the analysis (and astroid): other projects pay nothing
+    from .analysis import analyze
+    from .report import flake8_diagnostics
+
+    try:
+        analysis = analyze(source, filename, tree, options)
+    except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
+        if options.report_notices:
+            return [(1, 0, f"SFX900 could not analyse `{filename}`: {type(exc).__name__}", ())]
+        return []
+    gb_ids: dict[tuple[int, str], tuple[str, ...]] = {}
+    for graph in analysis.graphs:
+        for region in graph.regions:
+            gb_ids.setdefault((region.line, region.code), tuple(region.gb_ids))
+    return [(line, col, message, gb_ids.get((line, message.split(" ", 1)[0]), ()))
+            for line, col, message in flake8_diagnostics(analysis, options.report_notices)]
