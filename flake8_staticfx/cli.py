@@ -47,10 +47,10 @@ def _load(command: Command):
 
 
 def build_parser(prog: str = "flake8-staticfx") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description="Find where torch.compile breaks a PyTorch "
-                                                           "model's graph, statically.")
     from . import __version__
 
+    description = "Find where torch.compile breaks a PyTorch model's graph, statically."
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
