@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator
 from .config import OPTION_SPECS, Options, options_from, split_list
 from .formats import FORMATS, statistics
 from .lint import Finding, lint_file
-from .selection import Selection
+from .selection import Selection, parse_per_file_ignores
 from .settings import DEFAULT_EXCLUDE, DEFAULT_FILENAME, PATH_KEYS, ConfigError, load, normalize_path
 
 HELP = "lint files and directories (the flake8 plugin's diagnostics, without flake8)"
@@ -49,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       ("extend-exclude", "more files or directories to skip"),
                       ("filename", "file name patterns linted in directories (default: *.py)")):
         flake8_keys.add_argument(f"--{key}", metavar="LIST", help=what)
+    flake8_keys.add_argument("--per-file-ignores", metavar="MAPPING",
+                             help="codes to leave out per file pattern: `legacy/*.py:SFX101 tests/*:SFX`")
     staticfx = parser.add_argument_group("analysis options (the plugin's; also read from [flake8])")
     for spec in OPTION_SPECS:
         text = spec.help.replace("%(default)s", str(spec.default_value))
@@ -67,6 +69,8 @@ def _values(args: argparse.Namespace) -> dict:
         given = getattr(args, spec.dest)
         if given is not None:
             values[spec.dest] = split_list(given) if spec.kind == "list" else given
+    if args.per_file_ignores is not None:
+        values["per_file_ignores"] = args.per_file_ignores
     for key in ("select", "ignore", "extend_select", "extend_ignore", "exclude", "extend_exclude", "filename"):
         given = getattr(args, key)
         if given is not None:
@@ -146,13 +150,32 @@ class Progress:
             sys.stderr.flush()
 
 
-def lint_paths(files: list[str], options: Options, selection: Selection, disable_noqa: bool = False,
+class Selections:
+    """The select/ignore decision for each file: flake8's default style guide, and one per
+    per-file-ignores pattern (its codes added to extend-ignore); the longest matching pattern
+    decides, as in flake8's StyleGuideManager."""
+
+    def __init__(self, values: dict):
+        select, ignore = values.get("select"), values.get("ignore")
+        extend_select, extend_ignore = values.get("extend_select", ()), values.get("extend_ignore", ())
+        self.default = Selection(select, ignore, extend_select, extend_ignore)
+        self.per_file = []
+        for pattern, codes in parse_per_file_ignores(values.get("per_file_ignores") or ""):
+            selection = Selection(select, ignore, extend_select, [*extend_ignore, *codes])
+            self.per_file.append((normalize_path(pattern, os.curdir), selection))
+
+    def for_file(self, path: str) -> Selection:
+        matching = [(pattern, selection) for pattern, selection in self.per_file if _excluded([pattern])(path)]
+        return max(matching, key=lambda item: len(item[0]))[1] if matching else self.default
+
+
+def lint_paths(files: list[str], options: Options, selections: Selections, disable_noqa: bool = False,
                progress: Progress | None = None) -> list[Finding]:
     findings: list[Finding] = []
     for done, path in enumerate(files):
         if progress is not None:
             progress.update(done, path)
-        findings.extend(lint_file(path, options, selection, disable_noqa))
+        findings.extend(lint_file(path, options, selections.for_file(path), disable_noqa))
     if progress is not None:
         progress.close()
     # flake8's order: by file name, then line and column
@@ -175,8 +198,11 @@ def run(args: argparse.Namespace) -> int:
     if options.max_inline_depth < 0:
         print(f"{prog}: error: --staticfx-max-inline-depth must be 0 or more", file=sys.stderr)
         return 2
-    selection = Selection(values.get("select"), values.get("ignore"), values.get("extend_select", ()),
-                          values.get("extend_ignore", ()))
+    try:
+        selections = Selections(values)
+    except ValueError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
     exclude = [*values.get("exclude", DEFAULT_EXCLUDE), *values.get("extend_exclude", ())]
     files = list(expand_paths(args.paths, exclude, values.get("filename", list(DEFAULT_FILENAME))))
     if args.with_importers:
@@ -186,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         files += [_relative(path) for path in importers_of(files) if not excluded(path)]
     files = _unique(files)
     progress = Progress(len(files), not args.no_progress and sys.stderr.isatty())
-    findings = lint_paths(files, options, selection, args.disable_noqa, progress)
+    findings = lint_paths(files, options, selections, args.disable_noqa, progress)
     sys.stdout.write(FORMATS[args.format](findings))
     if args.statistics:
         (sys.stdout if args.format == "text" else sys.stderr).write(statistics(findings))

@@ -109,3 +109,62 @@ def silenced(code: str, line: str | None) -> bool:
 def file_is_skipped(lines: list[str]) -> bool:
     """`# flake8: noqa` on a line of its own skips the whole file, as in flake8."""
     return any(NOQA_FILE.match(line) for line in lines)
+
+
+# -- per-file-ignores ------------------------------------------------------------------------
+# flake8's utils.parse_files_to_codes_mapping: `pattern[, pattern]: CODE[, CODE] ...`, with
+# commas or whitespace between items.
+
+_MAPPING_TOKENS = (
+    (re.compile(r"[A-Z]+[0-9]*(?=$|\s|,)"), "code"),
+    (re.compile(r"[^\s:,]+"), "file"),
+    (re.compile(r"\s*:\s*"), "colon"),
+    (re.compile(r"\s*,\s*"), "comma"),
+    (re.compile(r"\s+"), "ws"),
+)
+
+
+def parse_per_file_ignores(value: str) -> list[tuple[str, list[str]]]:
+    """[(file pattern, codes)]; ValueError for a value flake8 would reject."""
+    tokens = []
+    i = 0
+    while i < len(value):
+        for regex, kind in _MAPPING_TOKENS:
+            match = regex.match(value, i)
+            if match:
+                tokens.append((kind, match.group().strip()))
+                i = match.end()
+                break
+    tokens.append(("eof", ""))
+    found: list[tuple[str, list[str]]] = []
+    if not value.strip():
+        return found
+    seen_sep, seen_colon = True, False
+    filenames: list[str] = []
+    codes: list[str] = []
+
+    def reset() -> None:
+        found.extend((name, codes) for name in filenames if codes)
+
+    for kind, text in tokens:
+        if kind in ("comma", "ws"):
+            seen_sep = True
+        elif not seen_colon:
+            if kind == "colon":
+                seen_colon = seen_sep = True
+            elif seen_sep and kind == "file":
+                filenames.append(text)
+                seen_sep = False
+            else:
+                raise ValueError(f"per-file-ignores is not a mapping of file patterns to codes: {value.strip()!r}")
+        elif kind == "eof":
+            reset()
+        elif seen_sep and kind == "code":
+            codes.append(text)
+            seen_sep = False
+        elif seen_sep and kind == "file":
+            reset()
+            seen_sep, seen_colon, filenames, codes = False, False, [text], []
+        else:
+            raise ValueError(f"per-file-ignores is not a mapping of file patterns to codes: {value.strip()!r}")
+    return found

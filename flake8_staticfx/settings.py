@@ -23,7 +23,8 @@ from .config import OPTION_SPECS, parse_config_value, split_list
 CANDIDATES = ("setup.cfg", "tox.ini", ".flake8")
 DEFAULT_EXCLUDE = (".svn", "CVS", ".bzr", ".hg", ".git", "__pycache__", ".tox", ".nox", ".eggs", "*.egg")
 DEFAULT_FILENAME = ("*.py",)
-# flake8's own keys that decide what is linted and reported, beside the staticfx-* options.
+# flake8's own keys that decide what is linted and reported, beside the staticfx-* options
+# (and per-file-ignores, kept as text for selection.parse_per_file_ignores).
 LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "filename")
 PATH_KEYS = ("exclude", "extend-exclude")
 
@@ -107,6 +108,8 @@ def load(config: str | None = None, isolated: bool = False, cwd: str | None = No
                 settings.values[specs[name].dest] = parse_config_value(specs[name], section[key])
             except ValueError as exc:
                 raise ConfigError(f"{config}: {exc}") from None
+        elif name == "per-file-ignores":
+            settings.values["per_file_ignores"] = section[key]
         elif name in LIST_KEYS:
             items = list(split_list(section[key]))
             if name in PATH_KEYS:

@@ -549,3 +549,19 @@ def test_readme_ci_commands_are_check_commands():
     assert "flake8-staticfx check --format github ." in text
     assert "flake8-staticfx check --format sarif . > staticfx.sarif" in text
     assert '"flake8.importStrategy": "fromEnvironment"' in section("VS Code")
+
+
+def test_per_file_ignores_like_flake8(tmp_path):
+    for name in ("model.py", "legacy/model.py", "legacy/deep/model.py", "tests/model.py"):
+        write(tmp_path / name, SETTING_MODEL)
+    write(tmp_path / "setup.cfg", "[flake8]\nselect = SFX\nper-file-ignores =\n    legacy/*.py: SFX101,SFX102\n"
+                                  "    legacy/deep/*.py: SFX2\n    model.py:SFX202\n")
+    expected = flake8(".", cwd=tmp_path)
+    got = check(".", cwd=tmp_path)
+    assert rows(got.stdout) == rows(expected.stdout)
+    # the longest matching pattern decides; `model.py` (no slash) matches every model.py
+    assert {(row[0], row[3]) for row in rows(got.stdout)} == {
+        ("./model.py", "SFX102"), ("./tests/model.py", "SFX102"), ("./legacy/model.py", "SFX202"),
+        ("./legacy/deep/model.py", "SFX102")}
+    bad = check("--per-file-ignores=SFX101: model.py", ".", cwd=tmp_path)
+    assert bad.returncode == 2 and "per-file-ignores" in bad.stderr
