@@ -428,22 +428,56 @@ def test_with_importers_catches_a_break_added_to_a_helper(tmp_path):
                                                                          cwd=tmp_path).stdout)}
 
 
-def test_importers_index_parses_only_candidates(tmp_path):
-    from flake8_staticfx.importers import ProjectIndex, imported_modules
+def test_importers_index(tmp_path):
+    from flake8_staticfx.importers import ProjectIndex
 
     helper_project(tmp_path)
     write(tmp_path / "pkg" / "sub" / "__init__.py", "from .. import helpers as h\n")
     write(tmp_path / "notapkg" / "script.py", "from pkg import helpers\n")  # its own project root
+    write(tmp_path / "pkg" / "lazy.py", "def f():\n    try: from pkg.helpers import scale\n    except: pass\n")
+    write(tmp_path / "pkg" / "doc.py", '"""Notes.\n\nfrom the helpers (see below\n"""\nimport os\n')
     index = ProjectIndex(str(tmp_path))
     assert "notapkg" not in " ".join(index.files)
     found = index.importers([str(tmp_path / "pkg" / "helpers.py")])
     assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in found) == [
-        "pkg/model.py", "pkg/sub/__init__.py", "pkg/top.py"]
-    assert index.parsed < len(index.files)  # other.py and __init__.py never parsed
+        "pkg/lazy.py", "pkg/model.py", "pkg/sub/__init__.py", "pkg/top.py"]
+
+
+def test_importers_chain_stops_at_a_module_the_analysis_does_not_follow(tmp_path):
+    from flake8_staticfx.discover import MAX_PROJECT_MODULE_SIZE
+    from flake8_staticfx.importers import ProjectIndex
+
+    helper_project(tmp_path)
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(model.read_text() + "#" * MAX_PROJECT_MODULE_SIZE + "\n")
+    found = ProjectIndex(str(tmp_path)).importers([str(tmp_path / "pkg" / "helpers.py")])
+    assert [Path(p).name for p in found] == ["model.py"]  # top.py cannot reach the helper through it
+
+
+def test_import_statements_find_what_a_full_parse_finds():
+    """Only import statements are parsed; on this repository's files that finds every import."""
     import ast
 
+    from flake8_staticfx.importers import file_imports, imported_modules, import_statements
+
+    compared = 0
+    for path in sorted(ROOT.glob("**/*.py")):
+        if ".venv" in path.parts or ".pytest_cache" in path.parts:
+            continue
+        source = path.read_text(encoding="utf-8")
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        expected = imported_modules(tree, "pkg.mod", False)
+        assert expected <= file_imports(source, "pkg.mod", False), path
+        compared += 1
+    assert compared > 150
+    assert import_statements("x = 1; import os\n") is None  # not at a line start: the file is parsed whole
+    statements = import_statements("from a import (\n    b,\n    c)\nimport d\n")
+    assert statements == ["from a import (\n    b,\n    c)", "import d"]
     assert imported_modules(ast.parse("from . import a\nfrom ..b import c\nimport d.e"), "p.q.m", False) \
-        >= {"p.q", "p.q.a", "p.b", "p.b.c", "d", "d.e"}
+        == {"p", "p.q", "p.q.a", "p.b", "p.b.c", "d", "d.e"}  # importing p.b runs p/__init__.py
 
 
 def test_pre_commit_hooks_for_check(tmp_path):
