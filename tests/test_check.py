@@ -599,3 +599,33 @@ def test_per_file_ignores_like_flake8(tmp_path):
         ("./legacy/deep/model.py", "SFX102")}
     bad = check("--per-file-ignores=SFX101: model.py", ".", cwd=tmp_path)
     assert bad.returncode == 2 and "per-file-ignores" in bad.stderr
+
+
+def test_pre_commit_importers_hook_fails_the_commit_that_breaks_a_helper(tmp_path):
+    """pre-commit itself, with the hook installed from this repository, on a commit that
+    changes only the helper."""
+    pytest.importorskip("pre_commit")
+    from test_precommit import _git, _snapshot
+
+    snap = _snapshot(tmp_path)
+    project = helper_project(tmp_path / "project")
+    _git("init", "-q", cwd=project)
+    _git("add", "-A", cwd=project)
+    _git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "clean", cwd=project)
+    (project / "pkg" / "helpers.py").write_text(HELPER_BROKEN)
+    _git("add", "-A", cwd=project)
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pc-home"), PRE_COMMIT_COLOR="never")
+
+    def run_hook(hook_id):
+        # without --all-files pre-commit passes only the staged files: pkg/helpers.py
+        return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(snap), hook_id], cwd=project,
+                              env=env, capture_output=True, text=True, timeout=600)
+
+    failed = run_hook("flake8-staticfx-importers")
+    out = failed.stdout + failed.stderr
+    if "An unexpected error has occurred" in out or "CalledProcessError" in out:
+        pytest.skip(f"pre-commit could not install the hook environment (offline?):\n{out[-2000:]}")
+    assert failed.returncode == 1, out
+    assert "pkg/model.py:13:16: SFX102" in out and "pkg/top.py:13:16: SFX102" in out, out
+    plain = run_hook("flake8-staticfx-check")  # the changed file alone: the break goes through
+    assert plain.returncode == 0, plain.stdout + plain.stderr
