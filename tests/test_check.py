@@ -629,3 +629,21 @@ def test_pre_commit_importers_hook_fails_the_commit_that_breaks_a_helper(tmp_pat
     assert "pkg/model.py:13:16: SFX102" in out and "pkg/top.py:13:16: SFX102" in out, out
     plain = run_hook("flake8-staticfx-check")  # the changed file alone: the break goes through
     assert plain.returncode == 0, plain.stdout + plain.stderr
+
+
+@pytest.mark.parametrize("how", ["console script", "python -m"])
+def test_check_with_importers_runs_none_of_the_project(tmp_path, how):
+    """tests/test_no_execution.py's project, whose every module has side effects on import,
+    linted by check from a directory whose torch.py and numpy.py would show an import too."""
+    from test_no_execution import make_project, traces
+
+    root, model, markers = make_project(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+    command = [SCRIPT, "check"] if how == "console script" else [sys.executable, "-m", "flake8_staticfx", "check"]
+    helpers = sorted(p for p in model.parent.glob("*.py") if p != model)
+    result = subprocess.run([*command, "--isolated", "--with-importers", *map(str, helpers)],
+                            cwd=tmp_path / "shadow", env=env, capture_output=True, text=True, timeout=300)
+    assert traces(markers) == [], (traces(markers), result.stdout, result.stderr)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    # the model was linted as an importer of its helpers, and its breaks found through them
+    assert {row[3] for row in rows(result.stdout) if row[0].endswith("model.py")} >= {"SFX101", "SFX102"}
