@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Iterator
 
 from .config import OPTION_SPECS, Options, options_from, split_list
 from .formats import FORMATS, statistics
-from .lint import Finding, lint_file
+from .lint import Finding, lint_file, read_stdin_lines
 from .selection import Selection, parse_per_file_ignores
 from .settings import DEFAULT_EXCLUDE, DEFAULT_FILENAME, PATH_KEYS, ConfigError, load, normalize_path
 
@@ -27,7 +27,10 @@ PROGRESS_EVERY = 0.1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files and directories (default: .)")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="files and directories (default: .); - reads one file from stdin")
+    parser.add_argument("--stdin-display-name", metavar="NAME", default="stdin",
+                        help="the path of the file read from stdin: reported, and where its project is found")
     parser.add_argument("--format", choices=tuple(FORMATS), default="text",
                         help="text: flake8's path:line:col: CODE message; json: one object per finding; "
                              "sarif: SARIF 2.1.0; github: GitHub Actions annotations")
@@ -170,12 +173,16 @@ class Selections:
 
 
 def lint_paths(files: list[str], options: Options, selections: Selections, disable_noqa: bool = False,
-               progress: Progress | None = None) -> list[Finding]:
+               progress: Progress | None = None, stdin_display_name: str = "stdin") -> list[Finding]:
     findings: list[Finding] = []
     for done, path in enumerate(files):
         if progress is not None:
             progress.update(done, path)
-        findings.extend(lint_file(path, options, selections.for_file(path), disable_noqa))
+        if path == "-":
+            name = stdin_display_name
+            findings.extend(lint_file(name, options, selections.for_file(name), disable_noqa, read_stdin_lines()))
+        else:
+            findings.extend(lint_file(path, options, selections.for_file(path), disable_noqa))
     if progress is not None:
         progress.close()
     # flake8's order: by file name, then line and column
@@ -184,7 +191,7 @@ def lint_paths(files: list[str], options: Options, selections: Selections, disab
 
 def run(args: argparse.Namespace) -> int:
     prog = "flake8-staticfx check"
-    missing = [path for path in args.paths if not os.path.exists(path)]
+    missing = [path for path in args.paths if path != "-" and not os.path.exists(path)]
     if missing:
         for path in missing:
             print(f"{prog}: error: no such file or directory: {path}", file=sys.stderr)
@@ -212,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
         files += [_relative(path) for path in importers_of(files) if not excluded(path)]
     files = _unique(files)
     progress = Progress(len(files), not args.no_progress and sys.stderr.isatty())
-    findings = lint_paths(files, options, selections, args.disable_noqa, progress)
+    findings = lint_paths(files, options, selections, args.disable_noqa, progress, args.stdin_display_name)
     sys.stdout.write(FORMATS[args.format](findings))
     if args.statistics:
         (sys.stdout if args.format == "text" else sys.stderr).write(statistics(findings))

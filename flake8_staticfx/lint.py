@@ -9,7 +9,9 @@ apply select/ignore and `# noqa`, and print 1-based columns.
 from __future__ import annotations
 
 import ast
+import io
 import os
+import sys
 import tokenize
 from dataclasses import dataclass
 
@@ -64,6 +66,17 @@ def read_lines(path: str) -> list[str]:
     return lines
 
 
+def read_stdin_lines() -> list[str]:
+    """flake8's utils.stdin_get_lines: the encoding from a coding cookie, else UTF-8."""
+    data = sys.stdin.buffer.read()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (LookupError, SyntaxError, UnicodeError):
+        text = data.decode("utf-8", errors="replace")
+    return list(io.StringIO(text))
+
+
 def _syntax_position(exc: Exception) -> tuple[int, int]:
     """flake8's FileChecker._extract_syntax_information (Python 3.10+), 0-based column."""
     if len(exc.args) > 1 and exc.args[1] and len(exc.args[1]) > 2:
@@ -71,11 +84,14 @@ def _syntax_position(exc: Exception) -> tuple[int, int]:
     return 1, 0
 
 
-def lint_file(path: str, options: Options, selection: Selection, disable_noqa: bool = False) -> list[Finding]:
-    try:
-        lines = read_lines(path)
-    except OSError as exc:
-        return [Finding(path, 1, 1, READ_ERROR, f"{type(exc).__name__}: {exc}")]
+def lint_file(path: str, options: Options, selection: Selection, disable_noqa: bool = False,
+              lines: list[str] | None = None) -> list[Finding]:
+    """The findings for `path`, or for `lines` reported as `path` (stdin: the editor's buffer)."""
+    if lines is None:
+        try:
+            lines = read_lines(path)
+        except OSError as exc:
+            return [Finding(path, 1, 1, READ_ERROR, f"{type(exc).__name__}: {exc}")]
     if not disable_noqa and file_is_skipped(lines):
         return []
     source = "".join(lines)

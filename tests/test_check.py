@@ -647,3 +647,18 @@ def test_check_with_importers_runs_none_of_the_project(tmp_path, how):
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     # the model was linted as an importer of its helpers, and its breaks found through them
     assert {row[3] for row in rows(result.stdout) if row[0].endswith("model.py")} >= {"SFX101", "SFX102"}
+
+
+def test_stdin_like_flake8(tmp_path):
+    """An editor's buffer on stdin, reported under its path, with helpers found from that path."""
+    helper_project(tmp_path)
+    (tmp_path / "pkg" / "helpers.py").write_text(HELPER_BROKEN)
+    buffer = (tmp_path / "pkg" / "model.py").read_text()
+    args = ["--isolated", "--stdin-display-name=pkg/model.py", "-"]
+    got = subprocess.run([SCRIPT, "check", *args], input=buffer, capture_output=True, text=True, cwd=tmp_path,
+                         timeout=120)
+    expected = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", *args], input=buffer,
+                              capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert got.returncode == 1, got.stderr
+    assert got.stdout == expected.stdout == check("--isolated", "pkg/model.py", cwd=tmp_path).stdout
+    assert got.stdout.startswith("pkg/model.py:13:16: SFX102")
