@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from pathlib import Path
+from urllib.parse import quote
 from typing import Callable, Sequence
 
 from . import __version__
@@ -59,6 +62,14 @@ def _sarif_rules() -> list[dict]:
     return rules
 
 
+def _artifact(path: str) -> dict:
+    """A path relative to the checkout (the current directory), or a file: URI outside it."""
+    shown = display_path(path)
+    if os.path.isabs(shown):
+        return {"uri": Path(shown).as_uri()}
+    return {"uri": quote(shown), "uriBaseId": "%SRCROOT%"}
+
+
 def render_sarif(findings: Sequence[Finding]) -> str:
     rules = _sarif_rules()
     index = {rule["id"]: i for i, rule in enumerate(rules)}
@@ -74,7 +85,7 @@ def render_sarif(findings: Sequence[Finding]) -> str:
             "level": "error" if finding.is_error else "warning",
             "message": {"text": finding.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": display_path(finding.path), "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": _artifact(finding.path),
                 "region": {"startLine": finding.line, "startColumn": finding.col},
             }}],
             **({"properties": {"gb_ids": list(finding.gb_ids)}} if finding.gb_ids else {}),

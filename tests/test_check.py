@@ -662,3 +662,12 @@ def test_stdin_like_flake8(tmp_path):
     assert got.returncode == 1, got.stderr
     assert got.stdout == expected.stdout == check("--isolated", "pkg/model.py", cwd=tmp_path).stdout
     assert got.stdout.startswith("pkg/model.py:13:16: SFX102")
+
+
+def test_sarif_uri_outside_the_current_directory_is_a_file_uri(tmp_path):
+    write(tmp_path / "model.py", BREAK_MODEL)
+    (tmp_path / "elsewhere").mkdir()
+    result = check("--isolated", "--format", "sarif", str(tmp_path / "model.py"), cwd=tmp_path / "elsewhere")
+    (item,) = json.loads(result.stdout)["runs"][0]["results"]
+    artifact = item["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": (tmp_path / "model.py").as_uri()}
