@@ -671,3 +671,16 @@ def test_sarif_uri_outside_the_current_directory_is_a_file_uri(tmp_path):
     (item,) = json.loads(result.stdout)["runs"][0]["results"]
     artifact = item["locations"][0]["physicalLocation"]["artifactLocation"]
     assert artifact == {"uri": (tmp_path / "model.py").as_uri()}
+
+
+def test_check_imports_neither_torch_nor_flake8():
+    """check lints without torch (like the plugin) and without flake8 (its reason to exist)."""
+    script = textwrap.dedent(f"""
+        import sys
+        from flake8_staticfx.cli import main
+        status = main(["check", "--isolated", "--format", "sarif", {str(ROOT / "examples")!r}])
+        print(status, sorted({{m.split(".")[0] for m in sys.modules}} & {{"torch", "numpy", "flake8"}}))
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "1 []"
