@@ -1,7 +1,9 @@
 """Analysis options: the dynamo settings that change the answer, and the analysis limits."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 # Third-party classes that are nn.Modules, recognised by name (--staticfx-module-bases).
 DEFAULT_MODULE_BASES = (
@@ -42,3 +44,106 @@ def might_have_roots(source: str) -> bool:
     """Cheap pre-filter, before astroid is even imported: no compile root can exist without
     `forward` or torch being named."""
     return "torch" in source or "forward" in source
+
+
+# -- the staticfx-* options, declared once -------------------------------------------------
+# The flake8 plugin (plugin.py: add_options/parse_options) and the standalone command
+# (`flake8-staticfx check`, cli.py) both build their flags and config keys from this table, so
+# `staticfx-fullgraph = true` in a [flake8] section means the same to both.
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    flag: str  # the command-line flag; the config key is the flag without its leading `--`
+    kind: str  # "bool" (a switch), "int", or "list" (comma separated names)
+    field: str  # the Options field it sets
+    help: str
+    default: Any = None  # None: the Options field's own default
+    # "list" options only: add to the field as set by the options before it in the table
+    # (--staticfx-extend-module-bases) instead of replacing it (--staticfx-module-bases).
+    extends: bool = False
+
+    @property
+    def config_name(self) -> str:
+        return self.flag[2:]
+
+    @property
+    def dest(self) -> str:
+        """The attribute name argparse (and flake8) give the value."""
+        return self.config_name.replace("-", "_")
+
+    @property
+    def default_value(self) -> Any:
+        if self.default is not None:
+            return self.default
+        return () if self.extends else getattr(Options(), self.field)
+
+
+OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec("--staticfx-fullgraph", "bool", "fullgraph",
+               "Lint for torch.compile(fullgraph=True): .item() and dynamic-shape operators are "
+               "captured, not broken on."),
+    OptionSpec("--staticfx-capture-scalar-outputs", "bool", "capture_scalar_outputs",
+               "Mirror torch._dynamo.config.capture_scalar_outputs=True."),
+    OptionSpec("--staticfx-capture-dynamic-output-shape-ops", "bool", "capture_dynamic_output_shape_ops",
+               "Mirror torch._dynamo.config.capture_dynamic_output_shape_ops=True."),
+    OptionSpec("--staticfx-ignore-logging-functions", "list", "ignore_logging_functions",
+               "Logger methods dynamo drops (torch._dynamo.config.ignore_logger_methods), "
+               "e.g. logging.Logger.info,logging.Logger.warning."),
+    OptionSpec("--staticfx-module-bases", "list", "module_bases",
+               "Third-party base classes that are nn.Modules (qualified or bare names); replaces the "
+               "default list. Default: %(default)s"),
+    OptionSpec("--staticfx-extend-module-bases", "list", "module_bases",
+               "Third-party base classes that are nn.Modules, added to --staticfx-module-bases "
+               "(qualified or bare names).", extends=True),
+    OptionSpec("--staticfx-notices", "bool", "report_notices",
+               "Report SFX900 when a compile root could not be analysed (and why)."),
+    OptionSpec("--staticfx-max-inline-depth", "int", "max_inline_depth",
+               "How deep calls are inlined. Default: %(default)s"),
+)
+
+_LIST_SEPARATOR = re.compile(r"[,\s]")  # flake8's COMMA_SEPARATED_LIST_RE
+
+
+def split_list(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """A comma (or whitespace) separated list, as flake8 splits `comma_separated_list` options."""
+    if not isinstance(value, str):
+        return tuple(item for item in value if item)
+    return tuple(item.strip() for item in _LIST_SEPARATOR.split(value) if item.strip())
+
+
+_BOOLEANS = {"1": True, "yes": True, "true": True, "on": True,
+             "0": False, "no": False, "false": False, "off": False}
+
+
+def parse_config_value(spec: OptionSpec, text: str) -> Any:
+    """A [flake8] section's value for `spec`, read the way flake8 reads it (configparser's
+    getboolean / getint, flake8's list splitting). Raises ValueError on a bad value."""
+    if spec.kind == "bool":
+        try:
+            return _BOOLEANS[text.strip().lower()]
+        except KeyError:
+            raise ValueError(f"{spec.config_name}: not a boolean: {text!r}") from None
+    if spec.kind == "int":
+        try:
+            return int(text.strip())
+        except ValueError:
+            raise ValueError(f"{spec.config_name}: not an integer: {text!r}") from None
+    return split_list(text)
+
+
+def options_from(values: Mapping[str, Any], **extra: Any) -> Options:
+    """Options from option values keyed by `OptionSpec.dest` (an argparse namespace's vars(),
+    flake8's parsed options); a missing or None value takes the option's default."""
+    fields: dict[str, Any] = {}
+    for spec in OPTION_SPECS:
+        value = values.get(spec.dest)
+        if value is None:
+            value = spec.default_value
+        if spec.kind == "list":
+            value = split_list(value)
+        if spec.extends:
+            current = fields.get(spec.field, getattr(Options(), spec.field))
+            value = (*current, *(item for item in value if item not in current))
+        fields[spec.field] = value
+    return Options(**fields, **extra)

@@ -6,7 +6,7 @@ import gc
 from typing import Any, Iterator
 
 from . import __version__
-from .config import DEFAULT_MODULE_BASES, Options, might_have_roots
+from .config import OPTION_SPECS, Options, might_have_roots, options_from
 from .rules import OFF_BY_DEFAULT
 
 GC_THRESHOLDS = (20_000, 50, 100)
@@ -33,53 +33,46 @@ class Checker:
 
     @classmethod
     def add_options(cls, manager: Any) -> None:
-        manager.add_option("--staticfx-fullgraph", action="store_true", parse_from_config=True,
-                           help="Lint for torch.compile(fullgraph=True): .item() and dynamic-shape "
-                                "operators are captured, not broken on.")
-        manager.add_option("--staticfx-capture-scalar-outputs", action="store_true", parse_from_config=True,
-                           help="Mirror torch._dynamo.config.capture_scalar_outputs=True.")
-        manager.add_option("--staticfx-capture-dynamic-output-shape-ops", action="store_true",
-                           parse_from_config=True,
-                           help="Mirror torch._dynamo.config.capture_dynamic_output_shape_ops=True.")
-        manager.add_option("--staticfx-ignore-logging-functions", default="", parse_from_config=True,
-                           comma_separated_list=True,
-                           help="Logger methods dynamo drops (torch._dynamo.config.ignore_logger_methods), "
-                                "e.g. logging.Logger.info,logging.Logger.warning.")
-        manager.add_option("--staticfx-module-bases", default=",".join(DEFAULT_MODULE_BASES),
-                           parse_from_config=True, comma_separated_list=True,
-                           help="Third-party base classes that are nn.Modules (qualified or bare names). "
-                                "Default: %(default)s")
-        manager.add_option("--staticfx-notices", action="store_true", parse_from_config=True,
-                           help="Report SFX900 when a compile root could not be analysed (and why).")
-        manager.add_option("--staticfx-max-inline-depth", type=int, default=Options.max_inline_depth,
-                           parse_from_config=True, help="How deep calls are inlined. Default: %(default)s")
+        for spec in OPTION_SPECS:  # config.py declares each option once, for flake8 and `check`
+            if spec.kind == "bool":
+                manager.add_option(spec.flag, action="store_true", parse_from_config=True, help=spec.help)
+            elif spec.kind == "int":
+                manager.add_option(spec.flag, type=int, default=spec.default_value, parse_from_config=True,
+                                   help=spec.help)
+            else:
+                manager.add_option(spec.flag, default=",".join(spec.default_value), parse_from_config=True,
+                                   comma_separated_list=True, help=spec.help)
         manager.extend_default_ignore(list(OFF_BY_DEFAULT))
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
         _relax_garbage_collector()
-        cls.options = Options(
-            fullgraph=options.staticfx_fullgraph,
-            capture_scalar_outputs=options.staticfx_capture_scalar_outputs,
-            capture_dynamic_output_shape_ops=options.staticfx_capture_dynamic_output_shape_ops,
-            ignore_logging_functions=tuple(options.staticfx_ignore_logging_functions or ()),
-            module_bases=tuple(options.staticfx_module_bases or ()),
-            max_inline_depth=options.staticfx_max_inline_depth,
-            report_notices=options.staticfx_notices,
-        )
+        cls.options = options_from(vars(options))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        source = "".join(self.lines)
-        if not might_have_roots(source):
-            return  # before importing the analysis (and astroid): other projects pay nothing
-        from .analysis import analyze
-        from .report import flake8_diagnostics
-
-        try:
-            analysis = analyze(source, self.filename, self.tree, self.options)
-        except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
-            if self.options.report_notices:
-                yield 1, 0, f"SFX900 could not analyse `{self.filename}`: {type(exc).__name__}", type(self)
-            return
-        for line, col, message in flake8_diagnostics(analysis, self.options.report_notices):
+        for line, col, message, _ in diagnose("".join(self.lines), self.filename, self.tree, self.options):
             yield line, col, message, type(self)
+
+
+def diagnose(source: str, filename: str, tree: ast.Module | None,
+             options: Options) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    """What the plugin reports for one file: (line, 0-based column, "CODE message", GB ids),
+    before flake8's select/ignore and noqa. The flake8 plugin and `flake8-staticfx check`
+    both report through here, so their messages are the same."""
+    if not might_have_roots(source):
+        return []  # before importing the analysis (and astroid): other projects pay nothing
+    from .analysis import analyze
+    from .report import flake8_diagnostics
+
+    try:
+        analysis = analyze(source, filename, tree, options)
+    except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
+        if options.report_notices:
+            return [(1, 0, f"SFX900 could not analyse `{filename}`: {type(exc).__name__}", ())]
+        return []
+    gb_ids: dict[tuple[int, str], tuple[str, ...]] = {}
+    for graph in analysis.graphs:
+        for region in graph.regions:
+            gb_ids.setdefault((region.line, region.code), tuple(region.gb_ids))
+    return [(line, col, message, gb_ids.get((line, message.split(" ", 1)[0]), ()))
+            for line, col, message in flake8_diagnostics(analysis, options.report_notices)]

@@ -245,6 +245,33 @@ def test_module_bases_option_replaces_the_defaults(tmp_path):
     assert flake8("--staticfx-module-bases=TrainableBase", "model.py", cwd=tmp_path) == []
 
 
+TWO_BASES = f"""from lightning import LightningModule
+from mylib.models import TrainableBase
+
+
+class Net(LightningModule):{BODY}
+
+class Mine(TrainableBase):{BODY}"""
+
+
+def test_extend_module_bases_adds_to_the_defaults(tmp_path):
+    write(tmp_path / "model.py", TWO_BASES)
+    assert [line.split(": ")[0] for line in flake8("model.py", cwd=tmp_path)] == ["model.py:7:16"]
+    assert [line.split(": ")[0] for line in flake8("--staticfx-module-bases=TrainableBase", "model.py",
+                                                   cwd=tmp_path)] == ["model.py:12:16"]
+    extended = flake8("--staticfx-extend-module-bases=TrainableBase", "model.py", cwd=tmp_path)
+    assert [line.split(": ")[0] for line in extended] == ["model.py:7:16", "model.py:12:16"]
+
+
+def test_extend_module_bases_from_a_config_file_adds_to_the_replaced_list(tmp_path):
+    write(tmp_path / "model.py", TWO_BASES)
+    (tmp_path / "setup.cfg").write_text("[flake8]\nstaticfx-module-bases = Other\n"
+                                        "staticfx-extend-module-bases = mylib.models.TrainableBase\n")
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "model.py"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert [line.split(": ")[0] for line in result.stdout.splitlines()] == ["model.py:12:16"], result.stderr
+
+
 def test_torch_compile_decorated_functions_are_roots(tmp_path):
     path = write(tmp_path / "model.py", """
         import torch

@@ -1,0 +1,144 @@
+"""`graph` and `report`: the static FX graph of each compile root, and a summary per root.
+
+    flake8-staticfx graph FILE [--root NAME] [--format text|dot|json|svg|html]
+    flake8-staticfx report DIR [DIR ...] [--format text|json|markdown]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+
+from .analysis import FileAnalysis, analyze
+from .config import Options
+from .report import RENDERERS, predicted_graphs
+
+GRAPH_FORMATS = (*RENDERERS, "svg", "html")
+GRAPH_HELP = "the static graph of each compile root in FILE"
+REPORT_HELP = "one row per compile root of the .py files under DIR"
+
+
+def add_graph_arguments(graph: argparse.ArgumentParser) -> None:
+    graph.add_argument("file")
+    graph.add_argument("--root", help="only the root with this name (Class.forward, Class, or function)")
+    graph.add_argument("--format", choices=GRAPH_FORMATS, default="text")
+    _add_compile_options(graph)
+    graph.add_argument("--all-paths", action="store_true",
+                       help="keep both sides of branches on constructor arguments and self.training "
+                            "(the lint's view) instead of following the defaults like torch.fx")
+
+
+def add_report_arguments(report: argparse.ArgumentParser) -> None:
+    report.add_argument("paths", nargs="+", metavar="DIR")
+    report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    _add_compile_options(report)
+
+
+def _options(args: argparse.Namespace) -> Options:
+    return Options(fullgraph=args.fullgraph,
+                   capture_scalar_outputs=args.capture_scalar_outputs,
+                   capture_dynamic_output_shape_ops=args.capture_dynamic_output_shape_ops)
+
+
+def run_graph(args: argparse.Namespace) -> int:
+    return _graph(args, _options(args))
+
+
+def run_report(args: argparse.Namespace) -> int:
+    return _report(args, _options(args))
+
+
+def _add_compile_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fullgraph", action="store_true", help="as torch.compile(fullgraph=True)")
+    parser.add_argument("--capture-scalar-outputs", action="store_true")
+    parser.add_argument("--capture-dynamic-output-shape-ops", action="store_true")
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _graph(args: argparse.Namespace, options: Options) -> int:
+    try:
+        source = _read(args.file)
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    options = Options(**{**vars(options), "reuse_inlined": False, "follow_defaults": not args.all_paths,
+                         "file_time_budget": 60.0})
+    analysis = analyze(source, args.file, options=options)
+    if args.root:
+        analysis.graphs = [g for g in analysis.graphs if args.root in (g.root, g.root.split(".")[0])]
+        if not analysis.graphs:
+            print(f"no compile root named {args.root!r} in {args.file}", file=sys.stderr)
+            return 2
+    if args.format in ("svg", "html"):
+        from . import pictures  # only the picture formats need it
+
+        try:
+            output = pictures.graphviz_svg(analysis) if args.format == "svg" else pictures.render_html(analysis)
+        except RuntimeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    else:
+        output = RENDERERS[args.format](analysis)
+    sys.stdout.write(output)
+    return 0
+
+
+def _python_files(paths: list[str]) -> list[str]:
+    found = []
+    for path in paths:
+        if os.path.isfile(path):
+            found.append(path)
+        for directory, subdirs, files in os.walk(path):
+            subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+            found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".py"))
+    return found
+
+
+def _rows(analysis: FileAnalysis, path: str) -> list[dict]:
+    rows = []
+    for graph in analysis.graphs:
+        cls, _, function = graph.root.rpartition(".")
+        rows.append({
+            "file": path, "class": cls, "root": function or graph.root, "nodes": len(graph.nodes),
+            "breaks": dict(sorted(Counter(r.code for r in graph.regions).items())),
+            "graphs": predicted_graphs(graph),
+        })
+    return rows
+
+
+def _report(args: argparse.Namespace, options: Options) -> int:
+    rows = []
+    for path in _python_files(args.paths):
+        try:
+            source = _read(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+        rows.extend(_rows(analyze(source, path, options=options), path))
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+        return 0
+    header = ("file", "class", "root", "nodes", "breaks", "graphs")
+    table = [[r["file"], r["class"], r["root"], str(r["nodes"]),
+              ", ".join(f"{code}×{n}" for code, n in r["breaks"].items()) or "-", str(r["graphs"])]
+             for r in rows]
+    total_breaks = sum(sum(r["breaks"].values()) for r in rows)
+    summary = f"{len(rows)} compile roots, {total_breaks} graph breaks, " \
+              f"{sum(r['graphs'] for r in rows)} graphs predicted"
+    if args.format == "markdown":
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for line in table:
+            print("| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |")
+        print(f"\n{summary}")
+        return 0
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *table)]
+    for line in [header, *table]:
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
+    print(summary)
+    return 0
