@@ -2,6 +2,7 @@
 
     python -m flake8_staticfx graph FILE [--root NAME] [--format text|dot|json|svg|html]
     python -m flake8_staticfx report DIR [--format text|json|markdown]
+    python -m flake8_staticfx fix PATH... [--diff] [--select CODES]
 """
 from __future__ import annotations
 
@@ -34,7 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("paths", nargs="+", metavar="DIR")
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     _add_compile_options(report)
+    from . import fix  # libcst is imported only when fix runs
+    fix.add_arguments(commands.add_parser("fix", help="rewrite the graph breaks fix can prove removable"))
     args = parser.parse_args(argv)
+    if args.command == "fix":
+        return fix.run(args)
     options = Options(fullgraph=args.fullgraph,
                       capture_scalar_outputs=args.capture_scalar_outputs,
                       capture_dynamic_output_shape_ops=args.capture_dynamic_output_shape_ops)
