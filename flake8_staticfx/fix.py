@@ -78,6 +78,7 @@ class Edit:
     node: Any
     replacement: Any
     outcome: Outcome
+    needs_torch: bool = False  # the replacement names `torch`, which the file does not bind
 
 
 @dataclass
@@ -109,6 +110,7 @@ class Context:
         self.parents = self.wrapper.resolve(ParentNodeProvider)
         self.scopes = self.wrapper.resolve(ScopeProvider)
         self.tensor_spans = tensor_spans
+        self.needs_import_torch = False
         self._by_start: dict[tuple[int, int], list[Any]] = {}
         for node, pos in self.positions.items():
             self._by_start.setdefault((pos.start.line, pos.start.column), []).append(node)
@@ -137,15 +139,18 @@ class Context:
         return self.parents.get(node)
 
     def imports_torch(self) -> bool:
+        """Is `torch` bound at module level (`import torch`, `import torch.nn`)? If not, the
+        edit that needs it asks for `import torch` to be added (see `apply_edits`)."""
         cst = self.cst
         for statement in self.module.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Import):
                         for alias in small.names:
-                            if self.code(alias.name) == "torch" and alias.asname is None:
+                            if self.code(alias.name).split(".")[0] == "torch" and alias.asname is None:
                                 return True
-        return False
+        self.needs_import_torch = True
+        return True
 
 
 def tensor_spans(analysis, path: str) -> set[tuple[int, int, int, int]]:
@@ -322,9 +327,16 @@ def _is_boolean(ctx: Context, node) -> bool:
     return False
 
 
-def _has_comments(ctx: Context, node) -> bool:
+def _leading_with_comments(ctx: Context, statement) -> list:
+    """The statement's own leading lines, then every comment inside it (the `if` line's, the
+    arms'), each on a line of its own: the rewrite replaces the statement, not its comments."""
     cst = ctx.cst
-    return any(isinstance(sub, cst.Comment) for sub in _walk(cst, node))
+    inner = [sub for sub in _walk(cst, statement) if isinstance(sub, cst.Comment)]
+    own = {id(line.comment) for line in statement.leading_lines if line.comment is not None}
+    positions = {id(c): ctx.positions.get(c) for c in inner}
+    inner = sorted((c for c in inner if id(c) not in own),
+                   key=lambda c: (positions[id(c)].start.line, positions[id(c)].start.column) if positions[id(c)] else (0, 0))
+    return [*statement.leading_lines, *(cst.EmptyLine(comment=c) for c in inner)]
 
 
 # -- the rewrites ----------------------------------------------------------------------------
@@ -383,8 +395,7 @@ class GuardSideEffect(Rewrite):
             raise Decline(f"{what} is not a print, logging or warnings.warn call; only those are guarded, "
                           "since skipping them under compile changes nothing but the output")
         call = calls[0]
-        if not ctx.imports_torch():
-            raise Decline("the file does not `import torch`, which the guard needs")
+        ctx.imports_torch()
         effect = next((side_effect(ctx, arg.value) for arg in call.args if side_effect(ctx, arg.value)), None)
         if effect:
             raise Decline(f"the argument `{effect}` has a side effect that the guard would skip under compile")
@@ -448,12 +459,9 @@ class AssertAsync(Rewrite):
         else:
             message = repr(f"{exc_name}: {ctx.code(statement.test)}")
         condition = ctx.code(test) if negated else f"torch.logical_not({ctx.code(test)})"
-        if not ctx.imports_torch():
-            raise Decline("the file does not `import torch`, which torch._assert_async needs")
+        ctx.imports_torch()
         new = cst.parse_statement(f"torch._assert_async({condition}, {message})\n")
-        new = new.with_changes(leading_lines=statement.leading_lines)
-        if _has_comments(ctx, statement.body):
-            raise Decline("the raising branch holds comments the rewrite would drop")
+        new = new.with_changes(leading_lines=_leading_with_comments(ctx, statement))
         return Edit(statement, new, Outcome(ctx.path, region.code, region.line, region.col, self.name,
                                             summary=f"`if ...: raise {exc_name}` became torch._assert_async"))
 
@@ -489,8 +497,6 @@ class SelectWithWhere(Rewrite):
             raise Decline("the branch is an elif of a larger chain")
         if isinstance(statement.orelse, cst.If):
             raise Decline("the `if` has an elif, more than two arms")
-        if _has_comments(ctx, statement.body) or (statement.orelse and _has_comments(ctx, statement.orelse)):
-            raise Decline("the arms hold comments the rewrite would drop")
         then = self._assignments(ctx, statement.body.body, "if branch")
         other = self._assignments(ctx, statement.orelse.body.body, "else branch") if statement.orelse else None
         test, negated = tensor_condition(ctx, statement.test, zero_dim=True)
@@ -525,10 +531,9 @@ class SelectWithWhere(Rewrite):
             if negated:
                 a, b = b, a
             lines.append(f"{name} = torch.where({cond}, {_arg(ctx, a)}, {_arg(ctx, b)})\n")
-        if not ctx.imports_torch():
-            raise Decline("the file does not `import torch`, which torch.where needs")
+        ctx.imports_torch()
         new = [cst.parse_statement(text) for text in lines]
-        new[0] = new[0].with_changes(leading_lines=statement.leading_lines)
+        new[0] = new[0].with_changes(leading_lines=_leading_with_comments(ctx, statement))
         return Edit(statement, cst.FlattenSentinel(new), Outcome(
             ctx.path, region.code, region.line, region.col, self.name,
             summary=f"`if`/`else` became torch.where for {', '.join(n for n, _ in then)}"))
@@ -569,8 +574,7 @@ class SelectWithWhere(Rewrite):
                           f"{', '.join(sorted(leaves_b)) or 'none'}), whose shapes torch.where would broadcast")
         if not (ctx.is_tensor_op(a) or ctx.is_tensor_op(b)):
             raise Decline("fix cannot show that the ternary's values are tensors")
-        if not ctx.imports_torch():
-            raise Decline("the file does not `import torch`, which torch.where needs")
+        ctx.imports_torch()
         cond = ctx.code(test) if _is_boolean(ctx, test) else f"({ctx.code(test)}).bool()"
         if negated:
             a, b = b, a
@@ -588,6 +592,8 @@ def _if_at(ctx: Context, region):
     """The `if` statement whose condition starts at the region's position."""
     cst = ctx.cst
     for node in ctx._by_start.get((region.line, region.col), ()):
+        while isinstance(ctx.parent(node), cst.UnaryOperation) and isinstance(ctx.parent(node).operator, cst.Not):
+            node = ctx.parent(node)  # `if not t:` is reported at `t`
         parent = ctx.parent(node)
         if isinstance(parent, cst.If) and parent.test is node:
             return parent
@@ -775,7 +781,9 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
             if os.path.abspath(region.construct_file) != path:
                 raise Decline(f"the construct is in {os.path.basename(region.construct_file)}:"
                               f"{region.construct_line}; fix rewrites a construct only in its own file")
+            ctx.needs_import_torch = False
             edit = _plan_region(ctx, region)
+            edit.needs_torch = ctx.needs_import_torch
             span = ctx.span(edit.node)
             outer = next((other for other in taken if _overlaps(span, ctx.span(other.node))), None)
             if outer is not None and outer.outcome.rewrite == GuardSideEffect.name == edit.outcome.rewrite \
@@ -815,7 +823,31 @@ def apply_edits(ctx: Context, edits: list[Edit]) -> str:
                 return updated_node.with_changes(**{replacement[0]: replacement[1]})
             return replacement
 
-    return ctx.module.visit(Apply()).code
+    module = ctx.module.visit(Apply())
+    if any(edit.needs_torch for edit in edits):
+        module = _add_import_torch(cst, module)
+    return module.code
+
+
+def _add_import_torch(cst, module):
+    """`import torch` before the first top-level import of a torch module (`import torch.nn as
+    nn`), else after the last top-level import, else at the top."""
+    body = list(module.body)
+    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+               and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]
+    torch_imports = [i for i in imports if "torch" in module.code_for_node(body[i])
+                     and "__future__" not in module.code_for_node(body[i])]
+    statement = cst.parse_statement("import torch\n")
+    if torch_imports:
+        at = torch_imports[0]
+        statement = statement.with_changes(leading_lines=body[at].leading_lines)
+        body[at] = body[at].with_changes(leading_lines=[])
+    elif imports:
+        at = imports[-1] + 1
+    else:
+        at = 0
+    body.insert(at, statement)
+    return module.with_changes(body=body)
 
 
 def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | None = None,
@@ -828,12 +860,12 @@ def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | N
     return FileFix(display or path, source, fixed, outcomes)
 
 
-def has_rewrite(region, graph_or_source, path: str | None = None) -> bool:
+def has_rewrite(region, graph, source: str | None = None) -> bool:
     """Does `fix` have a rewrite for this region (this occurrence, not its code)?
 
-    `graph_or_source` is the region's Graph (its file is read) or the file's source text with
-    `path`. Cheap enough for the JSON and HTML output; imports libcst lazily and says False
-    where libcst is not installed.
+    `graph` is the region's Graph (the analysis result of its file); `source` that file's text,
+    read from `graph.file` when not given. Cheap enough for the JSON and HTML output: imports
+    libcst lazily and says False where libcst is not installed.
     """
     if region.code not in REWRITES:
         return False
@@ -841,27 +873,31 @@ def has_rewrite(region, graph_or_source, path: str | None = None) -> bool:
         import libcst  # noqa: F401
     except ImportError:
         return False
-    from .analysis import FileAnalysis
-
-    if isinstance(graph_or_source, str):
-        source, graphs = graph_or_source, []
-    else:
-        graphs = [graph_or_source]
-        path = graph_or_source.file
-        source = _cached_source(path)
-        if source is None:
-            return False
-    analysis = FileAnalysis(os.path.abspath(path), source.splitlines(), graphs)
+    path = os.path.abspath(graph.file)
+    source = source if source is not None else _cached_source(path)
+    if source is None or os.path.abspath(region.construct_file) != path:
+        return False
     try:
-        ctx = Context(source, path, tensor_spans(analysis, os.path.abspath(path)))
-        if os.path.abspath(region.construct_file) != os.path.abspath(path):
-            return False
+        ctx = _cached_context(source, path, graph)
         _plan_region(ctx, region)
         return True
     except Decline:
         return False
     except Exception:  # noqa: BLE001 - a JSON field must never crash the graph command
         return False
+
+
+_CONTEXTS: dict[tuple[str, int], Context] = {}
+
+
+def _cached_context(source: str, path: str, graph) -> Context:
+    from .analysis import FileAnalysis
+
+    key = (source, id(graph))
+    if key not in _CONTEXTS:
+        _CONTEXTS.clear()  # one file at a time
+        _CONTEXTS[key] = Context(source, path, tensor_spans(FileAnalysis(path, [], [graph]), path))
+    return _CONTEXTS[key]
 
 
 _SOURCES: dict[str, str | None] = {}

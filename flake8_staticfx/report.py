@@ -5,6 +5,7 @@ import json
 from typing import Iterator
 
 from .analysis import FileAnalysis
+from .fix import has_rewrite
 from .ir import Graph, GraphBreakRegion, Node, format_arg
 from .rules import RULES
 
@@ -122,7 +123,7 @@ def graph_json(graph: Graph) -> dict:
             {
                 "code": region.code, "reason": region.reason, "gb": list(region.gb_ids),
                 "line": region.line, "col": region.col, "workaround": region.workaround,
-                "fixable": region.fixable, "severity": region.severity, "impact": region.impact,
+                "fixable": has_rewrite(region, graph), "severity": region.severity, "impact": region.impact,
                 "frame_skipped": region.frame_skipped, "nodes": [n.name for n in region.nodes],
             }
             for region in graph.regions
