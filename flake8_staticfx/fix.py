@@ -21,8 +21,20 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-# Codes `fix` has a rewrite for (which forms: see each rewrite's docstring and docs/rules).
-REWRITTEN_CODES = ("SFX101", "SFX102", "SFX201", "SFX202", "SFX203")
+# The forms `fix` rewrites, per code (the rule pages say so; each rewrite's docstring says why
+# it is safe); every other occurrence is declined with its reason.
+REWRITTEN_FORMS = {
+    "SFX101": "`if <tensor cond>: raise E(...)` becomes `torch._assert_async(...)`; an `if`/`else` (or "
+              "ternary) whose arms only assign the same names from element-wise expressions of the same "
+              "operands, on a zero-dimensional condition, becomes `torch.where`",
+    "SFX102": "`t.item()` / `float(t)` whose value only feeds tensor arithmetic or comparisons becomes "
+              "`t.detach()` (a 0-d tensor)",
+    "SFX201": "a `print(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
+    "SFX202": "a logging statement (or an `if logger.isEnabledFor(...)`) is guarded by "
+              "`not torch.compiler.is_compiling()`",
+    "SFX203": "a `warnings.warn(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
+}
+REWRITTEN_CODES = tuple(REWRITTEN_FORMS)
 
 GUARD = "not torch.compiler.is_compiling()"
 
@@ -654,6 +666,9 @@ class KeepZeroDim(Rewrite):
         if side_effect(ctx, tensor):
             raise Decline(f"the converted expression has a side effect (`{side_effect(ctx, tensor)}`)")
         self._check_uses(ctx, call)
+        if isinstance(tensor, (cst.Name, cst.Attribute)) and _mutated_in_place(ctx, tensor):
+            raise Decline(f"`{ctx.code(tensor)}` is changed in place in this file, and the 0-d tensor (which shares "
+                          "its storage) would see the change where the number did not")
         replacement = f"{ctx.code(tensor)}.detach()"
         if isinstance(tensor, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)) and not tensor.lpar:
             replacement = f"({ctx.code(tensor)}).detach()"
@@ -664,41 +679,58 @@ class KeepZeroDim(Rewrite):
                                        summary=f"`{ctx.code(call)}` kept as the 0-d tensor `{replacement}`"))
 
     def _check_uses(self, ctx: Context, call) -> None:
-        cst = ctx.cst
-        parent = _skip_parens(ctx, call)
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
-            name = parent.targets[0].target.value
-            scope = ctx.scopes.get(parent)
-            assignments = [a for a in scope.assignments[name]] if scope is not None else []
-            if len(assignments) != 1:
-                raise Decline(f"`{name}` is assigned more than once, so fix cannot follow its uses")
-            accesses = list(scope.accesses[name])
-            for access in accesses:
-                if ctx.scopes.get(access.node) is not scope:
-                    raise Decline(f"`{name}` is used in a nested function or lambda")
-                self._check_use(ctx, access.node, f"`{name}`")
-            for child_scope in _child_scopes(ctx, scope):
-                if name in child_scope.accesses:
-                    raise Decline(f"`{name}` is used in a nested function or lambda")
-            return
-        self._check_use(ctx, call, f"`{ctx.code(call)}`")
+        self._check_value(ctx, call, f"`{ctx.code(call)}`", 0)
 
-    def _check_use(self, ctx: Context, node, what: str) -> None:
+    def _check_value(self, ctx: Context, node, what: str, depth: int) -> None:
+        """Every path from `node` up must reach a traced tensor operation through arithmetic and
+        comparisons, or a plain `name = ...` whose every use does (followed three names deep)."""
         cst = ctx.cst
         current = node
         while True:
-            parent = _skip_parens(ctx, current)
+            parent = ctx.parent(current)
+            if isinstance(parent, cst.ComparisonTarget):
+                parent = ctx.parent(parent)
             if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) or (
-                    isinstance(parent, cst.Comparison) and len(parent.comparisons) == 1) or isinstance(
-                    parent, cst.ComparisonTarget):
-                if isinstance(parent, cst.ComparisonTarget):
-                    parent = ctx.parent(parent)
+                    isinstance(parent, cst.Comparison) and len(parent.comparisons) == 1):
+                if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+                    raise Decline(f"{what} is negated with `not`, which needs a Python truth value")
                 if ctx.is_tensor_op(parent):
                     return
                 current = parent
                 continue
+            if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(
+                    parent.targets[0].target, cst.Name) and parent.value is current and depth < 3:
+                self._check_name(ctx, parent, parent.targets[0].target.value, depth)
+                return
             raise Decline(f"{what} is {_describe_use(ctx, parent, current)}, not only tensor arithmetic, so "
                           "it must stay a Python number")
+
+    def _check_name(self, ctx: Context, assign, name: str, depth: int) -> None:
+        scope = ctx.scopes.get(assign)
+        if scope is None or len(scope.assignments[name]) != 1:
+            raise Decline(f"`{name}` is assigned more than once, so fix cannot follow its uses")
+        for child_scope in _child_scopes(ctx, scope):
+            if name in child_scope.accesses:
+                raise Decline(f"`{name}` is used in a nested function or lambda")
+        for access in scope.accesses[name]:
+            if ctx.scopes.get(access.node) is not scope:
+                raise Decline(f"`{name}` is used in a nested function or lambda")
+            self._check_value(ctx, access.node, f"`{name}`", depth + 1)
+
+
+def _mutated_in_place(ctx: Context, node) -> bool:
+    """Is the attribute or name written to in place anywhere in the file (`.mul_(...)`,
+    `[...] =`, `+=`, `.data =`, `.copy_`)? Conservative: by its last name, in any class."""
+    import re
+
+    last = node.attr.value if isinstance(node, ctx.cst.Attribute) else node.value
+    pattern = re.compile(rf"\b{re.escape(last)}(\.data)?(\[[^\]]*\])?\s*(\.\w+_\(|[-+*/@%]=|=(?!=))")
+    source = ctx.module.code
+    for match in pattern.finditer(source):
+        if match.group(3).startswith("=") and not (match.group(1) or match.group(2)):
+            continue  # `self.decay = ...` binds a new object; the old tensor is unchanged
+        return True
+    return False
 
 
 def _skip_parens(ctx: Context, node):
