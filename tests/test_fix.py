@@ -21,7 +21,7 @@ HEADER = "import logging\nimport warnings\n\nimport torch\nfrom torch import nn\
 def model(body: str, init: str = "") -> str:
     init = textwrap.indent(textwrap.dedent(init), " " * 8) if init else ""
     return HEADER + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
-        "        self.fc = nn.Linear(4, 4)\n" + init + "\n    def forward(self, x):\n" + \
+        "        self.fc = nn.Linear(4, 4)\n        self.register_buffer(\"decay\", torch.tensor(0.9))\n" + init + "\n    def forward(self, x):\n" + \
         textwrap.indent(textwrap.dedent(body), " " * 8)
 
 
@@ -171,6 +171,16 @@ def test_inline_item_in_tensor_arithmetic(tmp_path):
     assert "return h - h.mean().detach()\n" in result.fixed
 
 
+def test_item_followed_through_python_arithmetic_into_a_name(tmp_path):
+    result = fix(tmp_path, model("""\
+        scale = x.abs().max().item() / 127
+        q = torch.round(x / scale)
+        return self.fc(q * scale)
+    """))
+    assert only(result).rewrite == "keep-0d-tensor"
+    assert "scale = x.abs().max().detach() / 127\n" in result.fixed
+
+
 # -- declines, each with its reason -------------------------------------------------------------
 
 DECLINES = [
@@ -255,6 +265,15 @@ DECLINES = [
         n = int(x.sum())
         return self.fc(x) * n
     """, "`int()` changes the value"),
+    ("item-of-buffer-changed-in-place", """\
+        decay = float(self.decay)
+        self.decay.mul_(0.99)
+        return self.fc(x) * decay
+    """, "`self.decay` is changed in place in this file"),
+    ("item-followed-into-python-call", """\
+        n = x.sum().item() * 2
+        return self.fc(x).repeat(1, round(n) % 2 + 1)
+    """, "is passed to `round()`"),
     ("print-value-used", """\
         y = print("hello", x.shape)
         return self.fc(x)
@@ -383,3 +402,12 @@ def test_examples_diff_shows_the_rewrites(tmp_path):
                           capture_output=True, text=True)
     assert "if not torch.compiler.is_compiling():" in proc.stdout  # transformer_block's logger.debug
     assert "fixed SFX202" in proc.stderr
+
+
+def test_html_marks_the_occurrences_fix_rewrites(tmp_path):
+    from flake8_staticfx.pictures import render_html
+
+    path = tmp_path / "model.py"
+    path.write_text(MIXED)
+    page = render_html(analyze(MIXED, str(path)))
+    assert page.count('class="fixable"') == 3  # print, .item(), the if/else; not the early return
