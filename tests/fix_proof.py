@@ -62,7 +62,8 @@ def same(a, b, where="out"):
     scalar = (int, float, bool, torch.Tensor)
     if isinstance(a, scalar) and isinstance(b, scalar):
         fa, fb = float(a), float(b)
-        ok = torch.allclose(torch.tensor(fa, dtype=torch.float64), torch.tensor(fb, dtype=torch.float64), equal_nan=True)
+        ok = torch.allclose(torch.tensor(fa, dtype=torch.float64), torch.tensor(fb, dtype=torch.float64),
+                            equal_nan=True)
         return None if ok else f"{where}: {fa} != {fb}"
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         if len(a) != len(b):

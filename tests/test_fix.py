@@ -14,14 +14,15 @@ from flake8_staticfx.analysis import analyze  # noqa: E402
 from flake8_staticfx.fix import fix_source, has_rewrite  # noqa: E402
 from flake8_staticfx.report import graph_json  # noqa: E402
 
-HEADER = "import logging\nimport warnings\n\nimport torch\nfrom torch import nn\nfrom torch.nn import functional as F\n\n" \
-         "logger = logging.getLogger(__name__)\n\n\n"
+HEADER = "import logging\nimport warnings\n\nimport torch\nfrom torch import nn\n" \
+         "from torch.nn import functional as F\n\nlogger = logging.getLogger(__name__)\n\n\n"
 
 
 def model(body: str, init: str = "") -> str:
     init = textwrap.indent(textwrap.dedent(init), " " * 8) if init else ""
     return HEADER + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
-        "        self.fc = nn.Linear(4, 4)\n        self.register_buffer(\"decay\", torch.tensor(0.9))\n" + init + "\n    def forward(self, x):\n" + \
+        "        self.fc = nn.Linear(4, 4)\n        self.register_buffer(\"decay\", torch.tensor(0.9))\n" + \
+        init + "\n    def forward(self, x):\n" + \
         textwrap.indent(textwrap.dedent(body), " " * 8)
 
 

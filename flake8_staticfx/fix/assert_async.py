@@ -1,0 +1,51 @@
+"""Rewrite: `if <tensor condition>: raise` becomes torch._assert_async."""
+from __future__ import annotations
+
+from .base import Context, Decline, Edit, Outcome, Rewrite, _if_at, _is_elif, _leading_with_comments, tensor_condition
+
+
+class AssertAsync(Rewrite):
+    """`if <tensor condition>: raise E(...)` becomes `torch._assert_async(<negated condition>, msg)`.
+
+    Dynamo 2.13 breaks on the `if` (GB0170, data-dependent branching). `torch._assert_async`
+    on a single-element tensor traces into the graph without a break (measured);
+    `torch._check` on a tensor is a TypeError under compile and `torch._assert` breaks (GB0033),
+    so neither is used. The `if` needs a single-element condition eagerly already, so the
+    assertion accepts what the `if` accepted. On the success path the outputs are unchanged;
+    when the check fails a RuntimeError is raised instead of E (message kept when it is a plain
+    string). Declined for an `elif`/`else`, a body that does more than raise, and conditions
+    that are Python control flow (`and`, `or`, chained comparisons) or have side effects.
+    """
+
+    name = "assert-async"
+    codes = ("SFX101",)
+
+    def matches(self, ctx: Context, statement) -> bool:
+        cst = ctx.cst
+        return isinstance(statement, cst.If) and len(statement.body.body) == 1 and isinstance(
+            statement.body.body[0], cst.SimpleStatementLine) and len(statement.body.body[0].body) == 1 \
+            and isinstance(statement.body.body[0].body[0], cst.Raise)
+
+    def plan(self, ctx: Context, region, statement=None) -> Edit:
+        cst = ctx.cst
+        statement = statement or _if_at(ctx, region)
+        raise_ = statement.body.body[0].body[0]
+        if statement.orelse is not None:
+            raise Decline("the `if` that raises has an elif/else branch")
+        if _is_elif(ctx, statement):
+            raise Decline("the `if` that raises is an elif of a larger chain")
+        if raise_.exc is None:
+            raise Decline("the branch re-raises the current exception")
+        test, negated = tensor_condition(ctx, statement.test, zero_dim=False)
+        exc = raise_.exc
+        exc_name = ctx.code(exc.func if isinstance(exc, cst.Call) else exc)
+        if isinstance(exc, cst.Call) and exc.args and isinstance(exc.args[0].value, cst.SimpleString):
+            message = ctx.code(exc.args[0].value)  # the literal as written
+        else:
+            message = repr(f"{exc_name}: {ctx.code(statement.test)}")
+        condition = ctx.code(test) if negated else f"torch.logical_not({ctx.code(test)})"
+        ctx.imports_torch()
+        new = cst.parse_statement(f"torch._assert_async({condition}, {message})\n")
+        new = new.with_changes(leading_lines=_leading_with_comments(ctx, statement))
+        return Edit(statement, new, Outcome(ctx.path, region.code, region.line, region.col, self.name,
+                                            summary=f"`if ...: raise {exc_name}` became torch._assert_async"))
