@@ -252,8 +252,9 @@ def _python_files(paths: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Fix (or diff) every file; 0 when nothing was left to do, 1 when something was rewritten
-    or declined, 2 when a file could not be read."""
+    """Fix (or diff) every file and list each break's outcome on stderr. Exit status: 0 when no
+    file needed a change (declines alone do not count), 1 when a file was (or, with --diff,
+    would be) rewritten, 2 when a file could not be read or fixed."""
     try:
         import libcst  # noqa: F401
     except ImportError:
@@ -283,10 +284,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             for outcome in result.outcomes:
                 print(outcome.describe(), file=sys.stderr)
-        if result.outcomes:
-            status = max(status, 1)
         if not result.changed:
             continue
+        status = max(status, 1)
         if args.diff:
             name = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
             sys.stdout.writelines(difflib.unified_diff(
