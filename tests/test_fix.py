@@ -275,6 +275,29 @@ DECLINES = [
         n = x.sum().item() * 2
         return self.fc(x).repeat(1, round(n) % 2 + 1)
     """, "is passed to `round()`"),
+    ("item-of-a-view-changed-in-place", """\
+        first = x[0].item()
+        x.add_(1)
+        return self.fc(x) * first
+    """, "`x` is changed in place in this file"),
+    ("raise-inside-try", """\
+        try:
+            if x.sum() > 0:
+                raise ValueError("positive")
+        except ValueError:
+            x = -x
+        return self.fc(x)
+    """, "the raise is inside a `try`"),
+    ("where-condition-reads-assigned", """\
+        h = self.fc(x)
+        if h.mean() > 0:
+            h = h * 2
+            g = x * 2
+        else:
+            h = h * 3
+            g = x * 3
+        return h + g
+    """, "the condition reads `h`, which the arms assign"),
     ("print-value-used", """\
         y = print("hello", x.shape)
         return self.fc(x)

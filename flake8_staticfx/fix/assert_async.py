@@ -36,6 +36,10 @@ class AssertAsync(Rewrite):
             raise Decline("the `if` that raises is an elif of a larger chain")
         if raise_.exc is None:
             raise Decline("the branch re-raises the current exception")
+        handler = _enclosing_try(ctx, statement)
+        if handler is not None:
+            raise Decline(f"the raise is inside a `try` (line {ctx.positions[handler].start.line}), whose handlers "
+                          "would see a RuntimeError instead")
         test, negated = tensor_condition(ctx, statement.test, zero_dim=False)
         exc = raise_.exc
         exc_name = ctx.code(exc.func if isinstance(exc, cst.Call) else exc)
@@ -49,3 +53,14 @@ class AssertAsync(Rewrite):
         new = new.with_changes(leading_lines=_leading_with_comments(ctx, statement))
         return Edit(statement, new, Outcome(ctx.path, region.code, region.line, region.col, self.name,
                                             summary=f"`if ...: raise {exc_name}` became torch._assert_async"))
+
+
+def _enclosing_try(ctx: Context, statement):
+    """The innermost `try` around the statement within its function, or None."""
+    cst = ctx.cst
+    node = ctx.parent(statement)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        if isinstance(node, cst.Try):
+            return node
+        node = ctx.parent(node)
+    return None

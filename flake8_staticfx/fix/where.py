@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import (
-    Context, Decline, Edit, Outcome, Rewrite, _if_at, _is_boolean, _is_elif, _leading_with_comments,
+    Context, Decline, Edit, Outcome, Rewrite, _if_at, _is_boolean, _is_elif, _leading_with_comments, _walk,
     elementwise_leaves, side_effect, tensor_condition,
 )
 
@@ -57,6 +57,10 @@ class SelectWithWhere(Rewrite):
             raise Decline(f"the arms assign different names ({', '.join(n for n, _ in then)} / "
                           f"{', '.join(n for n, _ in other)})")
         assigned = {n for n, _ in then}
+        read_by_test = {sub.value for sub in _walk(cst, test) if isinstance(sub, cst.Name)} & assigned
+        if len(then) > 1 and read_by_test:
+            raise Decline(f"the condition reads `{sorted(read_by_test)[0]}`, which the arms assign, and one "
+                          "torch.where per name would test it again after the first assignment")
         lines = []
         for (name, a), (_, b) in zip(then, other):
             leaves_a = elementwise_leaves(ctx, a, "if branch")

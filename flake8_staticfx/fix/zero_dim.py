@@ -42,8 +42,11 @@ class KeepZeroDim(Rewrite):
         if side_effect(ctx, tensor):
             raise Decline(f"the converted expression has a side effect (`{side_effect(ctx, tensor)}`)")
         self._check_uses(ctx, call)
-        if isinstance(tensor, (cst.Name, cst.Attribute)) and _mutated_in_place(ctx, tensor):
-            raise Decline(f"`{ctx.code(tensor)}` is changed in place in this file, and the 0-d tensor (which shares "
+        base = tensor
+        while isinstance(base, cst.Subscript):  # x[0] is a view of x
+            base = base.value
+        if isinstance(base, (cst.Name, cst.Attribute)) and _mutated_in_place(ctx, base):
+            raise Decline(f"`{ctx.code(base)}` is changed in place in this file, and the 0-d tensor (which shares "
                           "its storage) would see the change where the number did not")
         replacement = f"{ctx.code(tensor)}.detach()"
         if isinstance(tensor, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)) and not tensor.lpar:
