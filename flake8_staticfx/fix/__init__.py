@@ -202,30 +202,32 @@ def has_rewrite(region, graph, source: str | None = None) -> bool:
         return False
 
 
-_CONTEXTS: dict[tuple[str, int], Context] = {}
+_CONTEXT: list = []  # [(source, graph, Context)]: the last file's tree, kept while the graph lives
 
 
 def _cached_context(source: str, path: str, graph) -> Context:
     from ..analysis import FileAnalysis
 
-    key = (source, id(graph))
-    if key not in _CONTEXTS:
-        _CONTEXTS.clear()  # one file at a time
-        _CONTEXTS[key] = Context(source, path, tensor_spans(FileAnalysis(path, [], [graph]), path))
-    return _CONTEXTS[key]
-
-
-_SOURCES: dict[str, str | None] = {}
+    if not (_CONTEXT and _CONTEXT[0][0] == source and _CONTEXT[0][1] is graph):
+        _CONTEXT[:] = [(source, graph, Context(source, path, tensor_spans(FileAnalysis(path, [], [graph]), path)))]
+    return _CONTEXT[0][2]
 
 
 def _cached_source(path: str) -> str | None:
-    if path not in _SOURCES:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                _SOURCES[path] = handle.read()
-        except (OSError, UnicodeDecodeError):
-            _SOURCES[path] = None
-    return _SOURCES[path]
+    """The file's text, read again when it changed on disk (graph_json asks once per region)."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+        if _SOURCE and _SOURCE[0][:2] == (path, stamp):
+            return _SOURCE[0][2]
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    _SOURCE[:] = [(path, stamp, text)]
+    return text
+
+
+_SOURCE: list = []
 
 
 # -- command line -----------------------------------------------------------------------------
