@@ -5,7 +5,6 @@ import json
 from typing import Iterator
 
 from .analysis import FileAnalysis
-from .fix import has_rewrite
 from .ir import Graph, GraphBreakRegion, Node, format_arg
 from .rules import RULES
 
@@ -104,6 +103,8 @@ def _json_arg(arg):
 
 
 def graph_json(graph: Graph) -> dict:
+    from .fix import has_rewrite  # per occurrence; the lint path never imports fix
+
     region_of = {node: region for region in graph.regions for node in region.nodes}
     return {
         "name": graph.root,

@@ -435,3 +435,19 @@ def test_html_marks_the_occurrences_fix_rewrites(tmp_path):
     path.write_text(MIXED)
     page = render_html(analyze(MIXED, str(path)))
     assert page.count('class="fixable"') == 3  # print, .item(), the if/else; not the early return
+
+
+def test_the_lint_path_never_imports_libcst_or_fix(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(MIXED)
+    code = textwrap.dedent(f"""\
+        import ast, sys
+        from flake8_staticfx.plugin import Checker
+        source = open({str(path)!r}).read()
+        found = list(Checker(ast.parse(source), {str(path)!r}, source.splitlines(True)).run())
+        assert found, found
+        loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith("flake8_staticfx.fix"))
+        assert not loaded, loaded
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
