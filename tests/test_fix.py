@@ -105,6 +105,15 @@ def test_raise_with_a_formatted_message_keeps_a_constant_message(tmp_path):
         in result.fixed
 
 
+def test_torch_assert_becomes_assert_async(tmp_path):
+    result = fix(tmp_path, model("""\
+        torch._assert((x >= 0).all(), "inputs must be non-negative")
+        return self.fc(x)
+    """))
+    assert only(result).rewrite == "assert-async"
+    assert 'torch._assert_async((x >= 0).all(), "inputs must be non-negative")\n' in result.fixed
+
+
 def test_if_else_of_elementwise_arms_becomes_where(tmp_path):
     result = fix(tmp_path, model("""\
         h = self.fc(x)
@@ -298,6 +307,10 @@ DECLINES = [
             g = x * 3
         return h + g
     """, "the condition reads `h`, which the arms assign"),
+    ("assert-computed-message", """\
+        torch._assert((x >= 0).all(), f"bad input {x.min()}")
+        return self.fc(x)
+    """, "the message is computed"),
     ("print-value-used", """\
         y = print("hello", x.shape)
         return self.fc(x)
@@ -335,6 +348,13 @@ def test_import_torch_is_added_where_torch_is_not_bound(tmp_path):
     assert only(result).rewrite == "guard-side-effect"
     assert result.fixed.startswith('"""Doc."""\nimport logging\n\nimport torch\nimport torch.nn as nn\n\n\nclass')
     assert fix(tmp_path, result.fixed).fixed == result.fixed
+
+
+def test_other_sfx104_forms_are_declined(tmp_path):
+    source = "import math\n\nimport torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n" \
+             "    def forward(self, x):\n        return x * math.exp(x.mean())\n"
+    result = fix(tmp_path, source)
+    assert only(result).reason == "`math.exp(...)` is not torch._assert; fix rewrites only that form of SFX104"
 
 
 def test_construct_in_another_file_is_declined(tmp_path):

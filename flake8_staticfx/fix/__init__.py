@@ -20,7 +20,7 @@ import difflib
 import os
 import sys
 
-from .assert_async import AssertAsync
+from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_spans
 from .guard import GuardSideEffect
 from .where import SelectWithWhere
@@ -37,6 +37,7 @@ REWRITTEN_FORMS = {
               "operands, on a zero-dimensional condition, becomes `torch.where`",
     "SFX102": "`t.item()` / `float(t)` whose value only feeds tensor arithmetic or comparisons becomes "
               "`t.detach()` (a 0-d tensor)",
+    "SFX104": "`torch._assert(<tensor cond>, \"message\")` becomes `torch._assert_async(...)`",
     "SFX201": "a `print(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
     "SFX202": "a logging statement (or an `if logger.isEnabledFor(...)`) is guarded by "
               "`not torch.compiler.is_compiling()`",
@@ -45,7 +46,7 @@ REWRITTEN_FORMS = {
 REWRITTEN_CODES = tuple(REWRITTEN_FORMS)
 
 REWRITES: dict[str, list[Rewrite]] = {}
-for _rewrite in (GuardSideEffect(), AssertAsync(), SelectWithWhere(), KeepZeroDim()):
+for _rewrite in (GuardSideEffect(), AssertAsync(), AssertToAsync(), SelectWithWhere(), KeepZeroDim()):
     for _code in _rewrite.codes:
         REWRITES.setdefault(_code, []).append(_rewrite)
 

@@ -64,3 +64,41 @@ def _enclosing_try(ctx: Context, statement):
             return node
         node = ctx.parent(node)
     return None
+
+
+class AssertToAsync(Rewrite):
+    """`torch._assert(<tensor condition>, "message")` becomes `torch._assert_async(...)`.
+
+    Dynamo 2.13 breaks on `torch._assert` of a tensor (GB0033, data-dependent operator: it needs
+    the tensor's truth in Python); `torch._assert_async` of a single-element tensor traces into
+    the graph without a break (measured). `torch._assert` already needs a single-element
+    condition eagerly (it evaluates `not condition`), so the assertion accepts what it accepted;
+    on success the outputs are unchanged, on failure a RuntimeError replaces the AssertionError.
+    Declined when the message is not a string literal (a formatted message would be evaluated
+    on every call), when the call's value is used, or the condition has a side effect.
+    """
+
+    name = "assert-async"
+    codes = ("SFX104",)
+
+    def plan(self, ctx: Context, region) -> Edit:
+        cst = ctx.cst
+        calls = [c for c in ctx.at(region.line, region.col, cst.Call) if ctx.code(c.func) == "torch._assert"]
+        if not calls:
+            found = ctx.at(region.line, region.col, cst.Call)
+            what = f"`{ctx.code(found[0].func)}(...)`" if found else "the construct"
+            raise Decline(f"{what} is not torch._assert; fix rewrites only that form of SFX104")
+        call = calls[0]
+        if not isinstance(ctx.parent(call), cst.Expr):
+            raise Decline("the value of torch._assert(...) is used")
+        if len(call.args) not in (1, 2) or any(arg.keyword is not None or arg.star for arg in call.args):
+            raise Decline("torch._assert is called with other than (condition, message)")
+        message = call.args[1].value if len(call.args) == 2 else None
+        if message is not None and not isinstance(message, (cst.SimpleString, cst.ConcatenatedString)):
+            raise Decline("the message is computed, and torch._assert_async takes a constant string")
+        test, negated = tensor_condition(ctx, call.args[0].value, zero_dim=False)
+        condition = f"torch.logical_not({ctx.code(test)})" if negated else ctx.code(test)
+        text = ctx.code(message) if message is not None else repr(f"assertion failed: {ctx.code(call.args[0].value)}")
+        new = cst.parse_expression(f"torch._assert_async({condition}, {text})")
+        return Edit(call, new, Outcome(ctx.path, region.code, region.line, region.col, self.name,
+                                       summary="torch._assert became torch._assert_async"))
