@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from flake8_staticfx.fix import REWRITTEN_FORMS  # noqa: E402
 from flake8_staticfx.rules import GB_DOCS, RULES  # noqa: E402
 
 OUT = ROOT / "docs" / "rules"
@@ -754,6 +755,9 @@ def render(code: str) -> str:
         options = [OPTION_OF_SETTING.get(s, f"`{s}`") for s in rule.captured_by]
         facts.append(f"- Not reported with {', '.join(options)}.")
     facts.append(f"- Mechanical fix: {'yes' if rule.fixable else 'no'}.")
+    if code in REWRITTEN_FORMS:
+        facts.append(f"- `python -m flake8_staticfx fix` rewrites: {REWRITTEN_FORMS[code]}; "
+                     "other occurrences are declined with the reason.")
     out += facts + [""]
     out += ["## Why it costs performance" if rule.gb_ids else "## Why it matters", "", page.dynamo, ""]
     out += ["## Example", "", "```python", example.rstrip("\n"), "```", ""]

@@ -3,6 +3,7 @@
     python -m flake8_staticfx check [PATH ...] [--format text|json|sarif|github]
     python -m flake8_staticfx graph FILE [--root NAME] [--format text|dot|json|svg|html]
     python -m flake8_staticfx report DIR [--format text|json|markdown]
+    python -m flake8_staticfx fix PATH... [--diff] [--select CODES]
 """
 import sys
 

@@ -27,7 +27,6 @@ COMMANDS = (
             "add_graph_arguments", "run_graph"),
     Command("report", "flake8_staticfx.commands", "one row per compile root of the .py files under DIR",
             "add_report_arguments", "run_report"),
-    Command("explain", "flake8_staticfx.explain", "explain a code or a diagnostic"),
     Command("fix", "flake8_staticfx.fix", "rewrite the fixable graph breaks"),
 )
 

@@ -9,6 +9,7 @@ import subprocess
 
 from .analysis import FileAnalysis
 from .ir import Graph, GraphBreakRegion, Node
+from .fix import has_rewrite
 from .report import predicted_graphs, render_dot
 
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 190, 44, 30, 36, 20
@@ -83,7 +84,8 @@ def render_html(analysis: FileAnalysis) -> str:
     total_breaks = sum(len(g.regions) for g in analysis.graphs)
     sections = []
     for graph in analysis.graphs:
-        regions = "".join(_region_html(region, analysis.lines) for region in graph.regions) or \
+        regions = "".join(_region_html(region, analysis.lines, has_rewrite(region, graph))
+                          for region in graph.regions) or \
             '<p class="clean">No graph break: the root compiles as one graph.</p>'
         sections.append(
             f'<section><h2>{html.escape(graph.root)}</h2>'
@@ -122,11 +124,13 @@ h1 {{ font-size: 1.4em; }} h2 {{ font-size: 1.15em; margin-top: 2em; }}
 """
 
 
-def _region_html(region: GraphBreakRegion, lines: list[str]) -> str:
+def _region_html(region: GraphBreakRegion, lines: list[str], fixable: bool = False) -> str:
     skip = " skip" if region.frame_skipped else ""
     gb = ", ".join(region.gb_ids)
     code = lines[region.line - 1].strip() if 0 < region.line <= len(lines) else ""
     return (f'<div class="region{skip}"><b>{region.code}</b> line {region.line} ({html.escape(gb)})'
             f'<pre><code>{html.escape(code)}</code></pre>'
             f'<p>{html.escape(region.reason)}</p><p><i>{html.escape(region.impact)}</i></p>'
-            f'<p>Workaround: {html.escape(region.workaround)}</p></div>')
+            f'<p>Workaround: {html.escape(region.workaround)}</p>'
+            + ('<p class="fixable">fixable: <code>python -m flake8_staticfx fix</code> rewrites this one</p>'
+               if fixable else '') + '</div>')

@@ -103,6 +103,8 @@ def _json_arg(arg):
 
 
 def graph_json(graph: Graph) -> dict:
+    from .fix import has_rewrite  # per occurrence; the lint path never imports fix
+
     region_of = {node: region for region in graph.regions for node in region.nodes}
     return {
         "name": graph.root,
@@ -122,7 +124,7 @@ def graph_json(graph: Graph) -> dict:
             {
                 "code": region.code, "reason": region.reason, "gb": list(region.gb_ids),
                 "line": region.line, "col": region.col, "workaround": region.workaround,
-                "fixable": region.fixable, "severity": region.severity, "impact": region.impact,
+                "fixable": has_rewrite(region, graph), "severity": region.severity, "impact": region.impact,
                 "frame_skipped": region.frame_skipped, "nodes": [n.name for n in region.nodes],
             }
             for region in graph.regions

@@ -1,0 +1,300 @@
+"""`python -m flake8_staticfx fix PATH...`: rewrite the graph breaks it can prove removable.
+
+The analysis (`analysis.analyze`) says where dynamo breaks: each region's code, line and column.
+This module finds the construct at that place in the file's concrete syntax tree (LibCST, so
+that formatting and comments outside the edit are kept byte for byte), decides on the tree
+whether a rewrite keeps the model's eager outputs, and either edits it or declines with the
+reason. Legality never depends on guessing: an expression counts as a tensor only where the
+analysis traced a tensor operation at exactly its span.
+
+Each rewrite is one class, in a module of its own (guard, assert_async, where, zero_dim); its
+docstring states the dynamo 2.13 behaviour it relies on (measured with torch 2.13.0,
+`backend="eager"`, default configuration). The shared checks are in base.py.
+
+libcst is imported only by the functions that need it (the flake8 plugin never imports it).
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+
+from .assert_async import AssertAsync, AssertToAsync
+from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_spans
+from .guard import GuardSideEffect
+from .where import SelectWithWhere
+from .zero_dim import KeepZeroDim
+
+__all__ = ["REWRITTEN_CODES", "REWRITTEN_FORMS", "Decline", "Outcome", "add_arguments", "apply_edits", "fix_source",
+           "has_rewrite", "plan_file", "run"]
+
+# The forms `fix` rewrites, per code (the rule pages say so; each rewrite's docstring says why
+# it is safe); every other occurrence is declined with its reason.
+REWRITTEN_FORMS = {
+    "SFX101": "`if <tensor cond>: raise E(...)` becomes `torch._assert_async(...)`; an `if`/`else` (or "
+              "ternary) whose arms only assign the same names from element-wise expressions of the same "
+              "operands, on a zero-dimensional condition, becomes `torch.where`",
+    "SFX102": "`t.item()` / `float(t)` whose value only feeds tensor arithmetic or comparisons becomes "
+              "`t.detach()` (a 0-d tensor)",
+    "SFX104": "`torch._assert(<tensor cond>, \"message\")` becomes `torch._assert_async(...)`",
+    "SFX201": "a `print(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
+    "SFX202": "a logging statement (or an `if logger.isEnabledFor(...)`) is guarded by "
+              "`not torch.compiler.is_compiling()`",
+    "SFX203": "a `warnings.warn(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
+}
+REWRITTEN_CODES = tuple(REWRITTEN_FORMS)
+
+REWRITES: dict[str, list[Rewrite]] = {}
+for _rewrite in (GuardSideEffect(), AssertAsync(), AssertToAsync(), SelectWithWhere(), KeepZeroDim()):
+    for _code in _rewrite.codes:
+        REWRITES.setdefault(_code, []).append(_rewrite)
+
+
+def _plan_region(ctx: Context, region) -> Edit:
+    rewrites = REWRITES.get(region.code)
+    if not rewrites:
+        raise Decline(f"fix has no rewrite for {region.code}")
+    if region.code == "SFX101":
+        try:
+            statement = _if_at(ctx, region)
+        except Decline:
+            statement = None
+        if statement is not None and AssertAsync().matches(ctx, statement):
+            return AssertAsync().plan(ctx, region, statement)
+        return SelectWithWhere().plan(ctx, region)
+    return rewrites[0].plan(ctx, region)
+
+
+# -- one file ---------------------------------------------------------------------------------
+
+def _regions(analysis, path: str, select: tuple[str, ...] | None):
+    """Each break once (by code and place), in source order."""
+    seen = set()
+    for graph in analysis.graphs:
+        for region in graph.regions:
+            key = (region.code, region.line, region.col)
+            if key in seen or (select and not region.code.startswith(select)):
+                continue
+            seen.add(key)
+            yield region
+
+
+def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None = None,
+              display: str | None = None) -> tuple[Context | None, list[Edit], list[Outcome]]:
+    """The edits fix would make in one file and the outcome of every break."""
+    path = os.path.abspath(path)
+    display = display or path
+    outcomes: list[Outcome] = []
+    edits: list[Edit] = []
+    regions = sorted(_regions(analysis, path, select), key=lambda r: (r.line, r.col, r.code))
+    if not regions:
+        return None, edits, outcomes
+    ctx = Context(source, display, tensor_spans(analysis, path))
+    taken: list[Edit] = []
+    for region in regions:
+        try:
+            if os.path.abspath(region.construct_file) != path:
+                raise Decline(f"the construct is in {os.path.basename(region.construct_file)}:"
+                              f"{region.construct_line}; fix rewrites a construct only in its own file")
+            ctx.needs_import_torch = False
+            edit = _plan_region(ctx, region)
+            edit.needs_torch = ctx.needs_import_torch
+            span = ctx.span(edit.node)
+            outer = next((other for other in taken if _overlaps(span, ctx.span(other.node))), None)
+            if outer is not None and outer.outcome.rewrite == GuardSideEffect.name == edit.outcome.rewrite \
+                    and _contains(ctx.span(outer.node), span):
+                outcomes.append(Outcome(display, region.code, region.line, region.col, edit.outcome.rewrite,
+                                        summary=f"inside the guard added at line {outer.outcome.line}"))
+                continue
+            if outer is not None:
+                raise Decline("it overlaps another rewrite in this run; run fix again")
+            taken.append(edit)
+            edits.append(edit)
+            outcomes.append(edit.outcome)
+        except Decline as decline:
+            outcomes.append(Outcome(display, region.code, region.line, region.col, reason=str(decline)))
+    return ctx, edits, outcomes
+
+
+def _contains(outer, inner) -> bool:
+    return (outer[0], outer[1]) <= (inner[0], inner[1]) and (inner[2], inner[3]) <= (outer[2], outer[3])
+
+
+def _overlaps(a, b) -> bool:
+    return not ((a[2], a[3]) <= (b[0], b[1]) or (b[2], b[3]) <= (a[0], a[1]))
+
+
+def apply_edits(ctx: Context, edits: list[Edit]) -> str:
+    import libcst as cst
+
+    replacements = {id(edit.node): edit.replacement for edit in edits}
+
+    class Apply(cst.CSTTransformer):
+        def on_leave(self, original_node, updated_node):
+            replacement = replacements.get(id(original_node))
+            if replacement is None:
+                return updated_node
+            if isinstance(replacement, tuple):  # ("field", value): change one child
+                return updated_node.with_changes(**{replacement[0]: replacement[1]})
+            return replacement
+
+    module = ctx.module.visit(Apply())
+    if any(edit.needs_torch for edit in edits):
+        module = _add_import_torch(cst, module)
+    return module.code
+
+
+def _add_import_torch(cst, module):
+    """`import torch` before the first top-level import of a torch module (`import torch.nn as
+    nn`), else after the last top-level import, else at the top."""
+    body = list(module.body)
+    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+               and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]
+    torch_imports = [i for i in imports if "torch" in module.code_for_node(body[i])
+                     and "__future__" not in module.code_for_node(body[i])]
+    statement = cst.parse_statement("import torch\n")
+    if torch_imports:
+        at = torch_imports[0]
+        statement = statement.with_changes(leading_lines=body[at].leading_lines)
+        body[at] = body[at].with_changes(leading_lines=[])
+    elif imports:
+        at = imports[-1] + 1
+    else:
+        at = 0
+    body.insert(at, statement)
+    return module.with_changes(body=body)
+
+
+def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | None = None,
+               display: str | None = None) -> FileFix:
+    from ..analysis import analyze
+
+    analysis = analyze(source, path, options=options)
+    ctx, edits, outcomes = plan_file(source, path, analysis, select, display)
+    fixed = apply_edits(ctx, edits) if edits else source
+    return FileFix(display or path, source, fixed, outcomes)
+
+
+def has_rewrite(region, graph, source: str | None = None) -> bool:
+    """Does `fix` have a rewrite for this region (this occurrence, not its code)?
+
+    `graph` is the region's Graph (the analysis result of its file); `source` that file's text,
+    read from `graph.file` when not given. Cheap enough for the JSON and HTML output: imports
+    libcst lazily and says False where libcst is not installed.
+    """
+    if region.code not in REWRITES:
+        return False
+    try:
+        import libcst  # noqa: F401
+    except ImportError:
+        return False
+    path = os.path.abspath(graph.file)
+    source = source if source is not None else _cached_source(path)
+    if source is None or os.path.abspath(region.construct_file) != path:
+        return False
+    try:
+        ctx = _cached_context(source, path, graph)
+        _plan_region(ctx, region)
+        return True
+    except Decline:
+        return False
+    except Exception:  # noqa: BLE001 - a JSON field must never crash the graph command
+        return False
+
+
+_CONTEXT: list = []  # [(source, graph, Context)]: the last file's tree, kept while the graph lives
+
+
+def _cached_context(source: str, path: str, graph) -> Context:
+    from ..analysis import FileAnalysis
+
+    if not (_CONTEXT and _CONTEXT[0][0] == source and _CONTEXT[0][1] is graph):
+        _CONTEXT[:] = [(source, graph, Context(source, path, tensor_spans(FileAnalysis(path, [], [graph]), path)))]
+    return _CONTEXT[0][2]
+
+
+def _cached_source(path: str) -> str | None:
+    """The file's text, read again when it changed on disk (graph_json asks once per region)."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+        if _SOURCE and _SOURCE[0][:2] == (path, stamp):
+            return _SOURCE[0][2]
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    _SOURCE[:] = [(path, stamp, text)]
+    return text
+
+
+_SOURCE: list = []
+
+
+# -- command line -----------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to fix")
+    parser.add_argument("--diff", action="store_true", help="print a unified diff, change nothing")
+    parser.add_argument("--select", default="", help="only these codes or prefixes (comma-separated)")
+    parser.add_argument("--fullgraph", action="store_true", help="as torch.compile(fullgraph=True)")
+    parser.add_argument("--capture-scalar-outputs", action="store_true")
+    parser.add_argument("--capture-dynamic-output-shape-ops", action="store_true")
+    parser.add_argument("--quiet", action="store_true", help="do not list what was fixed or declined")
+
+
+def _python_files(paths: list[str]) -> list[str]:
+    found = []
+    for path in paths:
+        if os.path.isfile(path):
+            found.append(path)
+        for directory, subdirs, files in os.walk(path):
+            subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+            found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".py"))
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fix (or diff) every file and list each break's outcome on stderr. Exit status: 0 when no
+    file needed a change (declines alone do not count), 1 when a file was (or, with --diff,
+    would be) rewritten, 2 when a file could not be read or fixed."""
+    try:
+        import libcst  # noqa: F401
+    except ImportError:
+        print("fix needs libcst: pip install 'libcst>=1.1,<2'", file=sys.stderr)
+        return 2
+    from ..config import Options
+
+    options = Options(fullgraph=getattr(args, "fullgraph", False),
+                      capture_scalar_outputs=getattr(args, "capture_scalar_outputs", False),
+                      capture_dynamic_output_shape_ops=getattr(args, "capture_dynamic_output_shape_ops", False))
+    select = tuple(code.strip() for code in (args.select or "").split(",") if code.strip()) or None
+    status = 0
+    for path in _python_files(args.paths):
+        try:
+            with open(path, encoding="utf-8", newline="") as handle:
+                source = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"cannot read {path}: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            result = fix_source(source, path, options, select, display=path)
+        except Exception as exc:  # noqa: BLE001 - one bad file must not stop the others
+            print(f"cannot fix {path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        if not args.quiet:
+            for outcome in result.outcomes:
+                print(outcome.describe(), file=sys.stderr)
+        if not result.changed:
+            continue
+        status = max(status, 1)
+        if args.diff:
+            name = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+            sys.stdout.writelines(difflib.unified_diff(
+                source.splitlines(True), result.fixed.splitlines(True), f"a/{name}", f"b/{name}"))
+        else:
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(result.fixed)
+    return status

@@ -1,0 +1,473 @@
+"""`python -m flake8_staticfx fix`: each rewrite, each decline reason, idempotence, --diff,
+formatting and comments kept. No torch needed: legality is decided from the source and the
+analysis; tests/test_fix_oracle.py proves the rewrites on the case corpus with dynamo."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("libcst")
+
+from flake8_staticfx.analysis import analyze  # noqa: E402
+from flake8_staticfx.fix import fix_source, has_rewrite  # noqa: E402
+from flake8_staticfx.report import graph_json  # noqa: E402
+
+HEADER = "import logging\nimport warnings\n\nimport torch\nfrom torch import nn\n" \
+         "from torch.nn import functional as F\n\nlogger = logging.getLogger(__name__)\n\n\n"
+
+
+def model(body: str, init: str = "") -> str:
+    init = textwrap.indent(textwrap.dedent(init), " " * 8) if init else ""
+    return HEADER + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
+        "        self.fc = nn.Linear(4, 4)\n        self.register_buffer(\"decay\", torch.tensor(0.9))\n" + \
+        init + "\n    def forward(self, x):\n" + \
+        textwrap.indent(textwrap.dedent(body), " " * 8)
+
+
+def fix(tmp_path, source: str, name: str = "model.py"):
+    path = tmp_path / name
+    path.write_text(source)
+    return fix_source(source, str(path), display=name)
+
+
+def only(result):
+    assert len(result.outcomes) == 1, [o.describe() for o in result.outcomes]
+    return result.outcomes[0]
+
+
+def body_of(result) -> str:
+    return result.fixed.split("def forward(self, x):\n", 1)[1]
+
+
+# -- rewrites ---------------------------------------------------------------------------------
+
+def test_print_is_guarded(tmp_path):
+    result = fix(tmp_path, model("""\
+        y = self.fc(x)
+        print("y", y.shape)  # shape check
+        return y
+    """))
+    assert only(result).rewrite == "guard-side-effect"
+    assert body_of(result) == textwrap.indent(textwrap.dedent("""\
+        y = self.fc(x)
+        if not torch.compiler.is_compiling():
+            print("y", y.shape)  # shape check
+        return y
+    """), " " * 8)
+
+
+@pytest.mark.parametrize("call", ['logger.info("n=%d", x.shape[0])', 'warnings.warn("small input")',
+                                  'logger.warning("%s", x.mean())'])
+def test_logger_and_warnings_are_guarded(tmp_path, call):
+    result = fix(tmp_path, model(f"""\
+        {call}
+        return self.fc(x)
+    """))
+    assert only(result).rewrite == "guard-side-effect", only(result).describe()
+    assert f"if not torch.compiler.is_compiling():\n            {call}\n" in result.fixed
+
+
+def test_is_enabled_for_condition_gets_the_guard_and_covers_its_body(tmp_path):
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("mean %.3f", h.mean())
+        return h
+    """))
+    assert [o.rewrite for o in result.outcomes] == ["guard-side-effect", "guard-side-effect"]
+    assert "if not torch.compiler.is_compiling() and logger.isEnabledFor(logging.DEBUG):\n" \
+           "            logger.debug(" in result.fixed
+
+
+def test_raise_guard_becomes_assert_async(tmp_path):
+    result = fix(tmp_path, model("""\
+        if (x < 0).any():
+            raise ValueError("negative input")
+        if not torch.isfinite(x).all():
+            raise RuntimeError("non-finite input")
+        return self.fc(x)
+    """))
+    assert [o.rewrite for o in result.outcomes] == ["assert-async", "assert-async"]
+    assert 'torch._assert_async(torch.logical_not((x < 0).any()), "negative input")\n' in result.fixed
+    assert 'torch._assert_async(torch.isfinite(x).all(), "non-finite input")\n' in result.fixed
+
+
+def test_raise_with_a_formatted_message_keeps_a_constant_message(tmp_path):
+    result = fix(tmp_path, model("""\
+        if x.abs().max() > 10:
+            raise ValueError(f"too large: {x.abs().max()}")
+        return self.fc(x)
+    """))
+    assert only(result).rewrite == "assert-async"
+    assert "torch._assert_async(torch.logical_not(x.abs().max() > 10), 'ValueError: x.abs().max() > 10')" \
+        in result.fixed
+
+
+def test_torch_assert_becomes_assert_async(tmp_path):
+    result = fix(tmp_path, model("""\
+        torch._assert((x >= 0).all(), "inputs must be non-negative")
+        return self.fc(x)
+    """))
+    assert only(result).rewrite == "assert-async"
+    assert 'torch._assert_async((x >= 0).all(), "inputs must be non-negative")\n' in result.fixed
+
+
+def test_if_else_of_elementwise_arms_becomes_where(tmp_path):
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        # pick the activation
+        if h.mean() > 0:
+            h = F.gelu(h)
+        else:
+            h = torch.tanh(h)
+        return h
+    """))
+    assert only(result).rewrite == "torch-where"
+    assert "        # pick the activation\n        h = torch.where(h.mean() > 0, F.gelu(h), torch.tanh(h))\n" \
+        in result.fixed
+
+
+def test_one_armed_if_keeps_the_old_value(tmp_path):
+    result = fix(tmp_path, model("""\
+        y = self.fc(x)
+        if y.abs().max() > 2.0:
+            y = y * 0.5
+        return y
+    """))
+    assert only(result).rewrite == "torch-where"
+    assert "y = torch.where(y.abs().max() > 2.0, y * 0.5, y)\n" in result.fixed
+
+
+def test_negated_condition_swaps_the_arms_and_ternary_becomes_where(tmp_path):
+    result = fix(tmp_path, model("""\
+        y = self.fc(x)
+        if not y.sum() > 0:
+            y = y.relu()
+        z = y * 2 if y.mean() < 1 else y * 3
+        return z
+    """))
+    assert [o.rewrite for o in result.outcomes] == ["torch-where", "torch-where"]
+    assert "y = torch.where(y.sum() > 0, y, y.relu())\n" in result.fixed
+    assert "z = torch.where(y.mean() < 1, y * 2, y * 3)\n" in result.fixed
+
+
+def test_item_used_in_arithmetic_stays_a_0d_tensor(tmp_path):
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        peak = h.abs().max().item()
+        return h / (peak + 1e-6)
+    """))
+    assert only(result).rewrite == "keep-0d-tensor"
+    assert "peak = h.abs().max().detach()\n" in result.fixed
+
+
+def test_float_of_a_parameter_is_reshaped_to_0d(tmp_path):
+    result = fix(tmp_path, model("""\
+        t = float(self.temperature)
+        return self.fc(x) / t
+    """, init="self.temperature = nn.Parameter(torch.tensor(2.0))\n"))
+    assert only(result).rewrite == "keep-0d-tensor"
+    assert "t = self.temperature.detach().reshape(())\n" in result.fixed
+
+
+def test_inline_item_in_tensor_arithmetic(tmp_path):
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        return h - h.mean().item()
+    """))
+    assert only(result).rewrite == "keep-0d-tensor"
+    assert "return h - h.mean().detach()\n" in result.fixed
+
+
+def test_item_followed_through_python_arithmetic_into_a_name(tmp_path):
+    result = fix(tmp_path, model("""\
+        scale = x.abs().max().item() / 127
+        q = torch.round(x / scale)
+        return self.fc(q * scale)
+    """))
+    assert only(result).rewrite == "keep-0d-tensor"
+    assert "scale = x.abs().max().detach() / 127\n" in result.fixed
+
+
+# -- declines, each with its reason -------------------------------------------------------------
+
+DECLINES = [
+    ("if-calls-module", """\
+        if x.sum() > 0:
+            y = self.fc(x)
+        else:
+            y = x
+        return y
+    """, "calls a module or function (`self.fc`), and torch.where would run both branches"),
+    ("early-return", """\
+        if x.sum() > 0:
+            return x
+        return self.fc(x)
+    """, "returns early"),
+    ("different-names", """\
+        if x.sum() > 0:
+            a = x * 2
+        else:
+            b = x * 3
+        return self.fc(x)
+    """, "assign different names"),
+    ("different-operands", """\
+        h = self.fc(x)
+        if x.sum() > 0:
+            y = x * 2
+        else:
+            y = h * 2
+        return y
+    """, "read different operands"),
+    ("not-elementwise", """\
+        if x.sum() > 0:
+            y = x.sum(0)
+        else:
+            y = x.mean(0)
+        return self.fc(y)
+    """, "is not element-wise"),
+    ("boolean-operator", """\
+        if x.sum() > 0 and x.mean() < 1:
+            raise ValueError("bad")
+        return self.fc(x)
+    """, "the condition uses `and`"),
+    ("not-zero-dim", """\
+        m = x.mean(0) > 0
+        if m:
+            y = x * 2
+        else:
+            y = x * 3
+        return self.fc(y)
+    """, "cannot show that the condition `m` is zero-dimensional"),
+    ("raise-with-else", """\
+        if x.sum() > 0:
+            raise ValueError("bad")
+        else:
+            x = x + 1
+        return self.fc(x)
+    """, "has an elif/else branch"),
+    ("one-arm-new-name", """\
+        y = x
+        if x.sum() > 0:
+            y = x * 2
+        return self.fc(y)
+    """, "is assigned only when the condition holds"),
+    ("item-in-if", """\
+        s = x.sum().item()
+        if s > 0:
+            x = x * 2
+        return self.fc(x)
+    """, "`s` is tested by an `if`/`while`"),
+    ("item-in-fstring", """\
+        key = f"{x.sum().item():.3f}"
+        return self.fc(x), key
+    """, "is formatted into a string"),
+    ("item-returned", """\
+        return self.fc(x), x.max().item()
+    """, "is put in a container"),
+    ("item-to-python-call", """\
+        s = max(x.abs().max().item(), 1e-6)
+        return self.fc(x) / s
+    """, "passed to `max()`"),
+    ("int-of-tensor", """\
+        n = int(x.sum())
+        return self.fc(x) * n
+    """, "`int()` changes the value"),
+    ("item-of-buffer-changed-in-place", """\
+        decay = float(self.decay)
+        self.decay.mul_(0.99)
+        return self.fc(x) * decay
+    """, "`self.decay` is changed in place in this file"),
+    ("item-followed-into-python-call", """\
+        n = x.sum().item() * 2
+        return self.fc(x).repeat(1, round(n) % 2 + 1)
+    """, "is passed to `round()`"),
+    ("item-of-a-view-changed-in-place", """\
+        first = x[0].item()
+        x.add_(1)
+        return self.fc(x) * first
+    """, "`x` is changed in place in this file"),
+    ("raise-inside-try", """\
+        try:
+            if x.sum() > 0:
+                raise ValueError("positive")
+        except ValueError:
+            x = -x
+        return self.fc(x)
+    """, "the raise is inside a `try`"),
+    ("where-condition-reads-assigned", """\
+        h = self.fc(x)
+        if h.mean() > 0:
+            h = h * 2
+            g = x * 2
+        else:
+            h = h * 3
+            g = x * 3
+        return h + g
+    """, "the condition reads `h`, which the arms assign"),
+    ("assert-computed-message", """\
+        torch._assert((x >= 0).all(), f"bad input {x.min()}")
+        return self.fc(x)
+    """, "the message is computed"),
+    ("print-value-used", """\
+        y = print("hello", x.shape)
+        return self.fc(x)
+    """, "the value of `print(...)` is used, so the call cannot be skipped"),
+    ("print-argument-side-effect", """\
+        seen = []
+        print(seen.append(1))
+        return self.fc(x)
+    """, "has a side effect that the guard would skip under compile"),
+    ("no-rewrite-for-code", """\
+        return self.fc(x.nonzero().float())
+    """, "fix has no rewrite for SFX401"),
+    ("while-loop", """\
+        while x.sum() > 0:
+            x = x - 1
+        return self.fc(x)
+    """, "`while` loop"),
+]
+
+
+@pytest.mark.parametrize("label,body,reason", DECLINES, ids=[d[0] for d in DECLINES])
+def test_decline_says_why(tmp_path, label, body, reason):
+    result = fix(tmp_path, model(body))
+    declined = [o for o in result.outcomes if o.rewrite is None]
+    assert declined, [o.describe() for o in result.outcomes]
+    assert any(reason in o.reason for o in declined), [o.describe() for o in declined]
+    assert declined[0].describe().startswith(f"declined {declined[0].code} at model.py:")
+    assert not result.changed or any(o.rewrite for o in result.outcomes)
+
+
+def test_import_torch_is_added_where_torch_is_not_bound(tmp_path):
+    source = '"""Doc."""\nimport logging\n\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n' \
+             "    def forward(self, x):\n        print(x.shape)\n        return x * 2\n"
+    result = fix(tmp_path, source)
+    assert only(result).rewrite == "guard-side-effect"
+    assert result.fixed.startswith('"""Doc."""\nimport logging\n\nimport torch\nimport torch.nn as nn\n\n\nclass')
+    assert fix(tmp_path, result.fixed).fixed == result.fixed
+
+
+def test_other_sfx104_forms_are_declined(tmp_path):
+    source = "import math\n\nimport torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n" \
+             "    def forward(self, x):\n        return x * math.exp(x.mean())\n"
+    result = fix(tmp_path, source)
+    assert only(result).reason == "`math.exp(...)` is not torch._assert; fix rewrites only that form of SFX104"
+
+
+def test_construct_in_another_file_is_declined(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "helpers.py").write_text("def report(x):\n    print(x.shape)\n    return x\n")
+    source = "import torch\nfrom torch import nn\n\nfrom .helpers import report\n\n\nclass Net(nn.Module):\n" \
+             "    def forward(self, x):\n        return report(x) * 2\n"
+    result = fix(tmp_path, source)
+    assert "the construct is in helpers.py:2; fix rewrites a construct only in its own file" in only(result).reason
+
+
+# -- idempotence, formatting, --diff, per-occurrence fixable -----------------------------------
+
+MIXED = model("""\
+    h = self.fc(x)   # odd   spacing kept
+    print("h", h.shape)
+    peak = h.abs().max().item()
+    h = h / (peak + 1e-6)
+    if h.mean() > 0:
+        h = F.gelu(h)
+    else:
+        h = torch.tanh(h)
+    if h.sum() > 0:
+        return h  # early exit stays
+    return h * 2
+""")
+
+
+def test_fix_twice_changes_nothing_the_second_time(tmp_path):
+    first = fix(tmp_path, MIXED)
+    assert first.changed and sum(1 for o in first.outcomes if o.rewrite) == 3
+    second = fix(tmp_path, first.fixed)
+    assert second.fixed == first.fixed
+    assert [o.rewrite for o in second.outcomes] == [None]  # only the early return, still declined
+
+
+def test_formatting_and_comments_outside_the_edits_are_kept(tmp_path):
+    result = fix(tmp_path, MIXED)
+    kept = [line for line in MIXED.splitlines() if "print" not in line and "item" not in line
+            and "gelu" not in line and "tanh" not in line and "else" not in line and "h.mean() > 0" not in line]
+    fixed_lines = result.fixed.splitlines()
+    for line in kept:
+        assert line in fixed_lines, line
+    assert result.fixed.startswith(HEADER)
+
+
+def test_cli_diff_prints_and_changes_nothing(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(MIXED)
+    proc = subprocess.run([sys.executable, "-m", "flake8_staticfx", "fix", "--diff", str(path)],
+                          capture_output=True, text=True, cwd=str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    assert path.read_text() == MIXED
+    assert proc.stdout.startswith("--- a/model.py\n+++ b/model.py\n")
+    assert "+        if not torch.compiler.is_compiling():\n+            print(\"h\", h.shape)\n" in proc.stdout
+    assert "\n-        peak = h.abs().max().item()\n" in proc.stdout
+    assert "\n+        peak = h.abs().max().detach()\n" in proc.stdout
+    assert "declined SFX101 at " in proc.stderr and "returns early" in proc.stderr
+
+
+def test_cli_rewrites_in_place_and_select(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(MIXED)
+    proc = subprocess.run([sys.executable, "-m", "flake8_staticfx", "fix", "--select", "SFX201", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    text = path.read_text()
+    assert "if not torch.compiler.is_compiling():" in text and ".item()" in text
+    proc = subprocess.run([sys.executable, "-m", "flake8_staticfx", "fix", "--select", "SFX201", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and path.read_text() == text and proc.stderr == ""
+
+
+def test_fixable_is_decided_per_occurrence(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(MIXED)
+    analysis = analyze(MIXED, str(path))
+    regions = {(r["code"], r["line"]): r["fixable"] for r in graph_json(analysis.graphs[0])["regions"]}
+    assert set(regions.values()) == {True, False}
+    assert [k for k, v in regions.items() if not v] == [("SFX101", max(line for _, line in regions))]
+    graph = analysis.graphs[0]
+    assert [has_rewrite(r, graph) for r in graph.regions] == list(regions.values())
+    assert [has_rewrite(r, graph, MIXED) for r in graph.regions] == list(regions.values())
+
+
+def test_examples_diff_shows_the_rewrites(tmp_path):
+    examples = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+    proc = subprocess.run([sys.executable, "-m", "flake8_staticfx", "fix", "--diff", examples],
+                          capture_output=True, text=True)
+    assert "if not torch.compiler.is_compiling():" in proc.stdout  # transformer_block's logger.debug
+    assert "fixed SFX202" in proc.stderr
+
+
+def test_html_marks_the_occurrences_fix_rewrites(tmp_path):
+    from flake8_staticfx.pictures import render_html
+
+    path = tmp_path / "model.py"
+    path.write_text(MIXED)
+    page = render_html(analyze(MIXED, str(path)))
+    assert page.count('class="fixable"') == 3  # print, .item(), the if/else; not the early return
+
+
+def test_the_lint_path_never_imports_libcst_or_fix(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(MIXED)
+    code = textwrap.dedent(f"""\
+        import ast, sys
+        from flake8_staticfx.plugin import Checker
+        source = open({str(path)!r}).read()
+        found = list(Checker(ast.parse(source), {str(path)!r}, source.splitlines(True)).run())
+        assert found, found
+        loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith("flake8_staticfx.fix"))
+        assert not loaded, loaded
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
