@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator
 
 from .annotate import annotate
@@ -15,6 +15,7 @@ from .config import Options, might_have_roots
 from .discover import (
     Resolver,
     SourceModule,
+    config_settings,
     find_roots,
     parse_source,
     project_for,
@@ -82,16 +83,18 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         return
     state = FileState(time.process_time() + options.file_time_budget, options.reuse_inlined,
                       options.max_steps)
+    in_code = config_settings(resolver)
     for root in roots:
+        root_options = replace(options, **in_code, **root.settings)  # what the code itself sets
         graph = Graph(root.name, path)
         try:
             if time.process_time() > state.deadline or state.steps > state.max_steps:
                 raise BudgetExceeded("the file's analysis budget is used up")
-            Interpreter(resolver, options, state, graph).build(root)
+            Interpreter(resolver, root_options, state, graph).build(root)
         except Exception as exc:  # noqa: BLE001 - never crash flake8: contain it at the root
             result.notices.append(Notice(root.function.lineno, root.function.col_offset,
                                          root.name, _describe(exc)))
-        annotate(graph, options)
+        annotate(graph, root_options)
         result.graphs.append(graph)
 
 

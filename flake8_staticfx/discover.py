@@ -536,6 +536,8 @@ class Root:
     function: nodes.FunctionDef
     cls: nodes.ClassDef | None  # the module class compiled
     owner: nodes.ClassDef | None = None  # the class defining `function`, when inherited
+    # Settings the code gives torch.compile for this root: `@torch.compile(fullgraph=True)`.
+    settings: dict[str, bool] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -553,21 +555,49 @@ def find_roots(resolver: Resolver) -> list[Root]:
             if isinstance(forward, nodes.FunctionDef) and owner.root() is node.root() \
                     and resolver.is_module_class(node) and not resolver.class_is_opaque(node):
                 roots.append(Root(forward, node, owner))
-        elif node.decorators and any(
-            _imported_from_torch(resolver, _decorated(d)) and _decorator_qname(resolver, d) in COMPILE_DECORATORS
-            for d in node.decorators.nodes
-        ):
-            cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
-            roots.append(Root(node, cls))
+        elif node.decorators:
+            compiles = [d for d in node.decorators.nodes if _imported_from_torch(resolver, _decorated(d))
+                        and _decorator_qname(resolver, d) in COMPILE_DECORATORS]
+            if compiles:
+                cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
+                roots.append(Root(node, cls, settings=_compile_settings(compiles[0])))
     known = {root.function for root in roots}
-    for function, cls in _compiled_by_call(resolver):
+    for function, cls, call in _compiled_by_call(resolver):
         if function not in known:
             known.add(function)
-            roots.append(Root(function, cls))
+            roots.append(Root(function, cls, settings=_compile_settings(call)))
     return roots
 
 
-def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None]]:
+COMPILE_SETTINGS = ("fullgraph",)
+# torch._dynamo.config fields a module may set, which change where dynamo breaks.
+CONFIG_SETTINGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+
+
+def _compile_settings(call: nodes.NodeNG) -> dict[str, bool]:
+    """The settings written in a torch.compile call or decorator (`fullgraph=True`)."""
+    keywords = (call.keywords or []) if isinstance(call, nodes.Call) else []
+    return {k.arg: k.value.value for k in keywords
+            if k.arg in COMPILE_SETTINGS and isinstance(k.value, nodes.Const) and isinstance(k.value.value, bool)}
+
+
+def config_settings(resolver: Resolver) -> dict[str, bool]:
+    """The dynamo settings the linted module sets at its top level
+    (`torch._dynamo.config.capture_scalar_outputs = True`)."""
+    settings = {}
+    for statement in resolver.main.node.body:
+        if not isinstance(statement, nodes.Assign) or not isinstance(statement.value, nodes.Const) \
+                or not isinstance(statement.value.value, bool):
+            continue
+        for target in statement.targets:
+            if isinstance(target, nodes.AssignAttr) and target.attrname in CONFIG_SETTINGS \
+                    and _imported_from_torch(resolver, target.expr) \
+                    and resolver.expr_qname(target.expr) == "torch._dynamo.config":
+                settings[target.attrname] = statement.value.value
+    return settings
+
+
+def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None, nodes.Call]]:
     """Functions the file compiles by calling torch.compile: `step = torch.compile(step)` on a
     function of the file, `self.f = torch.compile(self.f)` on a method of the class."""
     for call in resolver.main.node.nodes_of_class(nodes.Call):
@@ -580,14 +610,14 @@ def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, n
         if isinstance(target, nodes.Name):
             defined = resolver.main.node.locals.get(target.name, ())
             if defined and isinstance(defined[-1], nodes.FunctionDef):
-                yield defined[-1], None
+                yield defined[-1], None, call
         elif isinstance(target, nodes.Attribute) and isinstance(target.expr, nodes.Name) \
                 and target.expr.name == "self":
             cls = call.frame().parent if isinstance(call.frame(), nodes.FunctionDef) else None
             if isinstance(cls, nodes.ClassDef):
                 method = cls.locals.get(target.attrname, ())
                 if method and isinstance(method[-1], nodes.FunctionDef):
-                    yield method[-1], cls
+                    yield method[-1], cls, call
 
 
 def _imported_from_torch(resolver: Resolver, expr: nodes.NodeNG) -> bool:

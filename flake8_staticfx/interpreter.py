@@ -423,7 +423,8 @@ class Interpreter:
         reassign its attributes) or for a function that changes a list or dict it is given."""
         if not self.state.reuse_inlined or holds_object((receiver, args, kwargs)) or mutates_arguments(node):
             return None
-        return (node, signature_of((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0)
+        return (node, signature_of((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0,
+                self.options)  # roots of one file may compile under different settings
 
     # ----------------------------------------------------------- module state
 

@@ -356,6 +356,37 @@ def test_functions_compiled_by_calling_torch_compile_are_roots(tmp_path):
     assert codes(path) == [(7, "SFX102"), (23, "SFX103")]
 
 
+def test_settings_written_in_the_code_are_read(tmp_path):
+    """`@torch.compile(fullgraph=True)` captures `.item()` (as --staticfx-fullgraph does, measured
+    in tests/test_oracle_options.py); `torch._dynamo.config.capture_scalar_outputs = True` at
+    module level does for the whole file (tests/cases/config_in_code.py)."""
+    path = write(tmp_path / "model.py", """
+        import torch
+
+
+        @torch.compile(fullgraph=True)
+        def whole(x):
+            return x.sum().item()
+
+
+        def split(x):
+            return x.sum().item()
+
+
+        def whole_by_call(x):
+            return x.sum().item()
+
+
+        compiled = torch.compile(split, dynamic=True)
+        also = torch.compile(whole_by_call, fullgraph=True)
+    """)
+    assert roots(path) == ["whole", "split", "whole_by_call"]
+    assert codes(path) == [(10, "SFX102")]
+    configured = write(tmp_path / "configured.py", "import torch\n\ntorch._dynamo.config.capture_scalar_outputs = True\n"
+                       + path.read_text(encoding="utf-8"))
+    assert codes(configured) == []
+
+
 def test_functions_named_compile_elsewhere_are_not_roots(tmp_path):
     path = write(tmp_path / "model.py", """
         import re
