@@ -175,6 +175,9 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.nn.utils.rnn.pad_packed_sequence": SKIPPED,
     "torch.nn.utils.rnn.pack_sequence": SKIPPED,
     "torch.Generator": BreakingCall(rules.GENERATOR_IN_FORWARD, generator_result),
+    # torch.equal gives a Python bool: the tensors' values are needed (GB0033, measured).
+    "torch.equal": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
+    "torch.sparse_coo_tensor": SKIPPED,  # GB0007, then GB0015 wrapping the sparse result (measured)
     "torch._assert": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise),
     "torch._check_tensor_all": BreakingCall(rules.TENSOR_TO_PYTHON_SCALAR, breaks=on_tensor,
                                             otherwise=none_otherwise),

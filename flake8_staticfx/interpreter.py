@@ -508,8 +508,9 @@ class Interpreter:
 
     # ------------------------------------------------------------------ breaks
 
-    def branch(self, value: Tensor, expr: nodes.NodeNG, frame: Frame) -> Node:
-        """Python tests a tensor for truth: data-dependent control flow (GB0170)."""
+    def branch(self, value: Value, expr: nodes.NodeNG, frame: Frame) -> Node:
+        """Python tests a tensor (or an array traced as one) for truth: data-dependent control
+        flow (GB0170)."""
         node = self.graph.call_function("bool", (value.as_arg(),), meta=self.meta(expr, frame))
         self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame)
         return node

@@ -58,7 +58,7 @@ def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeN
         tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame)
         return Tensor(None, python_random=True)
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
-        return NdArray()  # arange(n) * step: an array whatever the Python number
+        return NdArray(from_numpy_of_tensor(left, right))  # arange(n) * step: an array whatever the number
     if isinstance(left, Tensor) or isinstance(right, Tensor):
         node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
                                       meta=tx.meta(expr, frame))
@@ -106,6 +106,8 @@ def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.Nod
         return derived(same if op == "is" else not same, left, right)
     if op in ("in", "not in"):
         return membership(tx, op, left, right, expr, frame)
+    if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
+        return NdArray(from_numpy_of_tensor(left, right))
     if isinstance(left, Tensor) or isinstance(right, Tensor):
         if any(isinstance(v, Static) and isinstance(v.value, str) for v in (left, right)):
             return UNKNOWN  # a tensor is never compared with a string: not a tensor
@@ -153,6 +155,10 @@ def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.
     if isinstance(right, Tensor):
         return UNKNOWN
     return Static() if isinstance(left, Static) else UNKNOWN
+
+
+def from_numpy_of_tensor(*values: Value) -> bool:
+    return any(isinstance(v, NdArray) and v.from_tensor for v in values)
 
 
 def identity(left: Value, right: Value) -> bool | None:

@@ -37,10 +37,13 @@ TENSOR_STATIC_METHODS = frozenset({
 # Size arguments: a reduction computed in the graph there is converted to a Python int
 # (GB0033 by default, traced under capture_scalar_outputs or fullgraph; measured with 2.13 for
 # each of these): torch.arange(lengths.max()), x.new_zeros(n.sum()), x.view(n.max(), -1).
-SIZE_FUNCTIONS = frozenset({
-    "torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn",
-    "torch.full",
-})
+ALL_ARGUMENTS, FIRST_ARGUMENT, SECOND_ARGUMENT = slice(None), slice(0, 1), slice(1, 2)
+SIZE_FUNCTIONS = {
+    "torch.arange": ALL_ARGUMENTS, "torch.zeros": ALL_ARGUMENTS, "torch.ones": ALL_ARGUMENTS,
+    "torch.empty": ALL_ARGUMENTS, "torch.rand": ALL_ARGUMENTS, "torch.randn": ALL_ARGUMENTS,
+    "torch.full": FIRST_ARGUMENT,
+    "torch.nn.functional.pad": SECOND_ARGUMENT,  # F.pad(x, (0, k.sum())): GB0033, measured
+}
 SIZE_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand"})
 REDUCTIONS = frozenset({"max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod"})
 # Methods whose output shape depends on the data (GB0036).
@@ -55,10 +58,11 @@ NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
 ))
 NDARRAY_METHODS = frozenset({
     "astype", "round", "copy", "reshape", "flatten", "ravel", "clip", "cumsum", "cumprod",
-    "transpose", "squeeze", "repeat",
+    "transpose", "squeeze", "repeat", "sum", "mean", "max", "min", "prod", "std", "var", "any",
+    "all", "argmax", "argmin",
 })
 # Methods returning something that is not a tensor and not static.
-TENSOR_NON_TENSOR_METHODS = frozenset({"numpy", "__array__", "storage", "type", "untyped_storage"})
+TENSOR_NON_TENSOR_METHODS = frozenset({"__array__", "storage", "type", "untyped_storage"})
 # Methods whose result is a boolean tensor (a mask).
 TENSOR_BOOL_METHODS = frozenset({
     "bool", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "isneginf",

@@ -123,6 +123,11 @@ class Builtin(External):
         return Static()
 
     def call_range(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if any(is_definite_tensor(a) for a in args):
+            # range(n) of a tensor n: dynamo cannot trace the builtin on it (GB0059, measured).
+            node = tx.graph.python_call("range", as_args(args), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.UNTRACEABLE_BUILTIN, node, expr, frame, gb_ids=("GB0059",))
+            return Seq(None, elem=Static())
         if args and all(isinstance(a, Static) and isinstance(a.value, int) for a in args):
             bounds = range(*(a.value for a in args))
             if len(bounds) <= tx.options.max_unroll:
@@ -176,6 +181,14 @@ class Builtin(External):
                 and args[1].qname in tables.TORCH_TENSOR_CLASSES:
             return Static(True)
         return Static()
+
+    def call_any(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """any(t), all(t) over a tensor test each element for truth (GB0170, measured)."""
+        if len(args) == 1 and is_definite_tensor(args[0]):
+            tx.branch(args[0], expr, frame)
+        return Static()
+
+    call_all = call_any
 
     def call_getattr(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG,
                      frame: Frame) -> Value:

@@ -95,6 +95,11 @@ class Tensor(Value):
         if args and is_definite_tensor(args[0]):
             tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
 
+    def method_numpy(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
+                     frame: Frame) -> Value:
+        """Dynamo traces the array as the tensor it is: its values are data (measured)."""
+        return NdArray(from_tensor=True)
+
     def method_backward(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
                         frame: Frame) -> Value:
         tx.graph_break(rules.AUTOGRAD_IN_FORWARD, node, expr, frame)
@@ -155,7 +160,10 @@ class Tensor(Value):
 @dataclass(eq=False)
 class NdArray(Value):
     """A numpy array made in the compiled code: dynamo traces numpy as tensor operations, so
-    converting the array to Python objects (`.tolist()`) needs its data, as for a tensor."""
+    converting the array to Python objects (`.tolist()`) needs its data, as for a tensor, and
+    so does testing one made from a tensor (`if x.numpy().sum() > 0:`, GB0170, measured)."""
+
+    from_tensor: bool = False
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if name in tables.NDARRAY_METHODS or name == "tolist":
@@ -172,10 +180,15 @@ class NdArray(Value):
             node = tx.graph.python_call("numpy.ndarray.tolist", meta=tx.meta(expr, frame))
             tx.graph_break(rules.TENSOR_TOLIST, node, expr, frame)
             return Seq(None, elem=Static(), is_list=True)
-        return NdArray()
+        return NdArray(self.from_tensor)
 
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-        return NdArray()
+        return NdArray(self.from_tensor)
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        if self.from_tensor:
+            return None, tx.branch(self, expr, frame)
+        return None, None
 
 
 def is_definite_tensor(value: Value) -> bool:
