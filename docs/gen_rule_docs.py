@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from flake8_staticfx.messages import notice, render as render_message  # noqa: E402
 from flake8_staticfx.rules import GB_DOCS, RULES  # noqa: E402
 
 OUT = ROOT / "docs" / "rules"
@@ -733,10 +734,17 @@ def _gb_links(rule) -> str:
     return ", ".join(f"[{gb}]({GB_DOCS.format(gb.lower())})" for gb in rule.gb_ids)
 
 
+def _sample_message(rule) -> str:
+    """The message's shape, with `…` for the construct (its first GB id stands for the ids of
+    the occurrence)."""
+    if not rule.gb_ids:
+        return notice(rule, "…", "why")
+    return render_message(rule, "…", rule.gb_ids[:1])
+
+
 def render(code: str) -> str:
     rule, page = RULES[code], PAGES[code]
     example, fixed, not_flagged = examples(code)
-    message = rule.message.replace("{what}", "…")
     out = [
         f"# {code} `{rule.name}`",
         "",
@@ -744,7 +752,7 @@ def render(code: str) -> str:
         "",
         "## What it does",
         "",
-        f"Reports: {message}.",
+        f"Reports: {rule.summary}, as in ``{_sample_message(rule)}``.",
         "",
     ]
     facts = [f"- Dynamo graph-break ids: {_gb_links(rule)}"]

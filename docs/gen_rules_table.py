@@ -31,7 +31,7 @@ OPTION_OF_SETTING = {
 
 
 def _what(rule) -> str:
-    text = rule.message.replace("`{what}`", "`…`").replace("{what}", "…")
+    text = rule.summary
     if not rule.enabled_by_default:
         text += " (off by default)"
     return text.replace("|", "\\|")

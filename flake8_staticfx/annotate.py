@@ -6,8 +6,7 @@ the code, and what it costs.
 """
 from __future__ import annotations
 
-import os
-
+from . import messages
 from .config import Options
 from .ir import Graph, GraphBreakRegion, Node, SourceSpan
 from .rules import RULES
@@ -68,15 +67,16 @@ def _region(graph: Graph, node: Node, rule) -> GraphBreakRegion:
         impact = f"inside {context}: dynamo gives up and the whole function `{skipped}` runs eagerly"
     else:
         impact = "the graph splits here: code before and after compiles as separate graphs"
-    reason = rule.message.format(what=node.meta.get("what", node.target))
-    if report is not span:
-        reason += f" in `{span.function}` ({os.path.basename(span.file)}:{span.line})"
+    what = node.meta.get("what", node.target)
+    site = None if report is span else messages.Site(span.function, messages.display_path(span.file), span.line)
+    reason = messages.describe(rule, what, site)
     covered = [*([] if node.meta.get("python") else [node]), *node.meta.get("covers", ())]
     gb_ids = node.meta.get("gb_ids") or GB_OF_CONSTRUCT.get(node.meta["construct"], rule.gb_ids)
     return GraphBreakRegion(
         code=rule.code, reason=reason, gb_ids=gb_ids, workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
         construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context, nodes=covered,
+        what=what, site=site,
     )
 
 

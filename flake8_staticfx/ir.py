@@ -91,6 +91,8 @@ class GraphBreakRegion:
     frame_skipped: str | None  # the function dynamo would run eagerly, if any
     skip_context: str | None  # why it cannot resume: "a loop", "a `with` block", "a property"
     nodes: list[Node] = field(default_factory=list)
+    what: str = ""  # the construct as written, for the message
+    site: Any = None  # a messages.Site when the construct is in another file than the linted one
 
     @property
     def severity(self) -> str:

@@ -73,13 +73,15 @@ class Checker:
         if not might_have_roots(source):
             return  # before importing the analysis (and astroid): other projects pay nothing
         from .analysis import analyze
+        from .messages import notice
         from .report import flake8_diagnostics
+        from .rules import RULES
 
         try:
             analysis = analyze(source, self.filename, self.tree, self.options)
         except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
             if self.options.report_notices:
-                yield 1, 0, f"SFX900 could not analyse `{self.filename}`: {type(exc).__name__}", type(self)
+                yield 1, 0, notice(RULES["SFX900"], self.filename, type(exc).__name__), type(self)
             return
         for line, col, message in flake8_diagnostics(analysis, self.options.report_notices):
             yield line, col, message, type(self)

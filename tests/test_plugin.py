@@ -113,10 +113,56 @@ def test_message_names_construct_gb_id_and_workaround(tmp_path, code):
     found = {c: text for _, _, _, c, text in reports("model.py", cwd=tmp_path)}
     rule = RULES[code]
     text = found[code]
+    assert text.startswith(f"{rule.summary}: `")  # the same first words for every occurrence
     assert any(gb in text for gb in rule.gb_ids)  # the ids of this occurrence
-    assert rule.workaround in text
-    assert "`" in text  # the construct as written
-    assert len(text.split(";")[0]) < 160
+    assert text.endswith(f"; {rule.fix}")
+    assert len(f"{code} {text}") <= 160
+
+
+def test_statistics_summarise_each_code_by_its_first_words(tmp_path):
+    # Two files, each code with occurrences of different constructs (and, for SFX102, different
+    # GB ids: .item() is GB0124, a size is GB0033): --statistics prints one occurrence's message
+    # per code, so its first words must be the same for every occurrence.
+    write(tmp_path / "a_model.py", POSITIONS)
+    write(tmp_path / "b_model.py", POSITIONS.replace("h.mean() > 0", "h.max() < 1").replace(
+        "total = 1 + h.sum().item()", "total = torch.arange(h.sum())"))
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "--isolated", "--statistics",
+                             "a_model.py", "b_model.py"], capture_output=True, text=True, cwd=tmp_path,
+                            timeout=300)
+    lines = result.stdout.splitlines()
+    occurrences = [line for line in lines if line.startswith(("a_model.py", "b_model.py"))]
+    assert len(occurrences) == 6 and "(GB0033)" in "".join(occurrences) and "(GB0124)" in "".join(occurrences)
+    statistics = [line.split(None, 2) for line in lines if line not in occurrences]
+    assert [(count, code) for count, code, _ in statistics] == [("2", "SFX101"), ("2", "SFX102"), ("2", "SFX201")]
+    for line in occurrences:
+        code, text = line.split(": ", 1)[1].split(" ", 1)
+        assert text.startswith(f"{RULES[code].summary}: `")
+    for _, code, text in statistics:
+        assert text.startswith(f"{RULES[code].summary}: `"), text
+
+
+def test_a_construct_in_another_file_is_located_from_the_project_root(tmp_path):
+    pkg = tmp_path / "pkg"
+    for package in (pkg, pkg / "sub", pkg / "sub" / "deep"):
+        write(package / "__init__.py", "")
+    write(pkg / "sub" / "deep" / "utils.py", """
+        def peak(x):
+            return x.max().item()
+    """)
+    write(pkg / "model.py", """
+        import torch.nn as nn
+        from .sub.deep.utils import peak
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x / peak(x)
+    """)
+    for cwd, path in ((tmp_path, "pkg/model.py"), (pkg, "model.py")):
+        (found,) = reports(path, cwd=cwd)
+        assert found[1:4] == (7, 20, "SFX102")  # at the call in the linted file
+        assert " in `peak` at pkg/sub/deep/utils.py:2 (GB0124); " in found[4], found[4]
+        assert (tmp_path / found[4].split(" at ")[1].split(":")[0]).is_file()
 
 
 # -- noqa ---------------------------------------------------------------------------
