@@ -55,7 +55,9 @@ def _hook():
 
 def test_hook_manifest():
     hook = _hook()
-    assert hook["entry"] == "flake8 --select=SFX"
+    # E999 too: flake8 reports a file that does not parse as E999, which --select=SFX alone
+    # filters out, so such a file passed the hook.
+    assert hook["entry"] == "flake8 --select=SFX,E999"
     assert hook["language"] == "python"
     assert hook["types"] == ["python"]
     assert hook["require_serial"] is True
@@ -76,6 +78,11 @@ def _silence(project: Path) -> None:
     lines = path.read_text().splitlines()
     lines[BREAK_LINE - 1] += "  # noqa: SFX101"
     path.write_text("\n".join(lines) + "\n")
+    _git("add", "-A", cwd=project)
+
+
+def _break_syntax(project: Path) -> None:
+    (project / "broken.py").write_text("import torch\n\n\ndef forward(x)\n    return x\n")
     _git("add", "-A", cwd=project)
 
 
@@ -119,6 +126,12 @@ def test_pre_commit_try_repo(tmp_path):
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout
 
+    _break_syntax(project)
+    broken = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "broken.py:4:" in broken.stdout and " E999 SyntaxError" in broken.stdout, broken.stdout
+
 
 def test_hook_entry_directly(tmp_path):
     """The hook's entry, parsed from the YAML, run on the files the way pre-commit passes them."""
@@ -137,3 +150,8 @@ def test_hook_entry_directly(tmp_path):
     passed = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert passed.stdout == ""
+
+    _break_syntax(project)
+    broken = subprocess.run([*command, "broken.py"], cwd=project, capture_output=True, text=True, timeout=120)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert broken.stdout.startswith("broken.py:4:") and " E999 SyntaxError" in broken.stdout, broken.stdout
