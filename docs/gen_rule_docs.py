@@ -698,7 +698,8 @@ PAGES["SFX401"] = Page(
 PAGES["SFX900"] = Page(
     dynamo="SFX900 is not a graph break: it is a notice about the analysis. When a compile root "
            "cannot be analysed within the tool's limits (an inline depth, unroll or step budget "
-           "is exceeded, or the source uses something the analysis does not model), no "
+           "is exceeded, the source uses something the analysis does not model, or a class "
+           "decorator it does not know may replace `forward`), no "
            "diagnostic is given for that root, so a clean result does not mean the root "
            "compiles to one graph. The notice is off by default; turn it on with "
            "`--staticfx-notices` (and `--extend-select=SFX900` or `--select=SFX`).",

@@ -426,6 +426,54 @@ def test_sfx900_notices_from_a_config_file(tmp_path):
     assert brief(reports("model.py", cwd=tmp_path, isolated=False)) == [("model.py", 5, "SFX900")]
 
 
+DECORATED = """
+import torch.nn as nn
+from registry import register
+
+
+@register("net")
+class Net(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+
+class Child(Net):
+    scale = 2
+"""
+
+
+def test_unknown_class_decorator_gives_a_notice_not_a_silent_pass(tmp_path):
+    # The decorator may replace forward, so neither class is linted; --staticfx-notices says so
+    # at each class instead of passing it in silence.
+    write(tmp_path / "model.py", DECORATED)
+    assert reports("model.py", cwd=tmp_path) == []
+    found = reports("--staticfx-notices", "model.py", cwd=tmp_path)
+    classes = [i for i, text in enumerate(DECORATED.lstrip("\n").splitlines(), 1) if text.startswith("class ")]
+    assert [(row, col, code) for _, row, col, code, _ in found] == [(row, 1, "SFX900") for row in classes]
+    assert found[0][4] == "not analysed: `Net.forward` (unknown decorator: `@register('net')` may replace forward)"
+    assert found[1][4] == ("not analysed: `Child.forward` (unknown decorator: `@register('net')` on `Net` "
+                           "may replace forward)")
+
+
+def test_known_decorators_give_no_notice(tmp_path):
+    path = write(tmp_path / "model.py", DECORATED.replace('from registry import register\n', """import functools
+
+
+def register(name):
+    def decorate(cls):
+        @functools.wraps(cls)
+        def make(*args):
+            return cls(*args)
+        return make
+    return decorate
+"""))
+    found = reports("--staticfx-notices", "model.py", cwd=tmp_path)
+    branch = path.read_text().splitlines().index("        if x.sum() > 0:") + 1
+    assert [(row, code) for _, row, _, code, _ in found] == [(branch, "SFX101")]  # Net's and Child's, once
+
+
 def test_syntax_error_does_not_crash(tmp_path):
     write(tmp_path / "model.py", """
         import torch.nn as nn
