@@ -79,11 +79,11 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     resume, the fix, which function runs eagerly. The code, summary, location and GB ids stay.
     """
     gb = f" ({'/'.join(gb_ids)})" if gb_ids else ""
-    variants = [(site.text() if site else "", impact(frame_skipped, skip_context), rule.fix)]
-    variants.append(("" if site is None else site.text(False), *variants[-1][1:]))
-    variants.append((variants[-1][0], impact(frame_skipped, None), rule.fix))
-    variants.append((*variants[-1][:2], ""))
-    variants.append((variants[-1][0], "", ""))
+    full = site.text() if site else ""
+    bare = site.text(with_function=False) if site else ""
+    cost, short_cost = impact(frame_skipped, skip_context), impact(frame_skipped, None)
+    variants = [(full, cost, rule.fix), (bare, cost, rule.fix), (bare, short_cost, rule.fix),
+                (bare, short_cost, ""), (bare, "", "")]
     head = f"{rule.code} {rule.summary}: `"
     for located, cost, fix in variants:
         tail = "`" + (f" {located}" if located else "") + gb + "".join(f"; {part}" for part in (cost, fix) if part)
