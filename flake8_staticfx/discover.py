@@ -409,8 +409,13 @@ class Resolver:
             return cached
         self._class_is_module[cls] = False  # cuts cycles in class hierarchies
         # A configured base is recognised by name, without parsing the library defining it.
-        result = any(_last_name(base) in self.module_bases for base in cls.bases) or any(
-            self._is_module_base(b) for b in self.base_classes(cls))
+        result = any(_last_name(base) in self.module_bases for base in cls.bases)
+        # A loop, not any() over a generator: on Python 3.12 each any() level of this recursion
+        # takes C stack, and a hierarchy 500 classes deep ran out of it (RecursionError).
+        for binding in () if result else self.base_classes(cls):
+            if self._is_module_base(binding):
+                result = True
+                break
         self._class_is_module[cls] = result
         return result
 
