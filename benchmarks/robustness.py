@@ -82,13 +82,13 @@ def _install_notice_tracer(store: list) -> None:
     """Record the traceback of every exception that analyze() contains as a notice.
 
     analyze() catches any exception of a root's build and turns it into an SFX900 notice;
-    wrapping the Builder it uses (in this process only) keeps the traceback for the report.
+    wrapping the Interpreter it uses (in this process only) keeps the traceback for the report.
     """
     from flake8_staticfx import analysis
 
-    base = analysis.Builder
+    base = analysis.Interpreter
 
-    class TracingBuilder(base):  # type: ignore[misc, valid-type]
+    class TracingInterpreter(base):  # type: ignore[misc, valid-type]
         def build(self, root):  # noqa: ANN001, ANN201
             try:
                 return super().build(root)
@@ -99,7 +99,7 @@ def _install_notice_tracer(store: list) -> None:
                               "traceback": traceback.format_exc(limit=-12)})
                 raise
 
-    analysis.Builder = TracingBuilder
+    analysis.Interpreter = TracingInterpreter
 
 
 def _lint(path: str, use_checker: bool, traced: list) -> dict:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .annotate import annotate
-from .build import BudgetExceeded, Builder, FileState
+from .interpreter import BudgetExceeded, FileState, Interpreter
 from .config import Options, might_have_roots
 from .discover import (
     Resolver,
@@ -91,7 +91,7 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         try:
             if time.process_time() > state.deadline or state.steps > state.max_steps:
                 raise BudgetExceeded("the file's analysis budget is used up")
-            Builder(resolver, options, state, graph).build(root)
+            Interpreter(resolver, options, state, graph).build(root)
         except Exception as exc:  # noqa: BLE001 - never crash flake8: contain it at the root
             result.notices.append(Notice(root.function.lineno, root.function.col_offset,
                                          root.name, _describe(exc)))

@@ -12,7 +12,9 @@ from typing import Callable
 from astroid import nodes
 
 from .discover import Resolver, SourceModule
-from .values import UNKNOWN, Dict, Seq, Static, Value
+from .values.base import UNKNOWN, Value
+from .values.containers import Dict, Seq
+from .values.static import Static
 
 
 @dataclass

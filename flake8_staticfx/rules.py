@@ -1,5 +1,8 @@
 """The one table of diagnostics: every SFX code, what dynamo says there, and the fix.
 
+Each rule is a named constant; the interpreter raises a break at its detection site by
+naming the constant (`tx.graph_break(rules.DATA_DEPENDENT_BRANCH, ...)`).
+
 Families by hundred: 1xx data-dependent values, 2xx side effects and I/O, 3xx features
 dynamo does not trace, 4xx dynamic shapes, 9xx notices about the analysis itself.
 """
@@ -24,190 +27,234 @@ class Rule:
     enabled_by_default: bool = True
     # Dynamo settings under which the construct is captured instead of breaking.
     captured_by: tuple[str, ...] = ()
+    # The GB ids an occurrence names when its detection site names none (default: all).
+    occurrence_gb_ids: tuple[str, ...] = ()
+
+    @property
+    def default_gb_ids(self) -> tuple[str, ...]:
+        return self.occurrence_gb_ids or self.gb_ids
 
     @property
     def docs_url(self) -> str:
         return GB_DOCS.format(self.gb_ids[0].lower()) if self.gb_ids else ""
 
 
-RULES: dict[str, Rule] = {
-    rule.code: rule
-    for rule in (
-        Rule(
-            "SFX101",
-            "data-dependent-branch",
-            ("GB0170",),
-            "branch on a tensor's value",
-            "select with torch.where or torch.cond",
-            "compute both branches and select with torch.where, or use torch.cond",
-        ),
-        Rule(
-            "SFX102",
-            "tensor-to-python-scalar",
-            ("GB0124", "GB0033"),
-            "tensor converted to a Python number",
-            "keep it a 0-d tensor",
-            "keep the value as a 0-d tensor, or set torch._dynamo.config.capture_scalar_outputs = True",
-            captured_by=("capture_scalar_outputs", "fullgraph"),
-        ),
-        Rule(
-            "SFX103",
-            "tensor-tolist",
-            ("GB0033", "GB0109"),
-            "tensor copied into a Python list",
-            "keep the data in tensors",
-            "keep the data in tensors (torch.split/gather with tensor indices) or move the call out of forward",
-            # Integer tensors are captured; float ones still break (GB0109) but the dtype is
-            # rarely known statically, so the rule stays quiet under these settings.
-            captured_by=("capture_scalar_outputs", "fullgraph"),
-        ),
-        Rule(
-            "SFX104",
-            "data-dependent-operator",
-            ("GB0033",),
-            "tensor value needed in Python",
-            "stay in tensor ops (torch.sqrt, not math.sqrt)",
-            "stay in tensor ops (torch.sqrt instead of math.sqrt, torch._assert_async instead of "
-            "torch._assert, torch.rand instead of numpy.random)",
-        ),
-        Rule(
-            "SFX105",
-            "random-number-arithmetic",
-            ("GB0213",),
-            "Python arithmetic on a random number",
-            "draw it with torch.rand or torch.randint",
-            "draw it with torch (torch.randint, torch.rand) or outside the compiled function",
-        ),
-        Rule(
-            "SFX201",
-            "untraceable-builtin",
-            ("GB0059", "GB0569"),
-            "builtin dynamo cannot trace",
-            "guard it with torch.compiler.is_compiling()",
-            "remove it from forward, or guard it with `if not torch.compiler.is_compiling():`",
-        ),
-        Rule(
-            "SFX202",
-            "logger-call",
-            ("GB0291", "GB4841"),
-            "logging call",
-            "guard it with torch.compiler.is_compiling()",
-            "guard it with `if not torch.compiler.is_compiling():`, or list the function in "
-            "torch._dynamo.config.ignore_logger_methods",
-        ),
-        Rule(
-            "SFX203",
-            "skipped-function-call",
-            ("GB0007", "GB0208"),
-            "call to a function dynamo skips",
-            "move it out of the compiled code",
-            "move it out of forward, or guard it with `if not torch.compiler.is_compiling():`",
-        ),
-        Rule(
-            "SFX301",
-            "explicit-graph-break",
-            ("GB0025",),
-            "explicit graph break",
-            "remove it if the break is no longer needed",
-            "remove the call if the break is no longer needed",
-        ),
-        Rule(
-            "SFX302",
-            "compiler-disabled-call",
-            ("GB0098", "GB0099"),
-            "call to a compiler-disabled function",
-            "call it outside the compiled code",
-            "call it outside the compiled region, or remove the decorator",
-        ),
-        Rule(
-            "SFX303",
-            "autograd-in-forward",
-            ("GB0123", "GB9186"),
-            "autograd call in compiled code",
-            "compute gradients outside the compiled code",
-            "compute gradients outside the compiled forward, or set "
-            "torch._dynamo.config.trace_autograd_ops = True",
-        ),
-        Rule(
-            "SFX304",
-            "requires-grad-mutation",
-            ("GB0125", "GB8985", "GB0206", "GB0225"),
-            "requires_grad set in compiled code",
-            "set it before the compiled call",
-            "create the tensor or set requires_grad before calling the compiled module, "
-            "or detach and clone instead",
-        ),
-        Rule(
-            "SFX305",
-            "copy-in-forward",
-            ("GB4198", "GB0208"),
-            "copy of a module or tensor",
-            "make the copy in __init__",
-            "make the copy in __init__ or outside the compiled call",
-        ),
-        Rule(
-            "SFX306",
-            "rnn-module",
-            ("GB0014",),
-            "RNN/GRU/LSTM module call",
-            "unroll with GRUCell/LSTMCell, or keep it uncompiled",
-            "unroll with nn.GRUCell/nn.LSTMCell, or keep the recurrent module outside torch.compile",
-            fixable=False,
-        ),
-        Rule(
-            "SFX307",
-            "sorted-over-tensor",
-            ("GB0059",),
-            "sorted() over a tensor",
-            "use torch.sort or torch.topk",
-            "use torch.sort or torch.topk",
-        ),
-        Rule(
-            "SFX308",
-            "unsupported-context-manager",
-            ("GB0142", "GB0208"),
-            "unsupported context manager",
-            "enter it outside the compiled code",
-            "enter the context outside the compiled function",
-            fixable=False,
-        ),
-        Rule(
-            "SFX309",
-            "generator-in-forward",
-            ("GB0363", "GB7650", "GB0055"),
-            "torch.Generator made in compiled code",
-            "create it outside the compiled code",
-            "create the generator outside the compiled function, or seed the global RNG before calling it",
-        ),
-        Rule(
-            "SFX310",
-            "break-in-local-object",
-            ("GB0092",),
-            "break in a method of a local object",
-            "make the object in __init__",
-            "make the object in __init__ (or outside the compiled call), or remove the break in its method",
-        ),
-        Rule(
-            "SFX401",
-            "dynamic-output-shape",
-            ("GB0036",),
-            "dynamic output shape",
-            "use masked_fill/torch.where or nonzero_static",
-            "use a fixed-size form (torch.where(mask, x, 0), masked_fill, nonzero_static) or set "
-            "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
-            captured_by=("capture_dynamic_output_shape_ops", "fullgraph"),
-        ),
-        Rule(
-            "SFX900",
-            "analysis-skipped",
-            (),
-            "not analysed",
-            "no diagnostic is given for this root",
-            "report the file to flake8-staticfx; no diagnostic is given for this root",
-            fixable=False,
-            enabled_by_default=False,
-        ),
-    )
-}
+DATA_DEPENDENT_BRANCH = Rule(
+    "SFX101",
+    "data-dependent-branch",
+    ("GB0170",),
+    "branch on a tensor's value",
+    "select with torch.where or torch.cond",
+    "compute both branches and select with torch.where, or use torch.cond",
+)
+
+TENSOR_TO_PYTHON_SCALAR = Rule(
+    "SFX102",
+    "tensor-to-python-scalar",
+    ("GB0124", "GB0033"),
+    "tensor converted to a Python number",
+    "keep it a 0-d tensor",
+    "keep the value as a 0-d tensor, or set torch._dynamo.config.capture_scalar_outputs = True",
+    captured_by=("capture_scalar_outputs", "fullgraph"),
+    occurrence_gb_ids=("GB0124",),  # .item(), int(), `in`; a size detected as one says GB0033
+)
+
+TENSOR_TOLIST = Rule(
+    "SFX103",
+    "tensor-tolist",
+    ("GB0033", "GB0109"),
+    "tensor copied into a Python list",
+    "keep the data in tensors",
+    "keep the data in tensors (torch.split/gather with tensor indices) or move the call out of forward",
+    # Integer tensors are captured; float ones still break (GB0109) but the dtype is
+    # rarely known statically, so the rule stays quiet under these settings.
+    captured_by=("capture_scalar_outputs", "fullgraph"),
+)
+
+DATA_DEPENDENT_OPERATOR = Rule(
+    "SFX104",
+    "data-dependent-operator",
+    ("GB0033",),
+    "tensor value needed in Python",
+    "stay in tensor ops (torch.sqrt, not math.sqrt)",
+    "stay in tensor ops (torch.sqrt instead of math.sqrt, torch._assert_async instead of "
+    "torch._assert, torch.rand instead of numpy.random)",
+)
+
+RANDOM_NUMBER_ARITHMETIC = Rule(
+    "SFX105",
+    "random-number-arithmetic",
+    ("GB0213",),
+    "Python arithmetic on a random number",
+    "draw it with torch.rand or torch.randint",
+    "draw it with torch (torch.randint, torch.rand) or outside the compiled function",
+)
+
+UNTRACEABLE_BUILTIN = Rule(
+    "SFX201",
+    "untraceable-builtin",
+    ("GB0059", "GB0569"),
+    "builtin dynamo cannot trace",
+    "guard it with torch.compiler.is_compiling()",
+    "remove it from forward, or guard it with `if not torch.compiler.is_compiling():`",
+)
+
+LOGGER_CALL = Rule(
+    "SFX202",
+    "logger-call",
+    ("GB0291", "GB4841"),
+    "logging call",
+    "guard it with torch.compiler.is_compiling()",
+    "guard it with `if not torch.compiler.is_compiling():`, or list the function in "
+    "torch._dynamo.config.ignore_logger_methods",
+)
+
+SKIPPED_FUNCTION_CALL = Rule(
+    "SFX203",
+    "skipped-function-call",
+    ("GB0007", "GB0208"),
+    "call to a function dynamo skips",
+    "move it out of the compiled code",
+    "move it out of forward, or guard it with `if not torch.compiler.is_compiling():`",
+)
+
+EXPLICIT_GRAPH_BREAK = Rule(
+    "SFX301",
+    "explicit-graph-break",
+    ("GB0025",),
+    "explicit graph break",
+    "remove it if the break is no longer needed",
+    "remove the call if the break is no longer needed",
+)
+
+COMPILER_DISABLED_CALL = Rule(
+    "SFX302",
+    "compiler-disabled-call",
+    ("GB0098", "GB0099"),
+    "call to a compiler-disabled function",
+    "call it outside the compiled code",
+    "call it outside the compiled region, or remove the decorator",
+)
+
+AUTOGRAD_IN_FORWARD = Rule(
+    "SFX303",
+    "autograd-in-forward",
+    ("GB0123", "GB9186"),
+    "autograd call in compiled code",
+    "compute gradients outside the compiled code",
+    "compute gradients outside the compiled forward, or set "
+    "torch._dynamo.config.trace_autograd_ops = True",
+)
+
+REQUIRES_GRAD_MUTATION = Rule(
+    "SFX304",
+    "requires-grad-mutation",
+    ("GB0125", "GB8985", "GB0206", "GB0225"),
+    "requires_grad set in compiled code",
+    "set it before the compiled call",
+    "create the tensor or set requires_grad before calling the compiled module, "
+    "or detach and clone instead",
+)
+
+COPY_IN_FORWARD = Rule(
+    "SFX305",
+    "copy-in-forward",
+    ("GB4198", "GB0208"),
+    "copy of a module or tensor",
+    "make the copy in __init__",
+    "make the copy in __init__ or outside the compiled call",
+)
+
+RNN_MODULE = Rule(
+    "SFX306",
+    "rnn-module",
+    ("GB0014",),
+    "RNN/GRU/LSTM module call",
+    "unroll with GRUCell/LSTMCell, or keep it uncompiled",
+    "unroll with nn.GRUCell/nn.LSTMCell, or keep the recurrent module outside torch.compile",
+    fixable=False,
+)
+
+SORTED_OVER_TENSOR = Rule(
+    "SFX307",
+    "sorted-over-tensor",
+    ("GB0059",),
+    "sorted() over a tensor",
+    "use torch.sort or torch.topk",
+    "use torch.sort or torch.topk",
+)
+
+UNSUPPORTED_CONTEXT_MANAGER = Rule(
+    "SFX308",
+    "unsupported-context-manager",
+    ("GB0142", "GB0208"),
+    "unsupported context manager",
+    "enter it outside the compiled code",
+    "enter the context outside the compiled function",
+    fixable=False,
+)
+
+GENERATOR_IN_FORWARD = Rule(
+    "SFX309",
+    "generator-in-forward",
+    ("GB0363", "GB7650", "GB0055"),
+    "torch.Generator made in compiled code",
+    "create it outside the compiled code",
+    "create the generator outside the compiled function, or seed the global RNG before calling it",
+)
+
+BREAK_IN_LOCAL_OBJECT = Rule(
+    "SFX310",
+    "break-in-local-object",
+    ("GB0092",),
+    "break in a method of a local object",
+    "make the object in __init__",
+    "make the object in __init__ (or outside the compiled call), or remove the break in its method",
+)
+
+DYNAMIC_OUTPUT_SHAPE = Rule(
+    "SFX401",
+    "dynamic-output-shape",
+    ("GB0036",),
+    "dynamic output shape",
+    "use masked_fill/torch.where or nonzero_static",
+    "use a fixed-size form (torch.where(mask, x, 0), masked_fill, nonzero_static) or set "
+    "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
+    captured_by=("capture_dynamic_output_shape_ops", "fullgraph"),
+)
+
+ANALYSIS_SKIPPED = Rule(
+    "SFX900",
+    "analysis-skipped",
+    (),
+    "not analysed",
+    "no diagnostic is given for this root",
+    "report the file to flake8-staticfx; no diagnostic is given for this root",
+    fixable=False,
+    enabled_by_default=False,
+)
+
+RULES: dict[str, Rule] = {rule.code: rule for rule in (
+    DATA_DEPENDENT_BRANCH,
+    TENSOR_TO_PYTHON_SCALAR,
+    TENSOR_TOLIST,
+    DATA_DEPENDENT_OPERATOR,
+    RANDOM_NUMBER_ARITHMETIC,
+    UNTRACEABLE_BUILTIN,
+    LOGGER_CALL,
+    SKIPPED_FUNCTION_CALL,
+    EXPLICIT_GRAPH_BREAK,
+    COMPILER_DISABLED_CALL,
+    AUTOGRAD_IN_FORWARD,
+    REQUIRES_GRAD_MUTATION,
+    COPY_IN_FORWARD,
+    RNN_MODULE,
+    SORTED_OVER_TENSOR,
+    UNSUPPORTED_CONTEXT_MANAGER,
+    GENERATOR_IN_FORWARD,
+    BREAK_IN_LOCAL_OBJECT,
+    DYNAMIC_OUTPUT_SHAPE,
+    ANALYSIS_SKIPPED,
+)}
 
 OFF_BY_DEFAULT = tuple(code for code, rule in RULES.items() if not rule.enabled_by_default)

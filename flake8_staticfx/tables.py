@@ -1,7 +1,8 @@
 """Data the builder consults: what dynamo 2.13 traces, specialises on, or breaks on.
 
 Each table is named after what it decides; extend a table by adding a name. Every entry
-that makes a construct break was checked against torch 2.13 dynamo (tests/oracle).
+that makes a construct break was checked against torch 2.13 dynamo (tests/oracle). The
+calls that break are declared in breaks.py, with their rules.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import builtins
 
 from astroid import nodes
 
-from .values import NOTHING
+from .values.base import NOTHING
 
 BUILTINS = frozenset(dir(builtins))
 # Attributes of Python's own values: using one says nothing about being a tensor.
@@ -101,62 +102,8 @@ RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
 
 # -- functions from outside the project ----------------------------------------
 
-# Calls that dynamo does not trace, by construct kind (annotate.py maps kinds to rules).
-EXTERNAL_CONSTRUCTS = {
-    "torch._dynamo.graph_break": "graph_break",
-    "torch.autograd.grad": "autograd",
-    "torch.autograd.backward": "autograd",
-    "copy.deepcopy": "deepcopy",
-    "copy.copy": "skipped",  # of a list or dict: GB0007 (of a tensor: GB0208 in copy.py)
-    "torch.nonzero": "dynamic_shape",
-    "torch.masked_select": "dynamic_shape",
-    "torch.unique": "dynamic_shape",
-    "torch.unique_consecutive": "dynamic_shape",
-    "torch.argwhere": "dynamic_shape",
-    "torch.where": "dynamic_shape",  # only the one-argument form (build.py)
-    "torch.repeat_interleave": "dynamic_shape",  # only with tensor repeats (build.py)
-    "warnings.warn": "skipped",
-    "sys._getframe": "skipped",
-    "torch.manual_seed": "skipped",
-    "torch.random.manual_seed": "skipped",
-    "torch.seed": "skipped",
-    "torch.initial_seed": "skipped",  # GB0208: a torch op that returns no tensor
-    "torch.save": "skipped",
-    "inspect.currentframe": "skipped",
-    "inspect.stack": "skipped",
-    "inspect.getframeinfo": "skipped",
-    "inspect.getouterframes": "skipped",
-    "inspect.trace": "skipped",
-    "pdb.set_trace": "skipped",
-    "os.getpid": "skipped",
-    "torch.Generator": "generator",
-    "torch.nn.utils.rnn.pack_padded_sequence": "skipped",
-    "torch.nn.utils.rnn.pad_packed_sequence": "skipped",
-    "torch.nn.utils.rnn.pack_sequence": "skipped",
-    "random.random": "skipped",
-    "random.choice": "skipped",
-    "torch.bincount": "dynamic_shape",
-    "torch.nn.functional.ctc_loss": "dynamic_shape",  # only with tensor lengths (build.py)
-    "torch._assert": "data_dependent",
-    "torch._check_tensor_all": "item",
-    # Module-level logging functions reach the root logger, which dynamo cannot trace (GB4841).
-    "logging.debug": "logger",
-    "logging.info": "logger",
-    "logging.warning": "logger",
-    "logging.error": "logger",
-    "logging.critical": "logger",
-    "logging.exception": "logger",
-    "logging.log": "logger",
-}
 # random functions dynamo turns into graph inputs (random.random is skipped instead).
 TRACED_RANDOM_FUNCTIONS = frozenset({"random.randint", "random.uniform", "random.randrange"})
-# Whole modules whose functions dynamo skips (GB0007), less the ones it traces. Not
-# `random.`: dynamo traces random.randint (a graph input) but skips random.random.
-SKIPPED_PREFIXES = ("time.",)
-TRACED_FUNCTIONS = frozenset({"time.struct_time"})
-
-# Builtins dynamo cannot trace (GB0059).
-UNTRACEABLE_BUILTINS = frozenset({"print", "breakpoint", "open", "input"})
 # Builtins computed on known static arguments exactly as Python would.
 PURE_BUILTINS = frozenset({
     "str", "repr", "int", "float", "bool", "abs", "round", "min", "max", "len", "sorted",

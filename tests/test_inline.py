@@ -627,3 +627,73 @@ def test_methods_of_plain_project_objects(tmp_path):
                 return h, idx, sizes
     """)
     assert found(path) == expected(path)
+
+
+@pytest.mark.parametrize("body", [
+    # A list appended to on one path only may be empty after the `if` (tests/cases/aux_outputs.py).
+    """
+        xs = []
+        if self.flag:
+            xs.append(self.fc(x))
+        if not xs:
+            return x.sum().item()  # expect: SFX102
+        return xs[0]
+    """,
+    # The same through an alias and a helper that appends to the caller's list.
+    """
+        xs = []
+        alias = xs
+        if self.flag:
+            add(alias, self.fc(x))
+        if len(xs) == 0:
+            return x.sum().item()  # expect: SFX102
+        return xs[0]
+    """,
+    # A dict key set on one path only may be missing.
+    """
+        extras = {}
+        if self.flag:
+            extras["h"] = self.fc(x)
+        if "h" not in extras:
+            return x.sum().item()  # expect: SFX102
+        return extras["h"]
+    """,
+    # A path that returns does not flow on: after it the list is known to be empty.
+    """
+        xs = []
+        if self.flag:
+            xs.append(self.fc(x))
+            return xs[0]
+        if xs:
+            return x.sum().item()
+        return x
+    """,
+    # Appended on both paths: never empty, the scalar path never runs.
+    """
+        xs = []
+        if self.flag:
+            xs.append(self.fc(x))
+        else:
+            xs.append(x)
+        if not xs:
+            return x.sum().item()
+        return xs[0]
+    """,
+])
+def test_mutations_inside_a_branch_meet_the_other_path(tmp_path, body):
+    """Mutation is recorded inside a branch whose outcome is unknown (a constructor argument
+    here), so that after the branch a container holds the join of both paths' states."""
+    check(tmp_path, HEADER + """
+
+def add(items, item):
+    items.append(item)
+
+
+class Model(nn.Module):
+    def __init__(self, flag=False):
+        super().__init__()
+        self.flag = flag
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+""" + textwrap.indent(textwrap.dedent(body).strip("\n"), "        ") + "\n")

@@ -1,0 +1,204 @@
+"""Graph breaks: the record a detection site writes, and the one table of breaking calls.
+
+A break is raised where it is detected (`Interpreter.graph_break(rule, node, expr, frame)`),
+naming its rule from `rules.py`. Breaks shaped like a call of a named function (`print(...)`,
+`torch.nonzero(...)`, `copy.deepcopy(...)`) are declared here instead, each with the
+predicate that says which call forms break and what the call gives the code after it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import rules
+from .ir import Node
+from .rules import Rule
+from .values import (
+    UNKNOWN,
+    Dict,
+    Instance,
+    Seq,
+    Static,
+    Tensor,
+    Value,
+    is_definite_tensor,
+    is_module,
+)
+
+
+@dataclass(frozen=True)
+class Break:
+    """What annotate needs to turn a break into a region."""
+
+    rule: Rule
+    what: str  # the construct as written in the source
+    frame_skip: tuple[str, str] | None  # (function run eagerly, why it cannot resume)
+    gb_ids: tuple[str, ...]  # of this occurrence
+    qname: str = ""  # the function called, for settings that name functions
+    cause: Node | None = None  # SFX310: the break inside a method that makes this one
+
+
+# -- predicates: which call forms break ------------------------------------------------
+
+
+def always(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Every call breaks."""
+    return True
+
+
+def on_tensor(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Breaks when the first argument is a tensor: its value is needed in Python (GB0033).
+    On a Python number the call is plain Python."""
+    return bool(args) and is_definite_tensor(args[0])
+
+
+def one_argument(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`torch.where(condition)` is `nonzero(as_tuple=True)`: its output shape depends on the
+    data (GB0036). `torch.where(condition, a, b)` is elementwise and traces."""
+    return len(args) + len(kwargs) == 1
+
+
+def tensor_repeats(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`torch.repeat_interleave(repeats)` and `(x, repeats_tensor)` have a data-dependent
+    output size (GB0036); an int `repeats` does not."""
+    return (len(args) == 1 and "repeats" not in kwargs) or (len(args) > 1 and is_definite_tensor(args[1])) \
+        or is_definite_tensor(kwargs.get("repeats", UNKNOWN))
+
+
+def tensor_lengths(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`ctc_loss` with tensor `input_lengths`/`target_lengths` reads them in Python (GB0036);
+    with lists or tuples of ints it traces."""
+    lengths = [*args[2:4], kwargs.get("input_lengths"), kwargs.get("target_lengths")]
+    return any(isinstance(v, Tensor) for v in lengths)
+
+
+def copies_module_or_tensor(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`copy.deepcopy` of a module or a tensor breaks (GB4198 for a module, GB0208 inside
+    copy.py for a tensor); of a list, dict or number dynamo traces the copy."""
+    return bool(args) and (is_module(args[0]) or is_definite_tensor(args[0]))
+
+
+# -- what the code after the call sees --------------------------------------------------
+
+
+def static_result(node: Node, args: list[Value], qname: str) -> Value:
+    return Static()
+
+
+def none_result(node: Node, args: list[Value], qname: str) -> Value:
+    return Static(None)
+
+
+def unknown_result(node: Node, args: list[Value], qname: str) -> Value:
+    return UNKNOWN
+
+
+def tensor_result(node: Node, args: list[Value], qname: str) -> Value:
+    return Tensor(node)
+
+
+def copy_result(node: Node, args: list[Value], qname: str) -> Value:
+    return args[0] if is_module(args[0]) else Tensor(node)
+
+
+def generator_result(node: Node, args: list[Value], qname: str) -> Value:
+    return Instance(qname)
+
+
+def none_otherwise(args: list[Value]) -> Value:
+    return Static(None)
+
+
+def copy_otherwise(args: list[Value]) -> Value:
+    """The copy of a Python value is that value, as far as the analysis can tell."""
+    return args[0] if args and isinstance(args[0], (Static, Dict, Seq)) else UNKNOWN
+
+
+@dataclass(frozen=True)
+class BreakingCall:
+    """A function whose call breaks the graph when `breaks` holds for the call's arguments."""
+
+    rule: Rule
+    result: Callable[[Node, list[Value], str], Value] = static_result
+    breaks: Callable[[list[Value], dict[str, Value]], bool] = always
+    # What the call gives when `breaks` does not hold; None: the ordinary call.
+    otherwise: Callable[[list[Value]], Value] | None = None
+    in_graph: bool = False  # the node is a graph op (call_function), not a Python-side call
+    gb_ids: tuple[str, ...] = ()  # of the occurrence, when the rule's default does not say it
+
+
+SKIPPED = BreakingCall(rules.SKIPPED_FUNCTION_CALL)
+LOGGER = BreakingCall(rules.LOGGER_CALL, none_result)
+DYNAMIC_SHAPE = BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, in_graph=True)
+AUTOGRAD = BreakingCall(rules.AUTOGRAD_IN_FORWARD, tensor_result, in_graph=True)
+UNTRACEABLE = BreakingCall(rules.UNTRACEABLE_BUILTIN, unknown_result)
+# Python's random numbers: dynamo skips numpy.random (GB0007) and random.random/choice.
+NUMPY_RANDOM = BreakingCall(rules.DATA_DEPENDENT_OPERATOR, unknown_result)
+# math.sqrt(t) and friends need the tensor's value as a Python float.
+MATH_ON_TENSOR = BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise)
+
+BREAKING_CALLS: dict[str, BreakingCall] = {
+    "torch._dynamo.graph_break": BreakingCall(rules.EXPLICIT_GRAPH_BREAK),
+    "torch.autograd.grad": AUTOGRAD,
+    "torch.autograd.backward": AUTOGRAD,
+    "copy.deepcopy": BreakingCall(rules.COPY_IN_FORWARD, copy_result, copies_module_or_tensor,
+                                  copy_otherwise, in_graph=True),
+    "copy.copy": SKIPPED,  # of a list or dict: GB0007 (of a tensor: GB0208 in copy.py)
+    "torch.nonzero": DYNAMIC_SHAPE,
+    "torch.masked_select": DYNAMIC_SHAPE,
+    "torch.unique": DYNAMIC_SHAPE,
+    "torch.unique_consecutive": DYNAMIC_SHAPE,
+    "torch.argwhere": DYNAMIC_SHAPE,
+    "torch.bincount": DYNAMIC_SHAPE,
+    "torch.where": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, one_argument, in_graph=True),
+    "torch.repeat_interleave": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, tensor_repeats,
+                                            in_graph=True),
+    "torch.nn.functional.ctc_loss": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, tensor_lengths,
+                                                 in_graph=True),
+    "warnings.warn": SKIPPED,
+    "sys._getframe": SKIPPED,
+    "torch.manual_seed": SKIPPED,
+    "torch.random.manual_seed": SKIPPED,
+    "torch.seed": SKIPPED,
+    "torch.initial_seed": SKIPPED,  # GB0208: a torch op that returns no tensor
+    "torch.save": SKIPPED,
+    "inspect.currentframe": SKIPPED,
+    "inspect.stack": SKIPPED,
+    "inspect.getframeinfo": SKIPPED,
+    "inspect.getouterframes": SKIPPED,
+    "inspect.trace": SKIPPED,
+    "pdb.set_trace": SKIPPED,
+    "os.getpid": SKIPPED,
+    "random.random": SKIPPED,
+    "random.choice": SKIPPED,
+    "torch.nn.utils.rnn.pack_padded_sequence": SKIPPED,
+    "torch.nn.utils.rnn.pad_packed_sequence": SKIPPED,
+    "torch.nn.utils.rnn.pack_sequence": SKIPPED,
+    "torch.Generator": BreakingCall(rules.GENERATOR_IN_FORWARD, generator_result),
+    "torch._assert": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise),
+    "torch._check_tensor_all": BreakingCall(rules.TENSOR_TO_PYTHON_SCALAR, breaks=on_tensor,
+                                            otherwise=none_otherwise),
+    # Module-level logging functions reach the root logger, which dynamo cannot trace (GB4841).
+    **{f"logging.{name}": LOGGER for name in ("debug", "info", "warning", "error", "critical", "exception",
+                                              "log")},
+    # Builtins dynamo cannot trace (GB0059).
+    **{name: UNTRACEABLE for name in ("print", "breakpoint", "open", "input")},
+}
+# Whole modules whose functions dynamo skips (GB0007), less the ones it traces. Not
+# `random.`: dynamo traces random.randint (a graph input) but skips random.random.
+SKIPPED_PREFIXES = ("time.",)
+TRACED_FUNCTIONS = frozenset({"time.struct_time"})
+
+
+def breaking_call(qname: str, args: list[Value]) -> BreakingCall | None:
+    """The breaking call `qname` is, if it is one."""
+    call = BREAKING_CALLS.get(qname)
+    if call is not None:
+        return call
+    if qname.startswith(SKIPPED_PREFIXES) and qname not in TRACED_FUNCTIONS:
+        return SKIPPED
+    if qname.startswith("numpy.random.") and qname != "numpy.random.seed":
+        return NUMPY_RANDOM
+    if qname.startswith("math.") and any(is_definite_tensor(a) for a in args):
+        return MATH_ON_TENSOR
+    return None

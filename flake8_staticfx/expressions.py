@@ -1,0 +1,364 @@
+"""Expressions: each astroid expression node evaluated to an abstract value.
+
+Statements, control flow and inlining are the interpreter's (`interpreter.py`); what a
+value does when it is called, indexed or tested is the value's own (`values/`).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from .inline import Frame
+from .ir import Node
+from .operators import binop, both, compare, unary
+from .values import (
+    MAX_FOLDED_SIZE,
+    UNKNOWN,
+    Dict,
+    Function,
+    Seq,
+    Static,
+    Tensor,
+    Value,
+    assumed_truth,
+    derived,
+    is_definite_tensor,
+    join,
+    join_all,
+)
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+
+class ExpressionEvaluator:
+    """Evaluates expressions for one interpreter (`tx`)."""
+
+    def __init__(self, tx: Interpreter):
+        self.tx = tx
+
+    def eval(self, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        if expr is None:
+            return Static(None)
+        handler = getattr(self, "eval_" + type(expr).__name__, None)
+        if handler is None:
+            for child in expr.get_children():
+                if isinstance(child, nodes.NodeNG) and not child.is_statement:
+                    self.eval(child, frame)
+            return UNKNOWN
+        return handler(expr, frame)
+
+    def eval_Const(self, expr: nodes.Const, frame: Frame) -> Value:
+        return Static(expr.value)
+
+    def eval_Name(self, expr: nodes.Name, frame: Frame) -> Value:
+        value = frame.lookup(expr.name)
+        if value is not None:
+            return value
+        return self.tx.global_value(frame.module, expr.name)
+
+    def eval_Attribute(self, expr: nodes.Attribute, frame: Frame) -> Value:
+        return self.eval(expr.expr, frame).var_getattr(self.tx, expr.attrname, expr, frame)
+
+    def eval_Tuple(self, expr: nodes.Tuple, frame: Frame) -> Value:
+        return Seq(self.elements(expr.elts, frame))
+
+    def eval_List(self, expr: nodes.List, frame: Frame) -> Value:
+        return Seq(self.elements(expr.elts, frame), is_list=True)
+
+    def eval_Set(self, expr: nodes.Set, frame: Frame) -> Value:
+        self.elements(expr.elts, frame)
+        return UNKNOWN
+
+    def elements(self, elts: list[nodes.NodeNG], frame: Frame) -> list[Value] | None:
+        """The items of a display, `*spread` ones included; None when a spread is not known."""
+        items: list[Value] = []
+        exact = True
+        for elt in elts:
+            if isinstance(elt, nodes.Starred):
+                inner = self.eval(elt.value, frame)
+                if isinstance(inner, Seq) and inner.items is not None:
+                    items.extend(inner.items)
+                else:
+                    exact = False
+            else:
+                items.append(self.eval(elt, frame))
+        return items if exact else None
+
+    def eval_Dict(self, expr: nodes.Dict, frame: Frame) -> Value:
+        result = Dict({})
+        for key_node, value_node in expr.items:
+            value = self.eval(value_node, frame)
+            if isinstance(key_node, nodes.DictUnpack):
+                if isinstance(value, Dict):
+                    result.items.update(value.items)
+                    result.complete &= value.complete
+                else:
+                    result.complete = False
+                continue
+            key = self.eval(key_node, frame)
+            if isinstance(key, Static) and key.known:
+                try:
+                    result.items[key.value] = value
+                    continue
+                except TypeError:
+                    pass
+            result.complete = False
+        return result
+
+    def eval_JoinedStr(self, expr: nodes.JoinedStr, frame: Frame) -> Value:
+        """An f-string of known simple values is known (`getattr(self, f"_pool_{mode}")`)."""
+        parts, operands, known = [], [], True
+        for value in expr.values:
+            if isinstance(value, nodes.Const):
+                parts.append(str(value.value))
+                continue
+            operand = self.eval(value.value, frame) if isinstance(value, nodes.FormattedValue) else UNKNOWN
+            operands.append(operand)
+            if isinstance(operand, Static) and operand.known and value.format_spec is None \
+                    and isinstance(operand.value, (str, int, float, bool, type(None))):
+                parts.append({114: repr, 97: ascii}.get(value.conversion, str)(operand.value))
+            else:
+                known = False
+        if not known or sum(map(len, parts)) > MAX_FOLDED_SIZE:
+            return Static()
+        return derived("".join(parts), *operands)
+
+    def eval_FormattedValue(self, expr: nodes.FormattedValue, frame: Frame) -> Value:
+        self.eval(expr.value, frame)
+        return Static()
+
+    def eval_Slice(self, expr: nodes.Slice, frame: Frame) -> Value:
+        parts = [self.eval(part, frame) if part is not None else Static(None)
+                 for part in (expr.lower, expr.upper, expr.step)]
+        if all(isinstance(p, Static) and p.known for p in parts):
+            try:
+                return Static(slice(*(p.value for p in parts)))
+            except TypeError:
+                return Static()
+        return Seq(parts) if any(isinstance(p, Tensor) for p in parts) else Static()
+
+    def eval_Lambda(self, expr: nodes.Lambda, frame: Frame) -> Value:
+        return Function(expr, closure=frame, cls=frame.cls)
+
+    def eval_NamedExpr(self, expr: nodes.NamedExpr, frame: Frame) -> Value:
+        value = self.eval(expr.value, frame)
+        self.tx.assign(expr.target, value, frame)
+        return value
+
+    def eval_Starred(self, expr: nodes.Starred, frame: Frame) -> Value:
+        return self.eval(expr.value, frame)
+
+    def eval_IfExp(self, expr: nodes.IfExp, frame: Frame) -> Value:
+        test, known, branch = self.condition(expr.test, frame)
+        if known is not None:
+            return self.eval(expr.body if known else expr.orelse, frame)
+        start = len(self.tx.graph.nodes)
+        narrowed = narrowing(expr.test, frame)
+        saved = frame.env
+        if narrowed:
+            frame.env = {**saved, narrowed[0]: narrowed[1]}
+        assumed = assumed_truth(test)
+        with ShortCircuit(frame, varies(test) or assumed is True):
+            body = self.eval(expr.body, frame)
+        frame.env = saved
+        with ShortCircuit(frame, varies(test) or assumed is False):
+            orelse = self.eval(expr.orelse, frame)
+        self.tx.cover(branch, start)
+        return join(body, orelse)
+
+    # ------------------------------------------------------------- truth
+
+    def condition(self, expr: nodes.NodeNG, frame: Frame) -> tuple[Value, bool | None, Node | None]:
+        """Evaluate the test of an `if`/`while`/ternary and test it for truth as Python does
+        (`if a and t:` tests `t` itself when `a` holds): (value, known outcome, branch node)."""
+        if not isinstance(expr, nodes.BoolOp):
+            value = self.eval(expr, frame)
+            return (value, *value.truth(self.tx, expr, frame))
+        value, decided, last_branch = self.bool_operands(expr, frame, test_last=True)
+        if decided is not None or last_branch is not None:
+            return value, decided, last_branch
+        known, branch = value.truth(self.tx, expr, frame)
+        return value, known, branch
+
+    def eval_BoolOp(self, expr: nodes.BoolOp, frame: Frame) -> Value:
+        return self.bool_operands(expr, frame, test_last=False)[0]
+
+    def bool_operands(self, expr: nodes.BoolOp, frame: Frame,
+                      test_last: bool) -> tuple[Value, bool | None, Node | None]:
+        """The value of `a and b ...` (one of the operands); its truth when an operand decides
+        it (`n > 1 and not is_compiling()` is false under dynamo, whatever `n`); and with
+        `test_last` the branch node of testing the last operand when it is a tensor. Each
+        operand but the last is tested for truth here; one after an operand of unknown truth
+        runs only on some calls."""
+        results = []
+        branch = None
+        decided = None
+        entered = 0
+        try:
+            for index, operand in enumerate(expr.values):
+                value = self.eval(operand, frame)
+                if index == len(expr.values) - 1:
+                    results.append(value)
+                    if test_last and is_definite_tensor(value):
+                        branch = self.tx.branch(value, operand, frame)
+                    elif test_last and value.truth(self.tx, operand, frame)[0] == (expr.op == "or"):
+                        decided = expr.op == "or"
+                    break
+                known, _ = value.truth(self.tx, operand, frame)
+                if known is None:
+                    results.append(value)
+                    if not varies(value) and assumed_truth(value) != (expr.op == "and"):
+                        frame.short_circuit += 1  # later operands run only on some calls
+                        entered += 1
+                    continue
+                if known == (expr.op == "or"):
+                    results.append(value)
+                    decided = known
+                    break
+        finally:
+            frame.short_circuit -= entered
+        return join_all(results), decided, branch
+
+    def eval_UnaryOp(self, expr: nodes.UnaryOp, frame: Frame) -> Value:
+        operand = self.eval(expr.operand, frame)
+        if expr.op == "not":
+            known, _ = operand.truth(self.tx, expr.operand, frame)
+            if known is not None:
+                return Static(not known)
+            if isinstance(operand, Static) and operand.assumed and operand.known:
+                return derived(not operand.value, operand)
+            return Static()
+        return unary(self.tx, expr.op, operand, expr, frame)
+
+    # --------------------------------------------------------- operators
+
+    def eval_BinOp(self, expr: nodes.BinOp, frame: Frame) -> Value:
+        return binop(self.tx, expr.op, self.eval(expr.left, frame), self.eval(expr.right, frame), expr, frame)
+
+    def eval_Compare(self, expr: nodes.Compare, frame: Frame) -> Value:
+        left = self.eval(expr.left, frame)
+        result: Value = Static(True)
+        for op, right_node in expr.ops:
+            right = self.eval(right_node, frame)
+            result = both(result, compare(self.tx, op, left, right, expr, frame))
+            left = right
+        return result
+
+    def eval_Subscript(self, expr: nodes.Subscript, frame: Frame) -> Value:
+        container = self.eval(expr.value, frame)
+        key = self.eval(expr.slice, frame)
+        return container.subscript(self.tx, key, expr, frame)
+
+    # ------------------------------------------------------ comprehensions
+
+    def comprehension(self, expr: nodes.NodeNG, frame: Frame, element: nodes.NodeNG,
+                      key: nodes.NodeNG | None = None) -> Value:
+        saved = dict(frame.env)
+        results: list[Value] = []
+        keys: list[Value] = []
+        exact = [True]
+
+        def run(generators: list[nodes.Comprehension]) -> None:
+            if not generators:
+                if key is not None:
+                    keys.append(self.eval(key, frame))
+                results.append(self.eval(element, frame))
+                return
+            generator = generators[0]
+            iterable = self.eval(generator.iter, frame)
+            items = iterable.iterate(self.tx)
+            if items is None:
+                exact[0] = False
+                items = [iterable.element(self.tx, generator.iter, frame)]
+            for item in items:
+                self.tx.assign(generator.target, item, frame)
+                keep = True
+                for condition in generator.ifs:
+                    known, _ = self.eval(condition, frame).truth(self.tx, condition, frame)
+                    if known is False:
+                        keep = False
+                        break
+                    if known is None:
+                        exact[0] = False
+                if keep:
+                    run(generators[1:])
+
+        run(expr.generators)
+        frame.env = saved
+        if isinstance(expr, (nodes.ListComp, nodes.GeneratorExp)) and exact[0]:
+            return Seq(results, is_list=True)
+        if isinstance(expr, nodes.DictComp):
+            if exact[0] and all(isinstance(k, Static) and k.known for k in keys):
+                try:
+                    return Dict({k.value: v for k, v in zip(keys, results)})
+                except TypeError:
+                    pass
+            return Dict({}, complete=False)
+        return Seq(None, elem=join_all(results) if results else UNKNOWN, is_list=True)
+
+    def eval_ListComp(self, expr: nodes.ListComp, frame: Frame) -> Value:
+        return self.comprehension(expr, frame, expr.elt)
+
+    eval_SetComp = eval_GeneratorExp = eval_ListComp
+
+    def eval_DictComp(self, expr: nodes.DictComp, frame: Frame) -> Value:
+        return self.comprehension(expr, frame, expr.value, expr.key)
+
+    # --------------------------------------------------------------- calls
+
+    def eval_Call(self, expr: nodes.Call, frame: Frame) -> Value:
+        callee = self.eval(expr.func, frame)
+        args: list[Value] = []
+        unknown_rest = False
+        for arg in expr.args:
+            if isinstance(arg, nodes.Starred):
+                inner = self.eval(arg.value, frame)
+                if isinstance(inner, Seq) and inner.items is not None:
+                    args.extend(inner.items)
+                else:
+                    unknown_rest = True
+            else:
+                args.append(self.eval(arg, frame))
+        kwargs: dict[str, Value] = {}
+        for keyword in expr.keywords:
+            value = self.eval(keyword.value, frame)
+            if keyword.arg is None:
+                if isinstance(value, Dict) and value.exact and all(isinstance(k, str) for k in value.items):
+                    kwargs.update(value.items)
+                else:
+                    unknown_rest = True
+            else:
+                kwargs[keyword.arg] = value
+        return callee.call(self.tx, args, kwargs, expr, frame, unknown_rest)
+
+
+class ShortCircuit:
+    """Context: the code evaluated inside runs only on some calls."""
+
+    def __init__(self, frame: Frame, varies: bool):
+        self.frame, self.step = frame, 0 if varies else 1
+
+    def __enter__(self) -> None:
+        self.frame.short_circuit += self.step
+
+    def __exit__(self, *exc: object) -> None:
+        self.frame.short_circuit -= self.step
+
+
+def varies(value: Value) -> bool:
+    """Values that differ between ordinary runs do not make the code under them conditional."""
+    return isinstance(value, Static) and value.varies or is_definite_tensor(value)
+
+
+def narrowing(test: nodes.NodeNG, frame: Frame) -> tuple[str, Value] | None:
+    """`if x is not None:` makes an optional tensor `x` definite inside the branch."""
+    if isinstance(test, nodes.Compare) and len(test.ops) == 1 and isinstance(test.left, nodes.Name):
+        op, right = test.ops[0]
+        if op == "is not" and isinstance(right, nodes.Const) and right.value is None:
+            value = frame.lookup(test.left.name)
+            if isinstance(value, Tensor) and value.weak and value.node is not None \
+                    and value.node.meta.get("annotated_tensor"):
+                return test.left.name, Tensor(value.node)
+    return None

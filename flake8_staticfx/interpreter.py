@@ -1,0 +1,645 @@
+"""Stage 2: abstract interpretation of a compile root into a static FX graph.
+
+The interpreter walks the root's statements the way dynamo walks its bytecode: tensor
+operations become graph nodes, static Python values are computed (or known to be static and
+left unknown), calls into the project are inlined, loops over known containers are unrolled.
+This class runs statements (control flow, merging of paths, budgets, inlining); expressions
+are evaluated by `expressions.ExpressionEvaluator`, and each kind of value owns what it does
+(`values/`). A construct dynamo cannot trace raises its break where it is detected, through
+`graph_break`, naming its rule.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from astroid import nodes
+
+from . import rules
+from .breaks import Break
+from .config import Options
+from .discover import Binding, Resolver, Root, SourceModule, is_disabled, is_opaque, is_property, is_staticmethod
+from .expressions import ExpressionEvaluator, narrowing
+from .heap import Heap
+from .inline import Frame, bind_arguments
+from .ir import Graph, Node, SourceSpan
+from .parameters import root_parameters
+from .rules import Rule
+from .values import (
+    UNKNOWN,
+    ClassRef,
+    Function,
+    Instance,
+    Module,
+    Obj,
+    Seq,
+    Static,
+    Tensor,
+    UserModule,
+    Value,
+    as_args,
+    as_kwargs,
+    external,
+    holds_object,
+    join,
+    join_all,
+    signature_of,
+)
+
+
+class BudgetExceeded(Exception):
+    """The analysis of one root ran past a limit; what was found so far stands."""
+
+
+# Flow of a block: how it ends.
+FALLS_THROUGH, RETURNS, BREAKS, CONTINUES = None, "return", "break", "continue"
+
+
+class FileState:
+    """What the interpreters of one file share: caches keyed by code, never by root."""
+
+    def __init__(self, deadline: float, reuse_inlined: bool, max_steps: int):
+        self.deadline = deadline  # process time: a loaded machine must not change the answer
+        self.reuse_inlined = reuse_inlined
+        self.max_steps = max_steps  # and a deterministic bound, so that it rarely has to
+        self.steps = 0
+        self.globals: dict[tuple[str, str], Value] = {}
+        self.mutated_attrs: dict[nodes.ClassDef, frozenset[str]] = {}
+        self.init_attrs: dict[tuple, dict[str, Value]] = {}
+        self.summaries: dict[tuple, Value] = {}
+
+
+class Interpreter:
+    """Interprets one compile root into `graph`."""
+
+    def __init__(self, resolver: Resolver, options: Options, state: FileState, graph: Graph,
+                 heap: Heap | None = None):
+        self.resolver = resolver
+        self.options = options
+        self.state = state
+        self.graph = graph
+        self.heap = heap or Heap()
+        self.expressions = ExpressionEvaluator(self)
+        self.eval = self.expressions.eval
+        self.segment_start = 0  # position of the first node after the latest break
+        self._attr_nodes: dict[str, Node] = {}
+        self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
+
+    # ------------------------------------------------------------------ roots
+
+    def build(self, root: Root) -> Graph:
+        function = root.function
+        receiver: Value | None = None
+        if root.cls is not None and not is_staticmethod(self.resolver, function):
+            receiver = UserModule("", cls=root.cls) if self.resolver.is_module_class(root.cls) else UNKNOWN
+        env = root_parameters(self, function, receiver)
+        frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
+        frame.is_property = is_property(self.resolver, function)
+        try:
+            self.run_body(frame)
+        finally:
+            result = join_all(frame.returns) if frame.returns else Static(None)
+            self.graph.output(result.as_arg(), meta=self.meta(function, frame))
+        return self.graph
+
+    # ------------------------------------------------------------- statements
+
+    def tick(self) -> None:
+        self.state.steps += 1
+        if self.state.steps > self.state.max_steps:
+            raise BudgetExceeded("step budget")
+        if self.state.steps % 256 == 0 and time.process_time() > self.state.deadline:
+            raise BudgetExceeded("time budget")
+        if len(self.graph.nodes) > self.options.max_nodes:
+            raise BudgetExceeded("node budget")
+
+    def run_body(self, frame: Frame) -> None:
+        body = frame.function.body
+        if isinstance(frame.function, nodes.Lambda):
+            frame.returns.append(self.eval(body, frame))
+        else:
+            self.exec_block(body, frame)
+
+    def exec_block(self, statements: list[nodes.NodeNG], frame: Frame) -> str | None:
+        for statement in statements:
+            flow = self.exec_statement(statement, frame)
+            if flow is not FALLS_THROUGH:
+                return flow
+        return FALLS_THROUGH
+
+    def exec_statement(self, stmt: nodes.NodeNG, frame: Frame) -> str | None:
+        self.tick()
+        frame.short_circuit = 0
+        handler = getattr(self, "exec_" + type(stmt).__name__, None)
+        if handler is not None:
+            return handler(stmt, frame)
+        for child in stmt.get_children():  # unknown statement kinds: still see their calls
+            if isinstance(child, nodes.NodeNG) and not isinstance(child, (nodes.FunctionDef, nodes.ClassDef)):
+                if child.is_statement:
+                    self.exec_statement(child, frame)
+                else:
+                    self.eval(child, frame)
+        return FALLS_THROUGH
+
+    def exec_Expr(self, stmt: nodes.Expr, frame: Frame) -> None:
+        self.eval(stmt.value, frame)
+
+    def exec_Assign(self, stmt: nodes.Assign, frame: Frame) -> None:
+        value = self.eval(stmt.value, frame)
+        for target in stmt.targets:
+            self.assign(target, value, frame)
+
+    def exec_AnnAssign(self, stmt: nodes.AnnAssign, frame: Frame) -> None:
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value, frame), frame)
+
+    def exec_AugAssign(self, stmt: nodes.AugAssign, frame: Frame) -> None:
+        from .operators import binop
+
+        current = self.eval(stmt.target, frame)
+        value = self.eval(stmt.value, frame)
+        self.assign(stmt.target, binop(self, stmt.op.rstrip("="), current, value, stmt, frame), frame)
+
+    def exec_Return(self, stmt: nodes.Return, frame: Frame) -> str:
+        frame.returns.append(self.eval(stmt.value, frame) if stmt.value is not None else Static(None))
+        return RETURNS
+
+    def exec_Raise(self, stmt: nodes.Raise, frame: Frame) -> str:
+        return RETURNS  # the path ends; its message is never formatted in the compiled run
+
+    def exec_Pass(self, stmt: nodes.NodeNG, frame: Frame) -> None:
+        return None
+
+    exec_Global = exec_Nonlocal = exec_Import = exec_ImportFrom = exec_Pass
+
+    def exec_Break(self, stmt: nodes.Break, frame: Frame) -> str:
+        return BREAKS
+
+    def exec_Continue(self, stmt: nodes.Continue, frame: Frame) -> str:
+        return CONTINUES
+
+    def exec_Delete(self, stmt: nodes.Delete, frame: Frame) -> None:
+        for target in stmt.targets:
+            if isinstance(target, nodes.DelName):
+                frame.env.pop(target.name, None)
+
+    def exec_FunctionDef(self, stmt: nodes.FunctionDef, frame: Frame) -> None:
+        frame.env[stmt.name] = Function(stmt, closure=frame, cls=frame.cls)
+
+    def exec_ClassDef(self, stmt: nodes.ClassDef, frame: Frame) -> None:
+        frame.env[stmt.name] = ClassRef(stmt)
+
+    def exec_Assert(self, stmt: nodes.Assert, frame: Frame) -> None:
+        # Dynamo rewrites `assert tensor_condition` into torch._assert: no break.
+        self.eval(stmt.test, frame)
+
+    def exec_If(self, stmt: nodes.If, frame: Frame) -> str | None:
+        _, known, branch = self.expressions.condition(stmt.test, frame)
+        narrowed = narrowing(stmt.test, frame)
+        if known is not None:
+            return self.exec_block(stmt.body if known else stmt.orelse, frame)
+        start = len(self.graph.nodes)
+        saved = dict(frame.env)
+        if narrowed:
+            frame.env[narrowed[0]] = narrowed[1]
+        mark = self.heap.begin_branch()
+        frame.conditional += 1
+        try:
+            flow_then = self.exec_block(stmt.body, frame)
+            env_then, changed_then = frame.env, self.heap.end_path(mark)
+            frame.env = dict(saved)
+            flow_else = self.exec_block(stmt.orelse, frame)
+        finally:
+            frame.conditional -= 1
+        self.heap.join_paths(mark, changed_then, flow_then, flow_else)
+        frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
+        self.cover(branch, start)
+        if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
+            return flow_then if flow_then == flow_else else RETURNS
+        return FALLS_THROUGH
+
+    def exec_While(self, stmt: nodes.While, frame: Frame) -> str | None:
+        _, known, branch = self.expressions.condition(stmt.test, frame)
+        if known is False:
+            return self.exec_block(stmt.orelse, frame)
+        start = len(self.graph.nodes)
+        saved = dict(frame.env)
+        mark = self.heap.begin_branch()
+        frame.loop_depth += 1
+        try:
+            flow = self.exec_block(stmt.body, frame)
+        finally:
+            frame.loop_depth -= 1
+        if branch is None and flow in (FALLS_THROUGH, CONTINUES):
+            # The test runs again after the body: a flag the body sets from a tensor
+            # (`finished = seqs.max() == 0`) makes that test data-dependent.
+            branch = self.expressions.condition(stmt.test, frame)[2]
+        self.cover(branch, start)
+        self.repeat_unknown(start, stmt)
+        self.merge_with_skipped(mark)
+        frame.env = merge_envs(saved, None, frame.env, None)
+        return RETURNS if flow == RETURNS and known is True else FALLS_THROUGH
+
+    def repeat_unknown(self, start: int, loop: nodes.NodeNG) -> None:
+        """The nodes of a loop body drawn once for a trip count not known statically: the
+        graph says so rather than inventing a structure."""
+        for node in self.graph.nodes[start:]:
+            node.meta.setdefault("repeat", f"loop at line {loop.lineno}, trip count unknown")
+
+    def exec_For(self, stmt: nodes.For, frame: Frame) -> str | None:
+        iterable = self.eval(stmt.iter, frame)
+        items = iterable.iterate(self)
+        frame.loop_depth += 1
+        try:
+            if items is not None:
+                for item in items:
+                    self.assign(stmt.target, item, frame)
+                    flow = self.exec_block(stmt.body, frame)
+                    if flow in (BREAKS, RETURNS):
+                        return flow if flow == RETURNS else FALLS_THROUGH
+            else:
+                saved = dict(frame.env)
+                start = len(self.graph.nodes)
+                self.assign(stmt.target, iterable.element(self, stmt.iter, frame), frame)
+                mark = self.heap.begin_branch()
+                frame.conditional += 1  # the loop may run zero times
+                try:
+                    self.exec_block(stmt.body, frame)
+                finally:
+                    frame.conditional -= 1
+                self.repeat_unknown(start, stmt)
+                self.merge_with_skipped(mark)
+                frame.env = merge_envs(saved, None, frame.env, None)
+        finally:
+            frame.loop_depth -= 1
+        return self.exec_block(stmt.orelse, frame)
+
+    def exec_With(self, stmt: nodes.With, frame: Frame) -> str | None:
+        frame.with_depth += 1  # dynamo cannot resume inside a `with`, its header included
+        try:
+            for context, alias in stmt.items:
+                manager = self.eval(context, frame)
+                if isinstance(manager, Instance):
+                    manager.enter(self, context, frame)
+                if alias is not None:
+                    self.assign(alias, UNKNOWN, frame)
+            return self.exec_block(stmt.body, frame)
+        finally:
+            frame.with_depth -= 1
+
+    def exec_Try(self, stmt: nodes.Try, frame: Frame) -> str | None:
+        # Handlers run only when something failed: they are not the compiled path.
+        flow = self.exec_block(stmt.body, frame)
+        if flow is FALLS_THROUGH:
+            flow = self.exec_block(stmt.orelse, frame)
+        final = self.exec_block(stmt.finalbody, frame)
+        return final if final is not FALLS_THROUGH else flow
+
+    exec_TryStar = exec_Try
+
+    def exec_Match(self, stmt: nodes.Match, frame: Frame) -> str | None:
+        self.eval(stmt.subject, frame)
+        saved = dict(frame.env)
+        for case in stmt.cases:
+            frame.env = dict(saved)
+            mark = self.heap.begin_branch()
+            self.exec_block(case.body, frame)
+            self.merge_with_skipped(mark)
+        frame.env = merge_envs(saved, None, frame.env, None)
+        return FALLS_THROUGH
+
+    def merge_with_skipped(self, mark: int) -> None:
+        """What the code run since `mark` changed meets the state of not running it (a loop
+        that may run zero times, a case that may not match)."""
+        self.heap.join_paths(mark, self.heap.end_path(mark), FALLS_THROUGH, FALLS_THROUGH)
+
+    # ------------------------------------------------------------- assignment
+
+    def assign(self, target: nodes.NodeNG, value: Value, frame: Frame) -> None:
+        if isinstance(target, nodes.AssignName):
+            frame.env[target.name] = value
+        elif isinstance(target, (nodes.Tuple, nodes.List)):
+            self.unpack(target.elts, value, frame)
+        elif isinstance(target, nodes.Starred):
+            self.assign(target.value, Seq(None, elem=value.element(self, target, frame), is_list=True), frame)
+        elif isinstance(target, nodes.AssignAttr):
+            self.eval(target.expr, frame).store_attribute(self, target.attrname, value, target, frame)
+        elif isinstance(target, nodes.Subscript):
+            container = self.eval(target.value, frame)
+            key = self.eval(target.slice, frame)
+            container.store_item(self, key, value, target, frame)
+
+    def unpack(self, targets: list[nodes.NodeNG], value: Value, frame: Frame) -> None:
+        starred = [i for i, t in enumerate(targets) if isinstance(t, nodes.Starred)]
+        if isinstance(value, Seq) and value.items is not None and (len(value.items) == len(targets) or starred):
+            items = value.items
+            if starred:
+                s = starred[0]
+                tail = len(targets) - s - 1
+                middle = items[s: len(items) - tail]
+                items = [*items[:s], Seq(list(middle), is_list=True), *items[len(items) - tail:]]
+                if len(items) != len(targets):
+                    items = [UNKNOWN] * len(targets)
+                for target, item in zip(targets, items):
+                    self.assign(target.value if isinstance(target, nodes.Starred) else target, item, frame)
+                return
+            for target, item in zip(targets, items):
+                self.assign(target, item, frame)
+            return
+        if (isinstance(value, Static) and value.node is not None or isinstance(value, Tensor)) and not starred:
+            # B, C, H, W = x.shape; q, k, v = qkv.unbind(0): one getitem each
+            for index, target in enumerate(targets):
+                self.assign(target, value.subscript(self, Static(index), target, frame), frame)
+            return
+        element = value.element(self, None, frame)
+        for target in targets:
+            self.assign(target, element, frame)
+
+    # ------------------------------------------------------------------ calls
+
+    def call_function(self, function: Function, args: list[Value], kwargs: dict[str, Value],
+                      expr: nodes.NodeNG, frame: Frame, unknown_rest: bool = False,
+                      in_property: bool = False) -> Value:
+        """Inline `function` (or stand in a summary of an earlier inlining of it)."""
+        node = function.node
+        if isinstance(node, nodes.FunctionDef):
+            if is_disabled(self.resolver, node):
+                call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
+                                              meta=self.meta(expr, frame))
+                self.graph_break(rules.COMPILER_DISABLED_CALL, call, expr, frame)
+                return UNKNOWN
+            if is_opaque(self.resolver, node):
+                from .values import opaque_call
+
+                return opaque_call(self, node.qname(), args, kwargs, expr, frame)
+        if frame.active(node) or frame.depth >= self.options.max_inline_depth or not self.follows(node, frame):
+            return UNKNOWN
+        receiver = function.bound
+        if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
+                and _is_classmethod(node):
+            receiver = ClassRef(function.cls)
+        key = self.summary_key(node, receiver, args, kwargs, unknown_rest, in_property, frame)
+        summary = self.state.summaries.get(key) if key is not None else None
+        if summary is not None:
+            # Inlined before in this file, with arguments of the same kinds: its breaks are
+            # already reported; stand in a single node for the call.
+            target = receiver.path if isinstance(receiver, Module) and receiver.path else node.qname()
+            op = self.graph.call_module if isinstance(receiver, Module) and node.name == "forward" \
+                else self.graph.call_function
+            call = op(target, as_args(args), as_kwargs(kwargs), meta=self.meta(expr, frame))
+            return summary.rebind(call)
+        env = bind_arguments(node, receiver, args, kwargs, lambda e: self.eval_static_expr(e, frame), unknown_rest)
+        callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
+                       closure=function.closure, cls=function.cls)
+        callee.is_property = in_property
+        self.run_body(callee)
+        result = join_all(callee.returns) if callee.returns else Static(None)
+        if key is not None:
+            self.state.summaries[key] = result
+        return result
+
+    def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame) -> bool:
+        """Is a call of `function` inlined? (Every call is, in a compiled function.)"""
+        return True
+
+    def summary_key(self, node: nodes.NodeNG, receiver: Value | None, args: list[Value],
+                    kwargs: dict[str, Value], unknown_rest: bool, in_property: bool, frame: Frame) -> tuple | None:
+        """The key under which a call's summary is kept, or None when it must not be reused:
+        a call on a project object may reassign its attributes, so none stands in for it."""
+        if not self.state.reuse_inlined or holds_object((receiver, args, kwargs)):
+            return None
+        return (node, signature_of((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0)
+
+    # ----------------------------------------------------------- module state
+
+    def module_attrs(self, module: UserModule) -> dict[str, Value]:
+        """The module's attributes, by interpreting its class's `__init__` (once per instance)."""
+        from .init_interpreter import init_attributes
+
+        return init_attributes(self, module)
+
+    def store_module_attribute(self, module: Value, name: str, value: Value) -> None:
+        """`self.name = value` in forward: later reads in this graph see it."""
+        self.heap.record(self.heap.written)
+        self.heap.written.values[(id(module), name)] = value
+
+    def written_attribute(self, module: Value, name: str) -> Value | None:
+        return self.heap.written.values.get((id(module), name))
+
+    def mutated_attributes(self, cls: nodes.ClassDef | None) -> frozenset[str]:
+        """Attributes assigned outside __init__: their __init__ value is not a fact."""
+        if cls is None:
+            return frozenset()
+        cached = self.state.mutated_attrs.get(cls)
+        if cached is None:
+            names = set()
+            home = cls.root()
+            for owner in self.resolver.mro(cls):
+                if owner.root() is not home:
+                    continue  # library base classes rarely reassign what subclasses read
+                for method in owner.mymethods():
+                    if method.name == "__init__":
+                        continue
+                    for node in method.nodes_of_class(nodes.AssignAttr):
+                        if isinstance(node.expr, nodes.Name) and node.expr.name == "self":
+                            names.add(node.attrname)
+            cached = self.state.mutated_attrs[cls] = frozenset(names)
+        return cached
+
+    def get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
+        """A parameter or buffer: one get_attr node per target."""
+        node = self._attr_nodes.get(target)
+        if node is None:
+            node = self._attr_nodes[target] = self.graph.get_attr(
+                target, meta=self.meta(expr, frame) if expr is not None else {})
+        return Tensor(node, needs_grad=True)
+
+    def tensor_constant(self, node: Node) -> Node:
+        """The `_tensor_constantN` of this graph for a tensor made outside it."""
+        constant = self._constants.get(node)
+        if constant is None:
+            constant = self._constants[node] = self.graph.get_attr(f"_tensor_constant{len(self._constants)}")
+        return constant
+
+    def new_object(self, cls: nodes.ClassDef) -> Obj:
+        obj = Obj(cls)
+        self.heap.objects[id(obj)] = obj
+        self.heap.local_objects.add(id(obj))
+        return obj
+
+    def object_in_graph(self, value: Obj) -> Obj:
+        """An object made elsewhere (by a module's `__init__`): this graph works on its own copy,
+        in which what other methods reassign (scheduler.set_timesteps() before forward) is not
+        a fact."""
+        copy = self.heap.objects.get(id(value))
+        if copy is None:
+            mutated = self.mutated_attributes(value.cls)
+            copy = self.heap.objects[id(value)] = Obj(value.cls, {
+                name: item if name not in mutated or isinstance(item, Module)
+                else Static() if isinstance(item, Static) else UNKNOWN
+                for name, item in value.attrs.items()})
+            self.heap.objects[id(copy)] = copy
+        return copy
+
+    # ----------------------------------------------------------------- globals
+
+    def global_value(self, module: SourceModule, name: str) -> Value:
+        key = (module.path, name)
+        if key in self.state.globals:
+            return self.state.globals[key]
+        self.state.globals[key] = UNKNOWN  # cuts cycles between module-level assignments
+        binding = self.resolver.global_binding(module, name)
+        if binding is None:
+            from . import tables
+
+            value = external(name) if name in tables.BUILTINS else UNKNOWN
+        else:
+            value = self.value_of(binding, None)
+        self.state.globals[key] = value
+        return value
+
+    def value_of(self, binding: Binding, frame: Frame | None) -> Value:
+        if binding.kind == "external" or binding.kind == "module":
+            return external(binding.qname)
+        if binding.kind == "class":
+            return ClassRef(binding.node)
+        if binding.kind == "function":
+            return Function(binding.node)
+        if binding.kind == "assign":
+            return self.eval_static_expr(binding.node, None, binding.module)
+        return UNKNOWN
+
+    def eval_static_expr(self, expr: nodes.NodeNG, frame: Frame | None, module: SourceModule | None = None) -> Value:
+        """Evaluate a default, class attribute or module-level value outside any graph:
+        whatever it computes goes to a scratch graph (module-level tensors are constants to
+        the graph, not traced operations)."""
+        if isinstance(expr, nodes.Const):
+            return Static(expr.value)
+        module = module or self.resolver.source_of(expr)
+        scratch = type(self)(self.resolver, self.options, self.state, Graph("<static>", module.path), self.heap)
+        value = scratch.eval(expr, Frame(expr.root(), module, {}, caller=frame))
+        return self.static_result(value)
+
+    def static_result(self, value: Value) -> Value:
+        """A static expression's tensors are not this graph's."""
+        return UNKNOWN if isinstance(value, Tensor) else value
+
+    # ------------------------------------------------------------------ breaks
+
+    def branch(self, value: Tensor, expr: nodes.NodeNG, frame: Frame) -> Node:
+        """Python tests a tensor for truth: data-dependent control flow (GB0170)."""
+        node = self.graph.call_function("bool", (value.as_arg(),), meta=self.meta(expr, frame))
+        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame, scalar=value.scalar)
+        return node
+
+    def cover(self, branch: Node | None, start: int) -> None:
+        """The nodes since `start` are under the branch `branch` breaks on."""
+        if branch is not None:
+            branch.meta["covers"] = self.graph.nodes[start:]
+
+    def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
+                    gb_ids: tuple[str, ...] = (), qname: str = "", cause: Node | None = None,
+                    frame_skip: tuple[str, str] | None = None, **meta: Any) -> None:
+        """Dynamo breaks the graph at `node` (rule `rule`), when this code runs."""
+        if _conditional_at_report_site(frame, self.resolver.main):
+            return
+        node.meta["break"] = Break(rule, _source(expr), frame_skip or _skipped_function(frame),
+                                   gb_ids or rule.default_gb_ids, qname, cause)
+        node.meta.update(meta)
+        self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
+        if rule is not rules.BREAK_IN_LOCAL_OBJECT:
+            self._break_unresumable(node, frame)
+
+    def _break_unresumable(self, cause: Node, frame: Frame) -> None:
+        """A break inside a method of an object this graph made: dynamo cannot rebuild the
+        object to resume the root function, and gives up on all of it (GB0092, measured; a
+        break in any other helper, or at the root, resumes)."""
+        stack = frame.stack()
+        if not any(id(_receiver(current)) in self.heap.local_objects for current in stack[1:]):
+            return
+        call = stack[1].call_site
+        if call is None:
+            return
+        node = self.graph.python_call("resume", meta=self.meta(call, stack[0]))
+        self.graph_break(rules.BREAK_IN_LOCAL_OBJECT, node, call, stack[0], cause=cause,
+                         frame_skip=(stack[0].name, "that call"))
+
+    def meta(self, expr: nodes.NodeNG | None, frame: Frame | None) -> dict:
+        """Where a node comes from: its span and the stack of inlined calls leading there."""
+        if expr is None:
+            return {}
+        module = frame.module if frame is not None else self.resolver.main
+        function = frame.name if frame is not None else ""
+        span = SourceSpan(module.path, expr.lineno or 0, expr.col_offset or 0,
+                          expr.end_lineno or expr.lineno or 0, expr.end_col_offset or 0, function)
+        stack = []
+        current = frame
+        while current is not None and current.caller is not None:
+            site = current.call_site
+            stack.append(SourceSpan(current.caller.module.path, site.lineno or 0, site.col_offset or 0,
+                                    site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
+            current = current.caller
+        return {"span": span, "stack": tuple(reversed(stack))}
+
+
+def _source(expr: nodes.NodeNG) -> str:
+    try:
+        text = expr.as_string()
+    except Exception:  # noqa: BLE001 - as_string on odd nodes
+        return type(expr).__name__
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _receiver(frame: Frame) -> Value | None:
+    """The object a method's frame runs on (its first parameter), if it is a method."""
+    function = frame.function
+    if isinstance(function, nodes.FunctionDef) and function.args.args:
+        return frame.env.get(function.args.args[0].name)
+    return None
+
+
+def _skipped_function(frame: Frame) -> tuple[str, str] | None:
+    """The outermost function dynamo would give up on, and why: a break sits in its loop
+    body, `with` block or property (directly or through the calls it inlined)."""
+    for current in frame.stack():
+        if current.loop_depth:
+            return current.name, "a loop"
+        if current.with_depth:
+            return current.name, "a `with` block"
+        if current.is_property:
+            return current.name, "a property"
+    return None
+
+
+def _is_classmethod(function: nodes.FunctionDef) -> bool:
+    return bool(function.decorators) and any(
+        isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
+
+
+def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:
+    """Would the line we report at run without this construct on some calls?
+
+    A diagnostic says "when this line runs, dynamo breaks here". The line is the construct's
+    own in the linted file, or the call site in it that leads to another file. It does not
+    hold when the construct sits under a short-circuit or ternary of that line whose outcome
+    is not known, or under any unknown branch inside the other files' functions.
+    """
+    stack = frame.stack()
+    report = max((i for i, f in enumerate(stack) if f.module is main), default=0)
+    if stack[report].short_circuit:
+        return True
+    return any(f.conditional or f.short_circuit for f in stack[report + 1:])
+
+
+def merge_envs(env_a: dict[str, Value], flow_a: str | None, env_b: dict[str, Value],
+               flow_b: str | None) -> dict[str, Value]:
+    """Variables after two paths meet; a path that ended (return, break) does not flow on."""
+    if flow_a is not FALLS_THROUGH and flow_b is FALLS_THROUGH:
+        return env_b
+    if flow_b is not FALLS_THROUGH and flow_a is FALLS_THROUGH:
+        return env_a
+    merged = dict(env_a)
+    for name, value in env_b.items():
+        merged[name] = join(merged[name], value) if name in merged else value
+    return merged

@@ -1,0 +1,182 @@
+"""Python's operators, which dispatch on the kinds of two operands."""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from . import rules
+from .values import (
+    NOTHING,
+    UNKNOWN,
+    ClassRef,
+    Dict,
+    EnumMember,
+    Function,
+    Module,
+    NdArray,
+    Seq,
+    Static,
+    Tensor,
+    Value,
+    all_scalar,
+    derived,
+    fold,
+    is_definite_tensor,
+    join,
+    needs_grad_from,
+    only_weak,
+)
+
+if TYPE_CHECKING:
+    from .inline import Frame
+    from .interpreter import Interpreter
+
+BINOPS = {
+    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+    "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift",
+    ">>": "rshift",
+}
+COMPARE_OPS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+UNARY_OPS = {"-": "neg", "+": "pos", "~": "invert"}
+PY_BINOPS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "**": operator.pow,
+}
+PY_COMPARE = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne,
+}
+PY_UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
+
+
+def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+    randoms = [v for v in (left, right) if isinstance(v, Tensor) and v.python_random]
+    if randoms and not any(isinstance(v, Tensor) and not v.python_random for v in (left, right)):
+        node = tx.graph.python_call(f"operator.{BINOPS.get(op, 'add')}", meta=tx.meta(expr, frame))
+        tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame)
+        return Tensor(None, python_random=True)
+    if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
+        return NdArray()  # arange(n) * step: an array whatever the Python number
+    if isinstance(left, Tensor) or isinstance(right, Tensor):
+        node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
+                                      meta=tx.meta(expr, frame))
+        is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)
+                                      if isinstance(v, Tensor))
+        return Tensor(node, weak=only_weak(left, right), is_bool=is_bool, scalar=all_scalar(left, right),
+                      needs_grad=not is_bool and needs_grad_from(left, right))
+    if isinstance(left, Static) and isinstance(right, Static) and (left.node or right.node):
+        node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
+                                      meta=tx.meta(expr, frame))
+        return Static(node=node)
+    if isinstance(left, Static) and isinstance(right, Static):
+        if left.known and right.known and op in PY_BINOPS:
+            result = fold(PY_BINOPS[op], left.value, right.value)
+            if result is not NOTHING:
+                return derived(result, left, right)
+        return Static()
+    if isinstance(left, Seq) and isinstance(right, Seq) and op == "+":
+        if left.items is not None and right.items is not None:
+            return Seq([*left.items, *right.items], is_list=left.is_list)
+        return Seq(None, elem=join(left.element_kind(), right.element_kind()), is_list=left.is_list)
+    return UNKNOWN
+
+
+def unary(tx: Interpreter, op: str, operand: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+    """`-x`, `+x`, `~x` (`not` is a truth test: see the expression evaluator)."""
+    if isinstance(operand, Tensor):
+        node = tx.graph.call_function(f"operator.{UNARY_OPS[op]}", (operand.as_arg(),), meta=tx.meta(expr, frame))
+        return Tensor(node, weak=operand.weak, is_bool=operand.is_bool and op == "~", scalar=operand.scalar)
+    if isinstance(operand, Static) and operand.known:
+        try:
+            return derived(PY_UNARY[op](operand.value), operand)
+        except Exception:  # noqa: BLE001 - any Python value
+            return Static()
+    return Static() if isinstance(operand, Static) else UNKNOWN
+
+
+def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+    if op in ("is", "is not"):
+        same = identity(left, right)
+        if same is None:
+            # Whether an optional input was passed differs between ordinary calls.
+            optional = any(isinstance(v, Tensor) and v.weak for v in (left, right))
+            return Static(varies=optional)
+        return derived(same if op == "is" else not same, left, right)
+    if op in ("in", "not in"):
+        return membership(tx, op, left, right, expr, frame)
+    if isinstance(left, Tensor) or isinstance(right, Tensor):
+        if any(isinstance(v, Static) and isinstance(v.value, str) for v in (left, right)):
+            return UNKNOWN  # a tensor is never compared with a string: not a tensor
+        node = tx.graph.call_function(f"operator.{COMPARE_OPS[op]}", (left.as_arg(), right.as_arg()),
+                                      meta=tx.meta(expr, frame))
+        return Tensor(node, weak=only_weak(left, right), is_bool=True, scalar=all_scalar(left, right))
+    if isinstance(left, Static) and isinstance(right, Static):
+        if left.known and right.known:
+            try:
+                return derived(bool(PY_COMPARE[op](left.value, right.value)), left, right)
+            except Exception:  # noqa: BLE001 - any Python value
+                return Static()
+        return Static()
+    if isinstance(left, Static) and isinstance(right, (Seq, Dict)) or \
+            isinstance(right, Static) and isinstance(left, (Seq, Dict)):
+        return Static()
+    return UNKNOWN
+
+
+def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+    if is_definite_tensor(left) and isinstance(right, (Seq, Static)):
+        # `t in (0, 1)` compares the tensor with each item and tests the result.
+        tx.branch(left, expr, frame)
+        return Static()
+    if isinstance(right, Dict) and isinstance(left, Static) and left.known:
+        try:
+            present = right.has(left.value)
+        except TypeError:
+            return Static()
+        if present is None:
+            return Static()
+        return Static(present if op == "in" else not present)
+    if isinstance(right, Seq) and right.items is not None and isinstance(left, Static) and left.known \
+            and all(isinstance(i, Static) and i.known for i in right.items):
+        try:
+            present = left.value in [i.value for i in right.items]
+        except Exception:  # noqa: BLE001 - any Python value
+            return Static()
+        return Static(present if op == "in" else not present)
+    if is_definite_tensor(right):
+        # Tensor.__contains__ is `(right == left).any().item()`: a Python bool (GB0124).
+        node = tx.graph.call_method("__contains__", (right.as_arg(), left.as_arg()), meta=tx.meta(expr, frame))
+        tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame)
+        return Static()
+    if isinstance(right, Tensor):
+        return UNKNOWN
+    return Static() if isinstance(left, Static) else UNKNOWN
+
+
+def identity(left: Value, right: Value) -> bool | None:
+    """`left is right` when the answer is known statically."""
+    for a, b in ((left, right), (right, left)):
+        if isinstance(b, Static) and b.known and b.value is None:
+            if isinstance(a, Static) and a.known:
+                return a.value is None
+            if isinstance(a, (Module, Function, Seq, Dict, ClassRef)) or is_definite_tensor(a):
+                return False
+            return None
+    if isinstance(left, Static) and isinstance(right, Static) and left.known and right.known:
+        singletons = (bool, type(None), EnumMember)
+        if isinstance(left.value, singletons) and isinstance(right.value, singletons):
+            return left.value == right.value and type(left.value) is type(right.value)
+    return None
+
+
+def both(a: Value, b: Value) -> Value:
+    """`a and b` of two comparison results (a chained comparison)."""
+    if isinstance(a, Static) and a.value is True:
+        return b
+    if isinstance(a, Static) and isinstance(b, Static):
+        if a.value is False or b.value is False:
+            return Static(False)
+        return Static()
+    return UNKNOWN

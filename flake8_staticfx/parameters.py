@@ -1,0 +1,84 @@
+"""What a compile root's parameters are: tensors unless annotated or defaulted otherwise."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from . import tables
+from .fx_names import TENSOR_MEMBERS
+from .values import UNKNOWN, Dict, LeafModule, Module, Seq, Static, Tensor, Value
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+
+def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None) -> dict[str, Value]:
+    """The environment a root starts in: one placeholder per parameter, as fx makes them."""
+    used_as_tensor = _names_used_as_tensors(tx, function, receiver)
+    spec = function.args
+    params = [*spec.posonlyargs, *spec.args]
+    env: dict[str, Value] = {}
+    annotations = [*spec.posonlyargs_annotations, *spec.annotations]
+    if receiver is not None and params:
+        env[params[0].name] = receiver
+        params, annotations = params[1:], annotations[1:]
+    defaults = spec.defaults or []
+    first_default = len(params) - len(defaults)
+    for index, param in enumerate(params):
+        default = defaults[index - first_default] if index >= first_default else None
+        annotation = annotations[index] if index < len(annotations) else None
+        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor)
+    for param, annotation, default in zip(spec.kwonlyargs, spec.kwonlyargs_annotations,
+                                          spec.kw_defaults or [None] * len(spec.kwonlyargs)):
+        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor)
+    if spec.vararg:
+        env[spec.vararg] = Seq(None, elem=Tensor(tx.graph.placeholder(spec.vararg), weak=True))
+    if spec.kwarg:
+        tx.graph.placeholder(spec.kwarg)
+        env[spec.kwarg] = Dict({}, complete=False)
+    return env
+
+
+def _names_used_as_tensors(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None) -> set[str]:
+    """Names `function` uses as only a tensor can be used: a tensor attribute no Python
+    value has (x.sum(), x.shape; not cache.get_seq_length()), or the input of a torch.nn
+    layer or of a torch function."""
+    used = set()
+    for node in function.nodes_of_class((nodes.Attribute, nodes.Call)):
+        if isinstance(node, nodes.Attribute):
+            if isinstance(node.expr, nodes.Name) and node.attrname in TENSOR_MEMBERS \
+                    and node.attrname not in tables.BUILTIN_VALUE_ATTRIBUTES:
+                used.add(node.expr.name)
+        elif node.args and isinstance(node.args[0], nodes.Name) and _takes_tensor(tx, node.func, receiver):
+            used.add(node.args[0].name)
+    return used
+
+
+def _takes_tensor(tx: Interpreter, func: nodes.NodeNG, receiver: Value | None) -> bool:
+    if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and func.expr.name == "self":
+        layer = tx.module_attrs(receiver).get(func.attrname) if isinstance(receiver, Module) else None
+        return isinstance(layer, LeafModule) or (isinstance(layer, Module) and layer.qname == "torch.nn.Sequential")
+    qname = tx.resolver.expr_qname(func) if isinstance(func, (nodes.Name, nodes.Attribute)) else None
+    last = (qname or "").rsplit(".", 1)[-1]
+    return bool(qname) and qname.startswith("torch.") and last[:1].islower() \
+        and last not in tables.TORCH_FACTORIES and not last.startswith(tables.TORCH_QUERY_PREFIXES)
+
+
+def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.NodeNG | None,
+                 default: nodes.NodeNG | None, used_as_tensor: set[str]) -> Value:
+    """Forward inputs are tensors unless annotated or defaulted otherwise."""
+    kind = tables.annotation_kind(tx.resolver, annotation)
+    if isinstance(default, nodes.Const) and default.value is not None:
+        kind = "static"  # `output_attentions: Tensor | None = False` is a flag
+    node = tx.graph.placeholder(param.name, meta=tx.meta(param, None))
+    if kind == "tensor":
+        node.meta["annotated_tensor"] = True
+        return Tensor(node, weak=isinstance(default, nodes.Const) and default.value is None)
+    if kind == "static" or (default is not None and not (isinstance(default, nodes.Const) and default.value is None)):
+        return Static()
+    if kind == "unknown":
+        return UNKNOWN
+    # An input used as a tensor in the root's own body (x.sum(), x.shape) is one; an input
+    # only used with operators may be an int (a rope module's `num_frames`).
+    return Tensor(node, weak=param.name not in used_as_tensor)

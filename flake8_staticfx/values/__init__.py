@@ -1,0 +1,35 @@
+"""Abstract values, one class per kind, each owning its behaviour (see `base.Value`).
+
+- `base`: Value, Unknown; `static`: static Python values; `tensors`: tensors, numpy arrays;
+- `containers`: tuples, lists, dicts; `modules`: leaf, user and container modules;
+- `objects`: functions, bound methods, classes, project objects, super();
+- `externals`: names from outside the project; `builtins`: Python's builtins;
+- `joins`: what a variable is after two paths merge; `folding`: bounded constant folding.
+"""
+from .base import NOTHING, UNKNOWN, Unknown, Value, as_args, as_kwargs, holds_object, signature_of
+from .builtins import Builtin
+from .containers import Dict, Seq
+from .externals import External, Instance, external, opaque_call
+from .folding import MAX_FOLDED_SIZE, fold, printable
+from .joins import join, join_all
+from .modules import ContainerModule, LeafModule, Module, UserModule, is_module, join_path, with_path
+from .objects import BoundMethod, ClassRef, Function, Obj, Super
+from .static import EnumMember, Static, assume, assumed_truth, derived
+from .tensors import (
+    NdArray,
+    Tensor,
+    all_scalar,
+    has_bool_mask,
+    is_definite_tensor,
+    needs_grad_from,
+    only_weak,
+)
+
+__all__ = [
+    "NOTHING", "UNKNOWN", "Unknown", "Value", "as_args", "as_kwargs", "holds_object", "signature_of",
+    "Builtin", "Dict", "Seq", "External", "Instance", "external", "opaque_call", "MAX_FOLDED_SIZE", "fold",
+    "printable", "join", "join_all", "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
+    "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Super", "EnumMember", "Static",
+    "assume", "assumed_truth", "derived", "NdArray", "Tensor", "all_scalar", "has_bool_mask",
+    "is_definite_tensor", "needs_grad_from", "only_weak",
+]

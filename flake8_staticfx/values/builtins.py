@@ -1,0 +1,194 @@
+"""Python's builtins, each call in a `call_<name>` method, as dynamo's BuiltinVariable has them."""
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from .. import rules, tables
+from .base import NOTHING, UNKNOWN, Value, as_args, as_kwargs
+from .containers import Dict, Seq
+from .externals import External
+from .folding import fold
+from .objects import Function, Super
+from .static import Static, derived
+from .tensors import Tensor, is_definite_tensor, only_weak, python_scalar
+
+if TYPE_CHECKING:
+    from ..inline import Frame
+    from ..interpreter import Interpreter
+
+Args = list[Value]
+Kwargs = dict[str, Value]
+
+
+class Builtin(External):
+    """A builtin function: `len`, `range`, `print`, ..."""
+
+    def call(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame,
+             unknown_rest: bool = False) -> Value:
+        from ..breaks import breaking_call
+
+        name = self.qname
+        if name in tables.PURE_BUILTINS and args and all(
+                isinstance(v, Static) and v.known and v.node is None for v in [*args, *kwargs.values()]):
+            # str(3), sorted((6, 1), reverse=True), max(2, 4): compute as Python would.
+            result = fold(getattr(builtins, name), *(a.value for a in args), **{k: v.value for k, v in kwargs.items()})
+            if result is NOTHING:
+                return Static()
+            if isinstance(result, list):
+                return Seq([derived(v, *args) for v in result], is_list=True)
+            return derived(result, *args)
+        special = breaking_call(name, args)
+        if special is not None:
+            node = tx.graph.python_call(name, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+            tx.graph_break(special.rule, node, expr, frame)
+            return special.result(node, args, name)
+        method = getattr(self, f"call_{name}", None)
+        if method is not None:
+            return method(tx, args, kwargs, expr, frame)
+        return Static() if name in tables.STATIC_BUILTINS else UNKNOWN
+
+    def call_str(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """The text of a tensor needs its data (GB0059 for str, GB0569 for repr)."""
+        if args and is_definite_tensor(args[0]):
+            node = tx.graph.python_call(self.qname, (args[0].as_arg(),), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.UNTRACEABLE_BUILTIN, node, expr, frame)
+        return Static()
+
+    call_repr = call_str
+
+    def call_int(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """int(t), float(t), bool(t): the tensor's value as a Python number (GB0124)."""
+        first = args[0] if args else UNKNOWN
+        if is_definite_tensor(first) and not first.scalar:
+            node = tx.graph.call_function(self.qname, (first.as_arg(),), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame)
+            return python_scalar(tx, node)
+        if isinstance(first, Tensor):
+            return first if first.scalar else UNKNOWN
+        if isinstance(first, Static) and first.known:
+            try:
+                return Static(getattr(builtins, self.qname)(first.value))
+            except Exception:  # noqa: BLE001 - any Python value
+                return Static()
+        return Static() if isinstance(first, Static) or not args else UNKNOWN
+
+    call_float = call_bool = call_complex = call_int
+
+    def call_sorted(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        run_key(tx, args, kwargs, expr, frame)
+        first = args[0] if args else UNKNOWN
+        if is_definite_tensor(first):
+            # Iterating a tensor with Python's sort (GB0059).
+            node = tx.graph.call_function("sorted", as_args(args), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.SORTED_OVER_TENSOR, node, expr, frame)
+            return Seq(None, elem=Tensor(node), is_list=True)
+        items = first.iterate(tx) if args and set(kwargs) <= {"reverse"} else None
+        reverse = kwargs.get("reverse", Static(False))
+        if items is not None and isinstance(reverse, Static) and reverse.known and all(
+                isinstance(i, Static) and i.known for i in items):
+            try:
+                ordered = sorted((i.value for i in items), reverse=bool(reverse.value))
+                return Seq([derived(v, first, *items) for v in ordered], is_list=True)
+            except TypeError:
+                pass
+        return Seq(None, elem=first.element(tx, None, frame), is_list=True) if args else UNKNOWN
+
+    def call_min(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        run_key(tx, args, kwargs, expr, frame)
+        return self.call_abs(tx, args, kwargs, expr, frame)
+
+    call_max = call_min
+
+    def call_abs(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """Numeric builtins: traced on tensors, static on static values."""
+        values = args[0].items if len(args) == 1 and isinstance(args[0], Seq) and args[0].items else args
+        if any(isinstance(v, Tensor) for v in values):
+            node = tx.graph.call_function(self.qname, as_args(args), meta=tx.meta(expr, frame))
+            return Tensor(node, weak=only_weak(*values))
+        return Static() if all(isinstance(v, Static) for v in values) else UNKNOWN
+
+    call_sum = call_round = call_pow = call_divmod = call_abs
+
+    def call_len(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .modules import Module
+
+        first = args[0] if args else UNKNOWN
+        if isinstance(first, Seq) and first.items is not None:
+            return Static(len(first.items))
+        if isinstance(first, Module) and isinstance(first.items, (list, dict)):
+            return Static(len(first.items))
+        return Static()
+
+    def call_range(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if args and all(isinstance(a, Static) and isinstance(a.value, int) for a in args):
+            bounds = range(*(a.value for a in args))
+            if len(bounds) <= tx.options.max_unroll:
+                return Seq([derived(i, *args) for i in bounds])
+        return Seq(None, elem=Static())
+
+    def call_next(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return args[0].element(tx, None, frame) if args else UNKNOWN
+
+    def call_zip(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if not args:
+            return Seq([])
+        seqs = [a.iterate(tx) for a in args]
+        if all(s is not None for s in seqs):
+            return Seq([Seq(list(group)) for group in zip(*seqs)])
+        return Seq(None, elem=Seq([a.element(tx, None, frame) for a in args]))
+
+    def call_enumerate(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG,
+                       frame: Frame) -> Value:
+        if not args:
+            return Seq([])
+        items = args[0].iterate(tx)
+        if items is not None:
+            return Seq([Seq([Static(i), item]) for i, item in enumerate(items)])
+        return Seq(None, elem=Seq([Static(), args[0].element(tx, None, frame)]))
+
+    def call_list(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """list(), tuple(), reversed(), iter(): the same items, when they are known."""
+        is_list = self.qname == "list"
+        if not args:
+            return Seq([], is_list=is_list)
+        items = args[0].iterate(tx)
+        if items is not None:
+            return Seq(items[::-1] if self.qname == "reversed" else items, is_list=is_list)
+        return Seq(None, elem=args[0].element(tx, None, frame), is_list=is_list)
+
+    call_tuple = call_reversed = call_iter = call_list
+
+    def call_dict(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return Dict(dict(kwargs), complete=not args)
+
+    def call_super(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        function = frame.function
+        receiver = frame.env.get(function.args.args[0].name) \
+            if isinstance(function, nodes.FunctionDef) and function.args.args else None
+        return Super(receiver or UNKNOWN, frame.cls)
+
+    def call_isinstance(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG,
+                        frame: Frame) -> Value:
+        if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], External) \
+                and args[1].qname in tables.TORCH_TENSOR_CLASSES:
+            return Static(True)
+        return Static()
+
+    def call_getattr(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG,
+                     frame: Frame) -> Value:
+        if len(args) >= 2 and isinstance(args[1], Static) and isinstance(args[1].value, str):
+            value = args[0].var_getattr(tx, args[1].value, expr, frame)
+            if value is UNKNOWN and len(args) == 3:
+                return args[2]
+            return value
+        return UNKNOWN
+
+
+def run_key(tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> None:
+    """sorted/min/max run their key function on each item: a break in it breaks here."""
+    key = kwargs.get("key")
+    if isinstance(key, Function) and args:
+        key.call(tx, [args[0].element(tx, None, frame)], {}, expr, frame)

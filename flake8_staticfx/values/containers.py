@@ -1,0 +1,274 @@
+"""Tuples, lists and dicts: known item by item when the code builds them so."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .base import UNKNOWN, Value
+from .static import Static
+
+if TYPE_CHECKING:
+    from astroid import nodes
+
+    from ..inline import Frame
+    from ..interpreter import Interpreter
+    from ..ir import Node
+
+LIST_MUTATIONS = ("append", "extend", "insert")
+
+
+@dataclass(eq=False)
+class Seq(Value):
+    """A tuple or list: `items` when known; `elem` alone when only the element kind is."""
+
+    items: list[Value] | None
+    elem: Value = UNKNOWN
+    is_list: bool = False
+
+    def element_kind(self) -> Value:
+        """What any one item is: the join of the items."""
+        from .joins import join_all
+
+        if self.items is None:
+            return self.elem
+        return join_all(self.items) if self.items else UNKNOWN
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .objects import BoundMethod
+
+        return BoundMethod(self, name)
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .objects import Function
+
+        if name == "sort" and isinstance(kwargs.get("key"), Function):
+            kwargs["key"].call(tx, [self.element_kind()], {}, expr, frame)  # the key runs on each item
+        if self.items is not None:
+            if name in LIST_MUTATIONS and self.is_list:
+                tx.heap.record(self)
+                if name == "append" and args:
+                    self.items.append(args[0])
+                elif name == "extend" and args and isinstance(args[0], Seq) and args[0].items is not None:
+                    self.items.extend(args[0].items)
+                else:
+                    self.elem, self.items = self.element_kind(), None
+                if self.items is not None and len(self.items) > tx.options.max_unroll:
+                    self.elem, self.items = self.element_kind(), None
+                return Static(None)
+            if name in ("index", "count"):
+                return Static()
+            if name == "pop":
+                return self.element_kind()
+        if name in LIST_MUTATIONS:
+            return Static(None)
+        return UNKNOWN
+
+    def state(self) -> tuple:
+        return (None if self.items is None else list(self.items), self.elem)
+
+    def restore(self, state: tuple) -> None:
+        items, self.elem = state
+        self.items = None if items is None else list(items)
+
+    def join_states(self, a: tuple, b: tuple) -> tuple:
+        """Same length: item by item; otherwise only the element kind, of the non-empty sides."""
+        from .joins import join, join_all
+
+        (items_a, elem_a), (items_b, elem_b) = a, b
+        if items_a is not None and items_b is not None and len(items_a) == len(items_b):
+            return [join(x, y) for x, y in zip(items_a, items_b)], elem_a
+        kinds = [elem if items is None else join_all(items) for items, elem in (a, b) if items is None or items]
+        return None, join_all(kinds) if kinds else UNKNOWN
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if isinstance(key, Static) and key.known and self.items is not None:
+            try:
+                picked = self.items[key.value]
+                return Seq(picked, is_list=self.is_list) if isinstance(picked, list) else picked
+            except (TypeError, IndexError):
+                return UNKNOWN
+        if isinstance(key, Static) and isinstance(key.value, slice):
+            return Seq(None, elem=self.element_kind(), is_list=self.is_list)
+        return self.element_kind()
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        if self.items is not None:
+            return bool(self.items), None
+        return None, None
+
+    def iterate(self, tx: Interpreter) -> list[Value] | None:
+        if self.items is not None and len(self.items) <= tx.options.max_unroll:
+            return list(self.items)
+        return None
+
+    def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
+        return self.element_kind()
+
+    def as_arg(self) -> Any:
+        return tuple(v.as_arg() for v in self.items) if self.items is not None else "<seq>"
+
+    def signature(self, depth: int) -> Any:
+        from .base import signature_of
+
+        if self.items is None or len(self.items) > 16:
+            return ("Q", signature_of(self.element_kind(), depth + 1))
+        return ("Q", tuple(signature_of(v, depth + 1) for v in self.items))
+
+    def rebind(self, node: Node) -> Value:
+        if self.items is None:
+            return Seq(None, elem=self.elem.rebind(node), is_list=self.is_list)
+        return Seq([v.rebind(node) for v in self.items], is_list=self.is_list)
+
+    def in_graph(self, tx: Interpreter) -> Value:
+        """Copied only when an item changes, so that forward's own writes to a container made
+        in `__init__` stay visible to its later reads."""
+        items = None if self.items is None else [item.in_graph(tx) for item in self.items]
+        elem = self.elem.in_graph(tx)
+        if elem is self.elem and (items is None or all(a is b for a, b in zip(items, self.items))):
+            return self
+        return Seq(items, elem=elem, is_list=self.is_list)
+
+    def holds_object(self, depth: int = 0) -> bool:
+        from .base import holds_object
+
+        if depth > 3 or self.items is None:
+            return False
+        return any(holds_object(v, depth + 1) for v in self.items)
+
+
+@dataclass(eq=False)
+class Dict(Value):
+    """A dict; `complete` when every key is known (a lookup of a missing key is then a fact)."""
+
+    items: dict[Any, Value] = field(default_factory=dict)
+    complete: bool = True
+    maybe: frozenset = frozenset()  # keys set on some paths only: they may be missing
+
+    @property
+    def exact(self) -> bool:
+        """Are the keys known exactly (none missing, none that may be absent)?"""
+        return self.complete and not self.maybe
+
+    def has(self, key: Any) -> bool | None:
+        """Is `key` (a known static key) in the dict, if that is known? Raises TypeError if unhashable."""
+        if key in self.items:
+            return None if key in self.maybe else True
+        return False if self.complete else None
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .objects import BoundMethod
+
+        return BoundMethod(self, name)
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        if name == "get":
+            from .joins import join
+
+            key = args[0] if args else UNKNOWN
+            default = args[1] if len(args) > 1 else Static(None)
+            if isinstance(key, Static) and key.known:
+                try:
+                    present = self.has(key.value)
+                except TypeError:
+                    return UNKNOWN
+                if present is False:
+                    return default
+                if key.value in self.items:
+                    return self.items[key.value] if present else join(self.items[key.value], default)
+            return UNKNOWN
+        if name == "update" and args and isinstance(args[0], Dict):
+            tx.heap.record(self)
+            self.items.update(args[0].items)
+            self.complete &= args[0].complete
+            return Static(None)
+        if name == "keys":
+            return Seq([Static(k) for k in self.items]) if self.exact else Seq(None, elem=Static())
+        if name == "values":
+            return Seq(list(self.items.values())) if self.exact else Seq(None)
+        if name == "items":
+            if self.exact:
+                return Seq([Seq([Static(k), v]) for k, v in self.items.items()])
+            return Seq(None)
+        if name in ("pop", "setdefault"):
+            tx.heap.record(self)
+            self.complete = False
+        return UNKNOWN
+
+    def state(self) -> tuple:
+        return dict(self.items), self.complete, self.maybe
+
+    def restore(self, state: tuple) -> None:
+        items, self.complete, self.maybe = state
+        self.items = dict(items)
+
+    def join_states(self, a: tuple, b: tuple) -> tuple:
+        """A key set on one path only keeps its value, but may be missing."""
+        from .joins import join
+
+        (items_a, complete_a, maybe_a), (items_b, complete_b, maybe_b) = a, b
+        items = {key: join(items_a[key], items_b[key]) if key in items_a and key in items_b
+                 else items_a.get(key, items_b.get(key)) for key in {**items_a, **items_b}}
+        one_path = {key for key in items if (key in items_a) != (key in items_b)}
+        return items, complete_a and complete_b, frozenset(maybe_a | maybe_b | one_path)
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .joins import join_all
+
+        if isinstance(key, Static) and key.known:
+            try:
+                if key.value in self.items:
+                    return self.items[key.value]
+            except TypeError:
+                return UNKNOWN
+            return UNKNOWN
+        return join_all(list(self.items.values())) if self.items else UNKNOWN
+
+    def store_item(self, tx: Interpreter, key: Value, value: Value, target: nodes.NodeNG,
+                   frame: Frame) -> None:
+        tx.heap.record(self)
+        try:
+            # An unknown key still stores a value a later unknown lookup may return.
+            self.items[key.value if isinstance(key, Static) and key.known else object()] = value
+        except TypeError:
+            self.complete = False
+        if not (isinstance(key, Static) and key.known):
+            self.complete = False
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        if any(key not in self.maybe for key in self.items):
+            return True, None
+        if self.exact:
+            return False, None
+        return None, None
+
+    def iterate(self, tx: Interpreter) -> list[Value] | None:
+        if self.exact and len(self.items) <= tx.options.max_unroll:
+            return [Static(k) for k in self.items]
+        return None
+
+    def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
+        return Static()
+
+    def signature(self, depth: int) -> Any:
+        from .base import signature_of
+
+        return ("D", self.complete, len(self.maybe), tuple(sorted(
+            ((repr(k), signature_of(v, depth + 1)) for k, v in self.items.items()))))
+
+    def rebind(self, node: Node) -> Value:
+        return Dict({k: v.rebind(node) for k, v in self.items.items()}, self.complete, self.maybe)
+
+    def in_graph(self, tx: Interpreter) -> Value:
+        items = {key: item.in_graph(tx) for key, item in self.items.items()}
+        if all(items[key] is item for key, item in self.items.items()):
+            return self
+        return Dict(items, self.complete, self.maybe)
+
+    def holds_object(self, depth: int = 0) -> bool:
+        from .base import holds_object
+
+        if depth > 3:
+            return False
+        return any(holds_object(v, depth + 1) for v in self.items.values())

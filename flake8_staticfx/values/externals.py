@@ -1,0 +1,168 @@
+"""Names from outside the project (torch, numpy, math, logging, ...) and objects of known types."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import rules, tables
+from ..fx_names import FX_NAMES
+from .base import UNKNOWN, Value, as_args, as_kwargs
+from .static import Static
+from .tensors import NdArray, Tensor, needs_grad_from, reduced_in_graph
+
+if TYPE_CHECKING:
+    from astroid import nodes
+
+    from ..inline import Frame
+    from ..interpreter import Interpreter
+    from ..ir import Node
+
+
+@dataclass(eq=False)
+class External(Value):
+    """A name from outside the project, resolved by import statements: `torch.nonzero`."""
+
+    qname: str
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return tx.value_of(tx.resolver.qualified(f"{self.qname}.{name}"), frame)
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        from ..breaks import breaking_call
+
+        qname = self.qname
+        special = breaking_call(qname, args)
+        if special is not None:
+            if special.breaks(args, kwargs):
+                create = tx.graph.call_function if special.in_graph else tx.graph.python_call
+                node = create(fx_target(qname), as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+                tx.graph_break(special.rule, node, expr, frame, qname=qname, gb_ids=special.gb_ids)
+                return special.result(node, args, qname)
+            if special.otherwise is not None:
+                return special.otherwise(args)
+        if qname in tables.ENVIRONMENT_LOOKUPS:
+            fallback = args[1] if len(args) > 1 else kwargs.get("default", Static(None))
+            if isinstance(fallback, Static) and fallback.known:
+                return Static(fallback.value, assumed=True)  # the variable is usually unset
+            return Static()
+        if qname in tables.STATIC_FUNCTIONS:
+            return Static(tables.STATIC_FUNCTIONS[qname])
+        if qname in tables.LOGGER_FACTORIES:
+            return Instance("logging.Logger")
+        if qname in tables.UNSUPPORTED_CONTEXTS:
+            return Instance(qname)
+        if qname in tables.CALL_FIRST_ARGUMENT:
+            from .modules import Module
+            from .objects import Function
+
+            if args and isinstance(args[0], (Function, Module)):
+                return args[0].call(tx, args[1:], {k: v for k, v in kwargs.items() if k != "use_reentrant"},
+                                    expr, frame)
+            return UNKNOWN
+        if qname.startswith("torch."):
+            return torch_call(tx, qname, args, kwargs, expr, frame)
+        if qname in tables.TRACED_RANDOM_FUNCTIONS:
+            return Tensor(None, python_random=True)
+        if qname in tables.NUMPY_ARRAY_FUNCTIONS and not any(isinstance(a, Tensor) for a in args):
+            return NdArray()
+        if qname.startswith("math."):
+            return Static() if all(isinstance(a, Static) for a in args) else UNKNOWN
+        return opaque_call(tx, qname, args, kwargs, expr, frame)
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        return True, None
+
+    def as_arg(self) -> Any:
+        return self.qname  # torch.long, torch.float32
+
+
+@dataclass(eq=False)
+class Instance(Value):
+    """An object of a known external type, e.g. a `logging.Logger`."""
+
+    qname: str
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .objects import BoundMethod
+
+        return BoundMethod(self, name)
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        if self.qname == "logging.Logger" and name in tables.LOGGER_METHODS:
+            qname = f"logging.Logger.{name}"
+            call = tx.graph.python_call(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.LOGGER_CALL, call, expr, frame, qname=qname)
+        if self.qname == "torch.Generator" and name == "manual_seed":
+            return self  # it returns the generator
+        return UNKNOWN
+
+    def enter(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> None:
+        """`with` this object: the known-unsupported context managers break (GB0142)."""
+        if self.qname in tables.UNSUPPORTED_CONTEXTS:
+            node = tx.graph.python_call(self.qname, (), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, node, expr, frame)
+
+
+def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str, Value],
+               expr: nodes.NodeNG, frame: Frame) -> Value:
+    """A torch function, layer or class: a graph op unless it makes a module or a Python value."""
+    from ..discover import CONTAINERS, is_torch_layer
+    from .modules import LeafModule, make_container
+
+    last = qname.rsplit(".", 1)[-1]
+    if is_torch_layer(qname):
+        return LeafModule("", qname=qname, ctor_args=(args, kwargs))
+    if qname in CONTAINERS or qname == "torch.nn.Module":
+        return make_container(qname, args)
+    if qname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
+        return Tensor(None)
+    if last[:1].isupper() and qname not in tables.TORCH_TENSOR_CLASSES:
+        return Static() if qname in tables.TORCH_STATIC_CLASSES else UNKNOWN
+    if last.startswith(tables.TORCH_QUERY_PREFIXES):
+        return Static()  # torch.is_autocast_enabled(), torch.get_autocast_dtype(), ...
+    if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
+        return UNKNOWN  # torch.no_grad(), torch.jit.annotate(...): nothing fx records
+    node = tx.graph.call_function(fx_target(qname), as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+    generator = kwargs.get("generator")
+    if isinstance(generator, Instance) and generator.qname == "torch.Generator":
+        tx.graph_break(rules.GENERATOR_IN_FORWARD, node, expr, frame)  # made in this function: GB0055
+    if qname in tables.SIZE_FUNCTIONS and reduced_in_graph(tx, args[:1] if last == "full" else args):
+        # torch.arange(lengths.max())
+        tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, gb_ids=("GB0033",))
+    if sets_requires_grad(kwargs.get("requires_grad")):
+        # torch.zeros(..., requires_grad=True)
+        tx.graph_break(rules.REQUIRES_GRAD_MUTATION, node, expr, frame, gb_ids=("GB0225",))
+    is_bool = last in tables.TENSOR_BOOL_METHODS
+    return Tensor(node, is_bool=is_bool, needs_grad=not is_bool and needs_grad_from(*args, *kwargs.values()))
+
+
+def opaque_call(tx: Interpreter, target: str, args: list[Value], kwargs: dict[str, Value],
+                expr: nodes.NodeNG, frame: Frame) -> Value:
+    """A call the analysis does not follow: recorded when it takes tensors, its result unknown."""
+    if any(isinstance(v, Tensor) for v in [*args, *kwargs.values()]):
+        tx.graph.call_function(target, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+    return UNKNOWN
+
+
+def sets_requires_grad(flag: Value | None) -> bool:
+    """`requires_grad=` of a tensor factory that is true on ordinary calls: a constant, or
+    `self.training` (true while training)."""
+    if not isinstance(flag, Static) or flag.assumed:
+        return False
+    return flag.varies or (flag.known and flag.value is True)
+
+
+def fx_target(qname: str) -> str:
+    """The call_function target torch.fx records for a function the user spells `qname`."""
+    return FX_NAMES.get(qname, qname)
+
+
+def external(qname: str) -> External:
+    """The value of an outside name: a builtin when it has no module."""
+    if "." not in qname:
+        from .builtins import Builtin
+
+        return Builtin(qname)
+    return External(qname)

@@ -1,0 +1,293 @@
+"""nn.Module instances: torch.nn layers, the project's own modules, and containers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from .. import rules, tables
+from ..inline import find_method
+from .base import UNKNOWN, Value, as_args, as_kwargs
+from .static import Static
+from .tensors import Tensor, needs_grad_from
+
+if TYPE_CHECKING:
+    from ..discover import Resolver
+    from ..inline import Frame
+    from ..interpreter import Interpreter
+    from ..ir import Node
+
+
+@dataclass(eq=False)
+class Module(Value):
+    """An nn.Module instance; `attrs` are filled lazily by interpreting its class's `__init__`."""
+
+    path: str  # its attribute path from the root module ("" for the root), as fx names it
+    qname: str = ""
+    cls: nodes.ClassDef | None = None
+    items: Any = None  # list[Value] | dict[str, Value] | None (containers)
+    ctor_args: tuple[list[Value], dict[str, Value]] | None = None
+    attrs: dict[str, Value] | None = None
+
+    def describe(self) -> str:
+        return f"module {self.path or self.qname}"
+
+    def converted(self, kind: type[Module], **changes: Any) -> Module:
+        """The same module seen as another kind (a project subclass of nn.Linear as the layer)."""
+        return kind(**{**{f.name: getattr(self, f.name) for f in fields(self)}, **changes})
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        written = tx.written_attribute(self, name)
+        if written is not None:
+            return written
+        if name == "training":
+            return Static(varies=True)
+        return self.own_attribute(tx, name, expr, frame)
+
+    def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        return UNKNOWN
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .containers import Seq
+
+        if name in ("__call__", "forward"):
+            return self.call(tx, args, kwargs, expr, frame)
+        if name in ("register_buffer", "register_parameter", "add_module") and args:
+            key = args[0]
+            if isinstance(key, Static) and isinstance(key.value, str) and len(args) > 1:
+                value = args[1]
+                if name != "add_module" and not isinstance(value, Tensor):
+                    value = Tensor(None) if not (isinstance(value, Static) and value.value is None) else value
+                tx.store_module_attribute(self, key.value, value)
+            return Static(None)
+        if name in ("parameters", "buffers"):
+            return Seq(None, elem=Tensor(None))
+        if name in ("named_parameters", "named_buffers"):
+            return Seq(None, elem=Seq([Static(), Tensor(None)]))
+        return UNKNOWN
+
+    def store_attribute(self, tx: Interpreter, name: str, value: Value, target: nodes.NodeNG,
+                        frame: Frame) -> None:
+        tx.store_module_attribute(self, name, value)
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        return True, None
+
+    def as_arg(self) -> Any:
+        return f"<module {self.path}>"
+
+    def signature(self, depth: int) -> Any:
+        return ("M", self.cls or self.qname, id(self.attrs) if self.attrs is not None else None)
+
+
+@dataclass(eq=False)
+class LeafModule(Module):
+    """A torch.nn layer: a `call_module` node, never inlined."""
+
+    def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        from .objects import BoundMethod
+
+        if name in tables.MODULE_TENSOR_ATTRIBUTES:
+            return tx.get_attr(join_path(self.path, name), expr, frame)
+        if name == "forward":
+            return BoundMethod(self, "__call__")
+        if self.qname in tables.RNN_MODULES and name == "flatten_parameters":
+            return BoundMethod(self, name)
+        return Static() if not name.startswith("_") else UNKNOWN
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        node = tx.graph.call_module(self.path or self.qname, as_args(args), as_kwargs(kwargs),
+                                    meta=tx.meta(expr, frame))
+        if self.qname in tables.RNN_MODULES:
+            tx.graph_break(rules.RNN_MODULE, node, expr, frame)
+        # Tuples (RNN, attention) unpack into getitem nodes, as in fx.
+        return Tensor(node, needs_grad=self.qname not in tables.PARAMETER_FREE_LAYERS or needs_grad_from(*args))
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        if name == "forward" and self.qname in tables.LAYER_FUNCTIONS:
+            # super().forward(x) in a subclass of a torch layer: fx traces the layer's forward.
+            function, params = tables.LAYER_FUNCTIONS[self.qname]
+            weights = tuple(tx.get_attr(join_path(self.path, p), expr, frame).as_arg() for p in params)
+            node = tx.graph.call_function(function, (*as_args(args), *weights), meta=tx.meta(expr, frame))
+            return Tensor(node)
+        if name not in ("__call__", "forward") and self.qname in tables.RNN_MODULES:
+            # Any use of an RNN module in the graph (`self.lstm.flatten_parameters()`) wraps it.
+            call = tx.graph.python_call(f"{self.qname}.{name}", as_args(args), as_kwargs(kwargs),
+                                        meta=tx.meta(expr, frame))
+            tx.graph_break(rules.RNN_MODULE, call, expr, frame)
+            return UNKNOWN
+        return super().call_method(tx, name, args, kwargs, expr, frame)
+
+
+@dataclass(eq=False)
+class UserModule(Module):
+    """A module class of the project (or of a library the analysis reads): its forward is inlined."""
+
+    def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        from .objects import class_attribute
+
+        attrs = tx.module_attrs(self)
+        if name in attrs:
+            value = attrs[name]
+            if isinstance(value, Tensor):
+                return tx.get_attr(join_path(self.path, name), expr, frame)
+            if name in tx.mutated_attributes(self.cls) and not isinstance(value, Module):
+                return Static() if isinstance(value, Static) else UNKNOWN
+            return value.in_graph(tx)
+        if self.cls is not None:
+            return class_attribute(tx, self.cls, name, self, frame, site=expr)
+        return UNKNOWN
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        from .objects import Function
+
+        if self.cls is not None and tx.resolver.class_is_opaque(self.cls):
+            tx.graph.call_module(self.path or self.cls.name, as_args(args), as_kwargs(kwargs),
+                                 meta=tx.meta(expr, frame))
+            return UNKNOWN
+        forward = find_method(tx.resolver, self.cls, "forward") if self.cls else None
+        if forward is None:
+            base = torch_base(tx.resolver, self.cls) if self.cls else ""
+            if base:
+                return self.converted(LeafModule, qname=base).call(tx, args, kwargs, expr, frame)
+            return UNKNOWN
+        function, owner = forward
+        return tx.call_function(Function(function, bound=self, cls=owner), args, kwargs, expr, frame,
+                                unknown_rest=unknown_rest)
+
+
+@dataclass(eq=False)
+class ContainerModule(Module):
+    """nn.Sequential, nn.ModuleList, nn.ModuleDict: `items` when `__init__` tells them."""
+
+    def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        from .objects import BoundMethod
+
+        return BoundMethod(self, name)
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        if isinstance(self.items, list) and self.qname == "torch.nn.Sequential":
+            value = args[0] if args else UNKNOWN
+            for item in self.items:
+                value = item.call(tx, [value], {}, expr, frame)
+            return value
+        return UNKNOWN
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .containers import Seq
+
+        if name in ("values", "keys", "items", "children", "modules"):
+            items = self.items
+            if isinstance(items, dict):
+                if name == "keys":
+                    return Seq([Static(k) for k in items])
+                if name == "items":
+                    return Seq([Seq([Static(k), v]) for k, v in items.items()])
+                return Seq(list(items.values()))
+            if isinstance(items, list):
+                return Seq(list(items))
+        return super().call_method(tx, name, args, kwargs, expr, frame)
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .joins import join_all
+
+        if isinstance(key, Static) and key.known:
+            return self.item(key.value)
+        items = self.items
+        values = list(items.values()) if isinstance(items, dict) else items
+        return join_all(values) if values else UNKNOWN
+
+    def item(self, key: Any) -> Value:
+        items = self.items
+        try:
+            if isinstance(items, dict):
+                return items.get(key, UNKNOWN)
+            if isinstance(items, list):
+                picked = items[key]
+                if isinstance(picked, list):
+                    return self.converted(ContainerModule, items=picked)
+                return picked
+        except (TypeError, IndexError):
+            pass
+        return UNKNOWN
+
+    def iterate(self, tx: Interpreter) -> list[Value] | None:
+        limit = tx.options.max_unroll
+        items = self.items
+        if isinstance(items, dict):
+            return [Static(k) for k in items] if len(items) <= limit else None
+        if isinstance(items, list) and len(items) <= limit:
+            return list(items)
+        return None
+
+    def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
+        from .joins import join_all
+
+        items = self.items
+        if isinstance(items, dict):
+            return Static()
+        values = items or []
+        return join_all(values) if values else UNKNOWN
+
+
+def is_module(value: Value) -> bool:
+    return isinstance(value, Module)
+
+
+def join_path(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def with_path(module: Value, path: str) -> Value:
+    """A module stored at `path` (its items below it): fx names its nodes by that path."""
+    if not isinstance(module, Module):
+        return module
+    items = module.items
+    if isinstance(items, list):
+        items = [with_path(v, join_path(path, str(i))) for i, v in enumerate(items)]
+    elif isinstance(items, dict):
+        items = {k: with_path(v, join_path(path, str(k))) for k, v in items.items()}
+    return module.converted(type(module), path=path, items=items, attrs=None)
+
+
+def torch_base(resolver: Resolver, cls: nodes.ClassDef) -> str:
+    """The torch.nn layer a project class derives from (HookedLinear(nn.Linear)), if any."""
+    from ..discover import is_torch_layer
+
+    for owner in resolver.mro(cls):
+        for binding in resolver.base_classes(owner):
+            if binding.kind == "external" and is_torch_layer(binding.qname):
+                return binding.qname
+    return ""
+
+
+def make_container(qname: str, args: list[Value]) -> ContainerModule:
+    """`nn.Sequential(...)`, `nn.ModuleList(...)`, `nn.ModuleDict(...)`, `nn.Module()`."""
+    from .containers import Dict, Seq
+
+    items: Any = None
+    if qname == "torch.nn.ModuleDict":
+        source = args[0] if args else Dict({})
+        if isinstance(source, Dict) and source.complete:
+            items = dict(source.items)
+    elif not args:
+        items = []
+    elif qname == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], Dict) and args[0].complete:
+        items = dict(args[0].items)
+    elif qname == "torch.nn.Sequential" and not isinstance(args[0], Seq):
+        items = list(args)
+    elif isinstance(args[0], Seq) and args[0].items is not None:
+        items = list(args[0].items)
+    if isinstance(items, dict) and qname == "torch.nn.Sequential":
+        items = [with_path(v, str(k)) for k, v in items.items()]
+        return ContainerModule("", qname=qname, items=items)
+    if isinstance(items, list):
+        items = [with_path(v, str(i)) for i, v in enumerate(items)]
+    return ContainerModule("", qname=qname, items=items)

@@ -1,0 +1,181 @@
+"""Functions, classes and objects of the project: what dynamo inlines and tracks."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from .. import tables
+from ..discover import is_property, is_staticmethod
+from ..inline import find_class_attribute, find_method
+from .base import UNKNOWN, Value
+from .static import EnumMember, Static
+
+if TYPE_CHECKING:
+    from ..inline import Frame
+    from ..interpreter import Interpreter
+    from ..ir import Node
+
+
+@dataclass(eq=False)
+class Function(Value):
+    """Something the interpreter can inline: a def or lambda, possibly bound to `self`."""
+
+    node: nodes.FunctionDef | nodes.Lambda
+    bound: Value | None = None
+    closure: Any = None  # the Frame the nested def or lambda was created in
+    cls: nodes.ClassDef | None = None  # the class the method was found in (for super())
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        return tx.call_function(self, args, kwargs, expr, frame, unknown_rest=unknown_rest)
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        return True, None
+
+    def signature(self, depth: int) -> Any:
+        return ("F", self.node)
+
+
+@dataclass(eq=False)
+class BoundMethod(Value):
+    """`receiver.name` before the call: a method of a tensor, a module or a Python value."""
+
+    receiver: Value
+    name: str
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        return self.receiver.call_method(tx, self.name, args, kwargs, expr, frame)
+
+
+@dataclass(eq=False)
+class ClassRef(Value):
+    """A project class (not called yet)."""
+
+    node: nodes.ClassDef
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return class_attribute(tx, self.node, name, None, frame)
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        """Construct: a module is built lazily; a plain object's `__init__` runs here, as dynamo traces it."""
+        from .modules import UserModule
+
+        cls = self.node
+        if tx.resolver.is_module_class(cls):
+            return UserModule("", cls=cls, ctor_args=None if unknown_rest else (args, kwargs))
+        if tx.resolver.is_plain_class(cls):
+            obj = tx.new_object(cls)
+            init = find_method(tx.resolver, cls, "__init__")
+            if init is not None:
+                function, owner = init
+                ran = tx.call_function(Function(function, bound=obj, cls=owner), args, kwargs, expr,
+                                       frame, unknown_rest=unknown_rest)
+                if ran is UNKNOWN:
+                    return UNKNOWN  # not inlined (recursion, depth): its attributes are not known
+            return obj
+        return UNKNOWN
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        return True, None
+
+    def signature(self, depth: int) -> Any:
+        return ("F", self.node)
+
+
+@dataclass(eq=False)
+class Super(Value):
+    """`super()` in a method: attributes are looked up after `cls` in the receiver's MRO."""
+
+    receiver: Value
+    cls: nodes.ClassDef | None
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        from .modules import LeafModule, Module, torch_base
+
+        receiver = self.receiver
+        cls = receiver.cls if isinstance(receiver, Module) else None
+        if cls is None or self.cls is None:
+            return UNKNOWN
+        value = class_attribute(tx, cls, name, receiver, frame, after=self.cls)
+        if value is UNKNOWN and name in ("forward", "__call__") and isinstance(receiver, Module):
+            return BoundMethod(receiver.converted(LeafModule, qname=torch_base(tx.resolver, cls)), "forward")
+        return value
+
+
+@dataclass(eq=False)
+class Obj(Value):
+    """An instance of a project class that is not an nn.Module (a scheduler, a feature
+    container): dynamo traces its `__init__` and methods and tracks its attributes, so we do."""
+
+    cls: nodes.ClassDef
+    attrs: dict[str, Value] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        return f"{self.cls.name} object"
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if name in self.attrs:
+            return self.attrs[name].in_graph(tx)
+        return class_attribute(tx, self.cls, name, self, frame, site=expr)
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        method = class_attribute(tx, self.cls, "__call__", self, frame)
+        if isinstance(method, Function):
+            return method.call(tx, args, kwargs, expr, frame, unknown_rest)
+        return UNKNOWN
+
+    def store_attribute(self, tx: Interpreter, name: str, value: Value, target: nodes.NodeNG,
+                        frame: Frame) -> None:
+        from .joins import join
+
+        old = self.attrs.get(name)
+        if frame.short_circuit:
+            value = join(old, value) if old is not None else UNKNOWN  # set on some calls
+        tx.heap.record(self)
+        self.attrs[name] = value
+
+    def state(self) -> dict:
+        return dict(self.attrs)
+
+    def restore(self, state: dict) -> None:
+        self.attrs = dict(state)
+
+    def join_states(self, a: dict, b: dict) -> dict:
+        """An attribute set on one path only is not known after the paths meet."""
+        from .joins import join
+
+        return {name: join(a[name], b[name]) if name in a and name in b else UNKNOWN for name in {**a, **b}}
+
+    def in_graph(self, tx: Interpreter) -> Value:
+        return tx.object_in_graph(self)
+
+    def holds_object(self, depth: int = 0) -> bool:
+        return True
+
+
+def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: Value | None, frame: Frame,
+                    after: nodes.ClassDef | None = None, site: nodes.NodeNG | None = None) -> Value:
+    """A method, property value or class attribute of `cls` (after `after` in its MRO, for
+    super()); `site` is the attribute expression, where a property runs."""
+    method = find_method(tx.resolver, cls, name, after=after)
+    if method is not None:
+        function, owner = method
+        if is_staticmethod(tx.resolver, function):
+            return Function(function, cls=owner)
+        if is_property(tx.resolver, function) and receiver is not None:
+            return tx.call_function(Function(function, bound=receiver, cls=owner), [], {},
+                                    site or function, frame, in_property=True)
+        return Function(function, bound=receiver, cls=owner)
+    expr = find_class_attribute(tx.resolver, cls, name)
+    if expr is not None:
+        if receiver is None and tx.resolver.is_enum_class(cls):
+            return Static(EnumMember(cls.qname(), name))
+        return tx.eval_static_expr(expr, frame)
+    if receiver is not None and name in tables.MODULE_METHODS:
+        return BoundMethod(receiver, name)
+    return UNKNOWN

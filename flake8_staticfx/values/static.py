@@ -1,0 +1,132 @@
+"""Static Python values: what dynamo specialises on (config, shapes, flags, strings)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import tables
+from .base import NOTHING, UNKNOWN, Value
+from .folding import fold, printable
+
+if TYPE_CHECKING:
+    from astroid import nodes
+
+    from ..inline import Frame
+    from ..interpreter import Interpreter
+    from ..ir import Node
+
+
+@dataclass(eq=False)
+class Static(Value):
+    """A Python value dynamo specialises on; `value` is NOTHING when it is not known here."""
+
+    value: Any = NOTHING
+    # The value differs between ordinary runs (`self.training`), unlike configuration: a
+    # break under it is not "conditional" (see the short-circuit handling of expressions).
+    varies: bool = False
+    # Known only as a default: a constructor argument's default value, or what is computed
+    # from one. The model may be built with other values.
+    assumed: bool = False
+    # The node torch.fx would record for this value (x.shape, x.size(0), arithmetic on them):
+    # dynamo specialises on it, fx proxies it; the graph mirrors fx.
+    node: Node | None = None
+
+    @property
+    def known(self) -> bool:
+        return self.value is not NOTHING
+
+    def describe(self) -> str:
+        return f"static {self.value!r}" if self.known else "static"
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if self.known and isinstance(self.value, (str, bytes)) and name.startswith(("__",)) is False:
+            from .objects import BoundMethod
+
+            return BoundMethod(self, name)
+        return Static() if not name[:1].isupper() else UNKNOWN
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        """Methods of a known string are computed (`mode.startswith("conv")`)."""
+        if self.known and name in tables.FOLDED_STR_METHODS and not kwargs and all(
+                isinstance(a, Static) and a.known for a in args) and isinstance(self.value, str):
+            result = fold(getattr(self.value, name), *(a.value for a in args))
+            if isinstance(result, (str, bool, int, tuple)):
+                return derived(result, self, *args)
+        return Static()
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if self.node is not None:  # x.shape[1]: fx records the getitem
+            node = tx.graph.call_function("operator.getitem", (self.as_arg(), key.as_arg()),
+                                          meta=tx.meta(expr, frame))
+            return Static(node=node)
+        if self.known and isinstance(key, Static) and key.known:
+            try:
+                return derived(self.value[key.value], self, key)
+            except Exception:  # noqa: BLE001 - any Python value
+                return Static()
+        return Static()
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        if self.known:
+            if self.assumed and not tx.options.follow_defaults:
+                return None, None  # the lint explores both: the model may be built otherwise
+            try:
+                return bool(self.value), None
+            except Exception:  # noqa: BLE001 - any Python value
+                return None, None
+        if self.varies and tx.options.follow_defaults:
+            return True, None  # self.training: a module is built in training mode
+        return None, None
+
+    def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
+        return Static()
+
+    def as_arg(self) -> Any:
+        if self.node is not None:
+            return self.node
+        return self.value if self.known and printable(self.value) else "<static>"
+
+    def signature(self, depth: int) -> Any:
+        try:
+            hash(self.value)
+        except TypeError:
+            return ("S", "?")
+        return ("S", self.value if self.known else "?")
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """A member of a project Enum, compared by class and name as Python compares members."""
+
+    enum: str
+    name: str
+
+    def __repr__(self) -> str:
+        return f"{self.enum.rsplit('.', 1)[-1]}.{self.name}"
+
+
+def derived(value: Any, *operands: Value) -> Static:
+    """A static value computed from `operands`: assumed if any of them is."""
+    return Static(value, assumed=any(isinstance(o, Static) and o.assumed for o in operands))
+
+
+def assume(value: Value) -> Value:
+    """A default argument's value, marked as only assumed."""
+    from .containers import Seq
+
+    if isinstance(value, Static) and value.known:
+        return Static(value.value, assumed=True)
+    if isinstance(value, Seq) and value.items is not None:
+        return Seq([assume(v) for v in value.items], is_list=value.is_list)
+    return value
+
+
+def assumed_truth(value: Value) -> bool | None:
+    """The truth of a value known from constructor defaults, if it is one."""
+    if isinstance(value, Static) and value.assumed and value.known:
+        try:
+            return bool(value.value)
+        except Exception:  # noqa: BLE001 - any Python value
+            return None
+    return None

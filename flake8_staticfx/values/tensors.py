@@ -1,0 +1,235 @@
+"""Tensors and numpy arrays: what dynamo traces into the graph, and where it needs their data."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from .. import rules, tables
+from ..fx_names import TENSOR_MEMBERS
+from .base import UNKNOWN, Value, as_args, as_kwargs
+from .static import Static
+
+if TYPE_CHECKING:
+    from astroid import nodes
+
+    from ..inline import Frame
+    from ..interpreter import Interpreter
+    from ..ir import Node
+
+
+@dataclass(eq=False)
+class Tensor(Value):
+    """A tensor traced into the graph.
+
+    `weak` marks values only assumed to be tensors (unannotated forward inputs, optional
+    arguments): dynamo's verdict on `if weak:` depends on what the caller passes, so rules
+    that only need "is a tensor" stay quiet for them. Any operation on a weak tensor gives
+    a definite tensor, since it would fail on anything else.
+    """
+
+    node: Node | None
+    weak: bool = False
+    is_bool: bool = False  # a mask: comparisons, logical ops, .bool()
+    scalar: bool = False  # a captured Python scalar from .item() (capture_scalar_outputs)
+    # A number from random.randint/uniform: dynamo makes it a graph input, so it mixes with
+    # tensors but Python arithmetic on it breaks (GB0213).
+    python_random: bool = False
+    # Computed from parameters, so autograd already tracks it (requires_grad_ is a no-op).
+    needs_grad: bool = False
+
+    def describe(self) -> str:
+        return "tensor"
+
+    @property
+    def definite(self) -> bool:
+        return not self.weak
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if self.weak and name not in TENSOR_MEMBERS:
+            return UNKNOWN  # `cache.get_seq_length()`: the input assumed a tensor is something else
+        if name in tables.TENSOR_STATIC_ATTRIBUTES or name in tables.TENSOR_TENSOR_ATTRIBUTES:
+            node = tx.graph.call_function("getattr", (self.as_arg(), name), meta=tx.meta(expr, frame))
+            return Tensor(node) if name in tables.TENSOR_TENSOR_ATTRIBUTES else Static(node=node)
+        from .objects import BoundMethod
+
+        return BoundMethod(self, name)
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        meta = tx.meta(expr, frame)
+        if name in tables.TENSOR_STATIC_METHODS:
+            return Static(node=tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs),
+                                                    meta=meta))
+        node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
+        special = getattr(self, f"method_{name}", None)
+        if special is not None:
+            result = special(tx, node, args, expr, frame)
+            if result is not None:
+                return result
+        elif name in tables.SIZE_METHODS:
+            if reduced_in_graph(tx, args[:1] if name == "new_full" else args):
+                tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, gb_ids=("GB0033",))
+        elif name in tables.TENSOR_DYNAMIC_SHAPE_METHODS:
+            tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
+        elif name in tables.TENSOR_NON_TENSOR_METHODS:
+            return UNKNOWN
+        is_bool = name in tables.TENSOR_BOOL_METHODS or (name in tables.TENSOR_SAME_DTYPE_METHODS and self.is_bool)
+        needs_grad = name not in ("detach", "detach_") and not is_bool and needs_grad_from(self, *args)
+        return Tensor(node, is_bool=is_bool, needs_grad=needs_grad)
+
+    def method_item(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
+                    frame: Frame) -> Value:
+        tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame)
+        return python_scalar(tx, node)
+
+    def method_tolist(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
+                      frame: Frame) -> Value:
+        from .containers import Seq
+
+        tx.graph_break(rules.TENSOR_TOLIST, node, expr, frame)
+        return Seq(None, elem=Static(), is_list=True)
+
+    def method_repeat_interleave(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
+                                 frame: Frame) -> None:
+        """Tensor repeats give a data-dependent output size (GB0036); int repeats do not."""
+        if args and is_definite_tensor(args[0]):
+            tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
+
+    def method_backward(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
+                        frame: Frame) -> Value:
+        tx.graph_break(rules.AUTOGRAD_IN_FORWARD, node, expr, frame)
+        return Static(None)
+
+    def method_requires_grad_(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
+                              frame: Frame) -> None:
+        """On a tensor computed from parameters it changes nothing; dynamo breaks where it makes
+        a tensor require grad (GB0125, GB8985)."""
+        if not self.needs_grad:
+            tx.graph_break(rules.REQUIRES_GRAD_MUTATION, node, expr, frame)
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        node = tx.graph.call_function("operator.getitem", (self.as_arg(), key.as_arg()), meta=tx.meta(expr, frame))
+        if has_bool_mask(key):
+            tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
+        # `dims[0]`, `dims[1:]` are as valid on a tuple: an assumed input stays assumed.
+        weak = self.weak and isinstance(key, Static) and (not key.known or type(key.value) in (int, slice))
+        return Tensor(node, weak=weak, is_bool=self.is_bool, needs_grad=self.needs_grad)
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        if self.definite:
+            return None, tx.branch(self, expr, frame)
+        return None, None
+
+    def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
+        node = tx.graph.call_function("operator.getitem", (self.as_arg(), 0),
+                                      meta=tx.meta(expr, frame) if expr is not None else {})
+        return Tensor(node, weak=self.weak, is_bool=self.is_bool)  # a tuple unpacks too
+
+    def store_attribute(self, tx: Interpreter, name: str, value: Value, target: nodes.NodeNG,
+                        frame: Frame) -> None:
+        if self.definite and name == "requires_grad":
+            node = tx.graph.python_call("setattr", (self.as_arg(), "requires_grad"), meta=tx.meta(target, frame))
+            tx.graph_break(rules.REQUIRES_GRAD_MUTATION, node, target, frame)
+
+    def store_item(self, tx: Interpreter, key: Value, value: Value, target: nodes.NodeNG,
+                   frame: Frame) -> None:
+        tx.graph.call_function("operator.setitem", (self.as_arg(), key.as_arg(), value.as_arg()),
+                               meta=tx.meta(target, frame))
+
+    def as_arg(self) -> Any:
+        return self.node if self.node is not None else "<tensor>"
+
+    def signature(self, depth: int) -> Any:
+        return ("T", self.weak, self.is_bool, self.scalar)
+
+    def rebind(self, node: Node) -> Value:
+        return Tensor(node, weak=self.weak, is_bool=self.is_bool, scalar=self.scalar)
+
+    def in_graph(self, tx: Interpreter) -> Value:
+        """An `__init__` tensor read in forward is a constant of this graph (fx's `_tensor_constantN`)."""
+        if self.node is not None and not tx.graph.owns(self.node):
+            return replace(self, node=tx.tensor_constant(self.node))
+        return self
+
+
+@dataclass(eq=False)
+class NdArray(Value):
+    """A numpy array made in the compiled code: dynamo traces numpy as tensor operations, so
+    converting the array to Python objects (`.tolist()`) needs its data, as for a tensor."""
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        if name in tables.NDARRAY_METHODS or name == "tolist":
+            from .objects import BoundMethod
+
+            return BoundMethod(self, name)
+        return Static() if name in ("shape", "ndim", "size", "dtype") else UNKNOWN
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        if name == "tolist":
+            from .containers import Seq
+
+            node = tx.graph.python_call("numpy.ndarray.tolist", meta=tx.meta(expr, frame))
+            tx.graph_break(rules.TENSOR_TOLIST, node, expr, frame)
+            return Seq(None, elem=Static(), is_list=True)
+        return NdArray()
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return NdArray()
+
+
+def is_definite_tensor(value: Value) -> bool:
+    return isinstance(value, Tensor) and not value.weak
+
+
+def python_scalar(tx: Interpreter, node: Node) -> Value:
+    """`.item()`: a Python number after the break, a data-dependent scalar when captured."""
+    if tx.options.capture_scalar_outputs or tx.options.fullgraph:
+        return Tensor(node, scalar=True)
+    return Static()
+
+
+def reduced_in_graph(tx: Interpreter, values: list[Value]) -> bool:
+    """Is a size argument (or an item of a size tuple) a reduction of tensor data made in
+    the current graph (`lengths.max()`, `n.sum() + 1`)? Dynamo then needs its value in
+    Python (GB0033). Measured with 2.13, it does not break when the size is a forward
+    input or was computed before an earlier graph break (it is an input of the resumed
+    graph then), nor when it is a torch op on Python ints (`torch.div(size, 2)`)."""
+    from .containers import Seq
+
+    for value in values:
+        if isinstance(value, Seq) and value.items is not None and reduced_in_graph(tx, value.items):
+            return True
+        if is_definite_tensor(value) and not value.scalar and value.node is not None \
+                and tx.graph.position(value.node) >= tx.segment_start:
+            made = [value.node, *(n for n in value.node.inputs() if n.op != "get_attr")]
+            if any(n.target.rsplit(".", 1)[-1] in tables.REDUCTIONS for n in made if n.op != "placeholder"):
+                return True
+    return False
+
+
+def needs_grad_from(*values: Value) -> bool:
+    """Does autograd already track a result computed from these values?"""
+    return any(isinstance(v, Tensor) and v.needs_grad for v in values)
+
+
+def only_weak(*values: Value) -> bool:
+    """Python operators and builtins also work on ints: on assumed tensors they give assumed
+    tensors; one definite tensor operand makes the result definite."""
+    return not any(is_definite_tensor(v) for v in values)
+
+
+def all_scalar(*values: Value) -> bool:
+    return all(v.scalar for v in values if isinstance(v, Tensor))
+
+
+def has_bool_mask(key: Value) -> bool:
+    """A boolean tensor index. Comparisons of assumed tensors count too: nobody indexes a
+    tensor with the Python bool they would give for an int."""
+    from .containers import Seq
+
+    if isinstance(key, Tensor):
+        return key.is_bool
+    if isinstance(key, Seq) and key.items is not None:
+        return any(isinstance(k, Tensor) and k.is_bool for k in key.items)
+    return False
