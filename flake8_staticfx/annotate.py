@@ -5,7 +5,7 @@ breaks there, where the user must change the code, and what it costs.
 """
 from __future__ import annotations
 
-from . import messages, rules
+from . import messages
 from .breaks import Break
 from .config import Options
 from .ir import Graph, GraphBreakRegion, Node, SourceSpan
@@ -28,7 +28,7 @@ def _breaks(brk: Break, options: Options) -> bool:
     """Does dynamo break here under the options' settings?"""
     if any(options.captures(setting) for setting in brk.rule.captured_by):
         return False
-    return not (brk.rule is rules.LOGGER_CALL and brk.qname in options.ignore_logging_functions)
+    return not (brk.rule.ignored_by and brk.qname in getattr(options, brk.rule.ignored_by))
 
 
 def _region(graph: Graph, node: Node, brk: Break) -> GraphBreakRegion:

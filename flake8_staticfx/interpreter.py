@@ -11,9 +11,9 @@ are evaluated by `expressions.ExpressionEvaluator`, and each kind of value owns 
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from astroid import nodes
+from astroid.const import Context
 
 from . import rules
 from .breaks import Break
@@ -156,9 +156,23 @@ class Interpreter:
     def exec_AugAssign(self, stmt: nodes.AugAssign, frame: Frame) -> None:
         from .operators import binop
 
-        current = self.eval(stmt.target, frame)
+        current = self.read_target(stmt.target, frame)
         value = self.eval(stmt.value, frame)
-        self.assign(stmt.target, binop(self, stmt.op.rstrip("="), current, value, stmt, frame), frame)
+        if stmt.op == "+=" and isinstance(current, Seq) and current.is_list:
+            current.call_method(self, "extend", [value], {}, stmt, frame)  # `layers += [...]` extends in place
+            result = current
+        else:
+            result = binop(self, stmt.op.rstrip("="), current, value, stmt, frame)
+        self.assign(stmt.target, result, frame)
+
+    def read_target(self, target: nodes.NodeNG, frame: Frame) -> Value:
+        """The current value of an assignment target (`x`, `self.x`, `x[i]` in `x += 1`)."""
+        if isinstance(target, nodes.AssignName):
+            value = frame.lookup(target.name)
+            return value if value is not None else self.global_value(frame.module, target.name)
+        if isinstance(target, nodes.AssignAttr):
+            return self.eval(target.expr, frame).var_getattr(self, target.attrname, target, frame)
+        return self.eval(target, frame)
 
     def exec_Return(self, stmt: nodes.Return, frame: Frame) -> str:
         frame.returns.append(self.eval(stmt.value, frame) if stmt.value is not None else Static(None))
@@ -404,9 +418,10 @@ class Interpreter:
 
     def summary_key(self, node: nodes.NodeNG, receiver: Value | None, args: list[Value],
                     kwargs: dict[str, Value], unknown_rest: bool, in_property: bool, frame: Frame) -> tuple | None:
-        """The key under which a call's summary is kept, or None when it must not be reused:
-        a call on a project object may reassign its attributes, so none stands in for it."""
-        if not self.state.reuse_inlined or holds_object((receiver, args, kwargs)):
+        """The key under which a call's summary is kept, or None when it must not be reused: a
+        summary replays no mutation, so none stands in for a call on a project object (which may
+        reassign its attributes) or for a function that changes a list or dict it is given."""
+        if not self.state.reuse_inlined or holds_object((receiver, args, kwargs)) or mutates_arguments(node):
             return None
         return (node, signature_of((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0)
 
@@ -425,26 +440,6 @@ class Interpreter:
 
     def written_attribute(self, module: Value, name: str) -> Value | None:
         return self.heap.written.values.get((id(module), name))
-
-    def mutated_attributes(self, cls: nodes.ClassDef | None) -> frozenset[str]:
-        """Attributes assigned outside __init__: their __init__ value is not a fact."""
-        if cls is None:
-            return frozenset()
-        cached = self.state.mutated_attrs.get(cls)
-        if cached is None:
-            names = set()
-            home = cls.root()
-            for owner in self.resolver.mro(cls):
-                if owner.root() is not home:
-                    continue  # library base classes rarely reassign what subclasses read
-                for method in owner.mymethods():
-                    if method.name == "__init__":
-                        continue
-                    for node in method.nodes_of_class(nodes.AssignAttr):
-                        if isinstance(node.expr, nodes.Name) and node.expr.name == "self":
-                            names.add(node.attrname)
-            cached = self.state.mutated_attrs[cls] = frozenset(names)
-        return cached
 
     def get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
         """A parameter or buffer: one get_attr node per target."""
@@ -466,20 +461,6 @@ class Interpreter:
         self.heap.objects[id(obj)] = obj
         self.heap.local_objects.add(id(obj))
         return obj
-
-    def object_in_graph(self, value: Obj) -> Obj:
-        """An object made elsewhere (by a module's `__init__`): this graph works on its own copy,
-        in which what other methods reassign (scheduler.set_timesteps() before forward) is not
-        a fact."""
-        copy = self.heap.objects.get(id(value))
-        if copy is None:
-            mutated = self.mutated_attributes(value.cls)
-            copy = self.heap.objects[id(value)] = Obj(value.cls, {
-                name: item if name not in mutated or isinstance(item, Module)
-                else Static() if isinstance(item, Static) else UNKNOWN
-                for name, item in value.attrs.items()})
-            self.heap.objects[id(copy)] = copy
-        return copy
 
     # ----------------------------------------------------------------- globals
 
@@ -529,7 +510,7 @@ class Interpreter:
     def branch(self, value: Tensor, expr: nodes.NodeNG, frame: Frame) -> Node:
         """Python tests a tensor for truth: data-dependent control flow (GB0170)."""
         node = self.graph.call_function("bool", (value.as_arg(),), meta=self.meta(expr, frame))
-        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame, scalar=value.scalar)
+        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame)
         return node
 
     def cover(self, branch: Node | None, start: int) -> None:
@@ -539,13 +520,12 @@ class Interpreter:
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", cause: Node | None = None,
-                    frame_skip: tuple[str, str] | None = None, **meta: Any) -> None:
+                    frame_skip: tuple[str, str] | None = None) -> None:
         """Dynamo breaks the graph at `node` (rule `rule`), when this code runs."""
         if _conditional_at_report_site(frame, self.resolver.main):
             return
         node.meta["break"] = Break(rule, _source(expr), frame_skip or _skipped_function(frame),
                                    gb_ids or rule.default_gb_ids, qname, cause)
-        node.meta.update(meta)
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)
@@ -580,6 +560,33 @@ class Interpreter:
                                     site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
             current = current.caller
         return {"span": span, "stack": tuple(reversed(stack))}
+
+
+MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "pop", "setdefault", "clear", "remove"})
+
+
+def mutates_arguments(function: nodes.FunctionDef | nodes.Lambda) -> bool:
+    """Does `function` change a list or dict passed to it (`items.append(x)`, `cache[k] = v`)?"""
+    if isinstance(function, nodes.Lambda):
+        return False
+    cached = _MUTATES.get(function)
+    if cached is None:
+        params = {name.name for name in function.args.arguments} - {"self"}
+        cached = False
+        for node in function.nodes_of_class((nodes.Call, nodes.Subscript)):
+            if isinstance(node, nodes.Call):
+                func = node.func
+                target = func.expr if isinstance(func, nodes.Attribute) and func.attrname in MUTATING_METHODS else None
+            else:
+                target = node.value if node.ctx in (Context.Store, Context.Del) else None
+            if isinstance(target, nodes.Name) and target.name in params:
+                cached = True
+                break
+        _MUTATES[function] = cached
+    return cached
+
+
+_MUTATES: dict[nodes.NodeNG, bool] = {}
 
 
 def _source(expr: nodes.NodeNG) -> str:

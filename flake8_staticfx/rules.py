@@ -1,7 +1,7 @@
 """The one table of diagnostics: every SFX code, what dynamo says there, and the fix.
 
 Each rule is a named constant; the interpreter raises a break at its detection site by
-naming the constant (`tx.graph_break(rules.DATA_DEPENDENT_BRANCH, ...)`).
+naming the constant: `tx.graph_break(rules.<NAME>, node, expr, frame)`.
 
 Families by hundred: 1xx data-dependent values, 2xx side effects and I/O, 3xx features
 dynamo does not trace, 4xx dynamic shapes, 9xx notices about the analysis itself.
@@ -27,6 +27,8 @@ class Rule:
     enabled_by_default: bool = True
     # Dynamo settings under which the construct is captured instead of breaking.
     captured_by: tuple[str, ...] = ()
+    # The setting (an Options field) that lists the functions dynamo is told to drop.
+    ignored_by: str = ""
     # The GB ids an occurrence names when its detection site names none (default: all).
     occurrence_gb_ids: tuple[str, ...] = ()
 
@@ -107,6 +109,7 @@ LOGGER_CALL = Rule(
     "guard it with torch.compiler.is_compiling()",
     "guard it with `if not torch.compiler.is_compiling():`, or list the function in "
     "torch._dynamo.config.ignore_logger_methods",
+    ignored_by="ignore_logging_functions",
 )
 
 SKIPPED_FUNCTION_CALL = Rule(
@@ -234,27 +237,6 @@ ANALYSIS_SKIPPED = Rule(
     enabled_by_default=False,
 )
 
-RULES: dict[str, Rule] = {rule.code: rule for rule in (
-    DATA_DEPENDENT_BRANCH,
-    TENSOR_TO_PYTHON_SCALAR,
-    TENSOR_TOLIST,
-    DATA_DEPENDENT_OPERATOR,
-    RANDOM_NUMBER_ARITHMETIC,
-    UNTRACEABLE_BUILTIN,
-    LOGGER_CALL,
-    SKIPPED_FUNCTION_CALL,
-    EXPLICIT_GRAPH_BREAK,
-    COMPILER_DISABLED_CALL,
-    AUTOGRAD_IN_FORWARD,
-    REQUIRES_GRAD_MUTATION,
-    COPY_IN_FORWARD,
-    RNN_MODULE,
-    SORTED_OVER_TENSOR,
-    UNSUPPORTED_CONTEXT_MANAGER,
-    GENERATOR_IN_FORWARD,
-    BREAK_IN_LOCAL_OBJECT,
-    DYNAMIC_OUTPUT_SHAPE,
-    ANALYSIS_SKIPPED,
-)}
+RULES: dict[str, Rule] = {rule.code: rule for rule in list(globals().values()) if isinstance(rule, Rule)}
 
 OFF_BY_DEFAULT = tuple(code for code, rule in RULES.items() if not rule.enabled_by_default)

@@ -697,3 +697,80 @@ class Model(nn.Module):
 
     def forward(self, x):
 """ + textwrap.indent(textwrap.dedent(body).strip("\n"), "        ") + "\n")
+
+
+def test_a_helper_that_fills_a_list_is_inlined_at_every_call(tmp_path):
+    """A reused call summary replays no mutation: a helper that appends to the list it is given
+    runs again at its second call, so the list holds both items (and never looks empty)."""
+    check(tmp_path, HEADER + """
+
+def add(items, item):
+    items.append(item)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        first, second = [], []
+        add(first, self.fc(x))
+        add(second, self.fc(x))
+        if not second:
+            return x.sum().item()
+        return first[0] + second[0]
+""")
+
+
+@pytest.mark.parametrize("build", [
+    "layers = [Block()]\n        layers += [Block() for _ in range(2)]\n        self.body = nn.Sequential(*layers)",
+    "layers = []\n        layers.extend(Block() for _ in range(3))\n        self.body = nn.Sequential(*layers)",
+    "self.body = nn.ModuleList()\n        for _ in range(3):\n            self.body.append(Block())",
+    "self.body = nn.Sequential()\n        for i in range(3):\n            self.body.add_module(f'b{i}', Block())",
+])
+def test_blocks_built_the_way_real_code_builds_them(tmp_path, build):
+    """`layers += [...]` extends the list in place, as Python does; the blocks are drawn and a
+    break inside them is found from the model that uses them."""
+    path = write(tmp_path / "model.py", HEADER + f"""
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x) * x.abs().max().item()
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        {build}
+
+    def forward(self, x):
+        for block in self.body:
+            x = block(x)
+        return x
+""")
+    analysis = analyze(path.read_text(encoding="utf-8"), str(path),
+                       options=Options(reuse_inlined=False, follow_defaults=True))
+    model = next(g for g in analysis.graphs if g.root == "Model.forward")
+    names = ["b0", "b1", "b2"] if "add_module" in build else ["0", "1", "2"]
+    assert [n.target for n in model.nodes if n.op == "call_module"] == [f"body.{n}.fc" for n in names]
+    assert {r.code for r in model.regions} == {"SFX102"}
+
+
+def test_setattr_with_a_computed_name_assigns_the_attribute(tmp_path):
+    check(tmp_path, HEADER + """
+
+class Model(nn.Module):
+    def __init__(self, depth=2):
+        super().__init__()
+        for i in range(depth):
+            setattr(self, f"layer{i}", nn.Linear(4, 4))
+
+    def forward(self, x):
+        x = self.layer0(x)
+        return self.layer1(x).sum().item()  # expect: SFX102
+""")

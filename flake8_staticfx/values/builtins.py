@@ -186,6 +186,13 @@ class Builtin(External):
             return value
         return UNKNOWN
 
+    def call_setattr(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG,
+                     frame: Frame) -> Value:
+        """`setattr(self, f"layer{i}", block)`: an assignment to a name known statically."""
+        if len(args) == 3 and isinstance(args[1], Static) and isinstance(args[1].value, str):
+            args[0].store_attribute(tx, args[1].value, args[2], expr, frame)
+        return Static(None)
+
 
 def run_key(tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> None:
     """sorted/min/max run their key function on each item: a break in it breaks here."""

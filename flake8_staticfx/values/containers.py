@@ -75,7 +75,7 @@ class Seq(Value):
         """Same length: item by item; otherwise only the element kind, of the non-empty sides."""
         from .joins import join, join_all
 
-        (items_a, elem_a), (items_b, elem_b) = a, b
+        (items_a, elem_a), (items_b, _) = a, b
         if items_a is not None and items_b is not None and len(items_a) == len(items_b):
             return [join(x, y) for x, y in zip(items_a, items_b)], elem_a
         kinds = [elem if items is None else join_all(items) for items, elem in (a, b) if items is None or items]

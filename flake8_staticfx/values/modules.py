@@ -128,14 +128,14 @@ class UserModule(Module):
     """A module class of the project (or of a library the analysis reads): its forward is inlined."""
 
     def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
-        from .objects import class_attribute
+        from .objects import class_attribute, reassigned_attributes
 
         attrs = tx.module_attrs(self)
         if name in attrs:
             value = attrs[name]
             if isinstance(value, Tensor):
                 return tx.get_attr(join_path(self.path, name), expr, frame)
-            if name in tx.mutated_attributes(self.cls) and not isinstance(value, Module):
+            if name in reassigned_attributes(tx, self.cls) and not isinstance(value, Module):
                 return Static() if isinstance(value, Static) else UNKNOWN
             return value.in_graph(tx)
         if self.cls is not None:
@@ -183,6 +183,10 @@ class ContainerModule(Module):
                     expr: nodes.NodeNG, frame: Frame) -> Value:
         from .containers import Seq
 
+        if isinstance(self.items, list) and name in ("append", "extend", "insert", "add_module", "register_module"):
+            return self.add_items(tx, name, args)
+        if isinstance(self.items, dict) and name in ("add_module", "register_module", "update"):
+            return self.add_items(tx, name, args)
         if name in ("values", "keys", "items", "children", "modules"):
             items = self.items
             if isinstance(items, dict):
@@ -194,6 +198,42 @@ class ContainerModule(Module):
             if isinstance(items, list):
                 return Seq(list(items))
         return super().call_method(tx, name, args, kwargs, expr, frame)
+
+    def add_items(self, tx: Interpreter, name: str, args: list[Value]) -> Value:
+        """`blocks.append(Block())`, `.extend(...)`, `.insert(i, ...)`, `.add_module(name, ...)`:
+        the new items are submodules at their path (`blocks.3`, `blocks.proj`)."""
+        from .containers import Dict, Seq
+
+        tx.heap.record(self)
+        items = self.items
+        if name in ("add_module", "register_module") and len(args) == 2 and isinstance(args[0], Static) \
+                and isinstance(args[0].value, str):
+            key = args[0].value
+            module = with_path(args[1], join_path(self.path, key))
+            if isinstance(items, dict):
+                items[key] = module
+            else:
+                items.append(module)
+        elif name == "append" and len(args) == 1:
+            items.append(with_path(args[0], join_path(self.path, str(len(items)))))
+        elif name == "extend" and len(args) == 1 and isinstance(args[0], Seq) and args[0].items is not None:
+            items.extend(with_path(v, join_path(self.path, str(len(items) + i))) for i, v in enumerate(args[0].items))
+        elif name == "update" and len(args) == 1 and isinstance(args[0], Dict) and args[0].exact:
+            items.update({k: with_path(v, join_path(self.path, str(k))) for k, v in args[0].items.items()})
+        else:
+            self.items = None  # inserted where, or what, is not known
+        return self if name in ("append", "extend", "insert") else Static(None)
+
+    def state(self) -> Any:
+        items = self.items
+        return dict(items) if isinstance(items, dict) else list(items) if isinstance(items, list) else None
+
+    def restore(self, state: Any) -> None:
+        self.items = dict(state) if isinstance(state, dict) else list(state) if isinstance(state, list) else None
+
+    def join_states(self, a: Any, b: Any) -> Any:
+        """Submodules added on some paths only: the container's items are not known."""
+        return a if a == b else None
 
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
         from .joins import join_all

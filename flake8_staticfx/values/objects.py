@@ -152,7 +152,21 @@ class Obj(Value):
         return {name: join(a[name], b[name]) if name in a and name in b else UNKNOWN for name in {**a, **b}}
 
     def in_graph(self, tx: Interpreter) -> Value:
-        return tx.object_in_graph(self)
+        """An object made elsewhere (by a module's `__init__`): this graph works on its own copy,
+        in which what other methods reassign (scheduler.set_timesteps() before forward) is not
+        a fact."""
+        from .modules import Module
+
+        objects = tx.heap.objects
+        copy = objects.get(id(self))
+        if copy is None:
+            reassigned = reassigned_attributes(tx, self.cls)
+            copy = objects[id(self)] = Obj(self.cls, {
+                name: item if name not in reassigned or isinstance(item, Module)
+                else Static() if isinstance(item, Static) else UNKNOWN
+                for name, item in self.attrs.items()})
+            objects[id(copy)] = copy
+        return copy
 
     def holds_object(self, depth: int = 0) -> bool:
         return True
@@ -179,3 +193,24 @@ def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: V
     if receiver is not None and name in tables.MODULE_METHODS:
         return BoundMethod(receiver, name)
     return UNKNOWN
+
+
+def reassigned_attributes(tx: Interpreter, cls: nodes.ClassDef | None) -> frozenset[str]:
+    """Attributes the class's methods assign outside `__init__`: their `__init__` value is not a fact."""
+    if cls is None:
+        return frozenset()
+    cached = tx.state.mutated_attrs.get(cls)
+    if cached is None:
+        names = set()
+        home = cls.root()
+        for owner in tx.resolver.mro(cls):
+            if owner.root() is not home:
+                continue  # library base classes rarely reassign what subclasses read
+            for method in owner.mymethods():
+                if method.name == "__init__":
+                    continue
+                for node in method.nodes_of_class(nodes.AssignAttr):
+                    if isinstance(node.expr, nodes.Name) and node.expr.name == "self":
+                        names.add(node.attrname)
+        cached = tx.state.mutated_attrs[cls] = frozenset(names)
+    return cached
