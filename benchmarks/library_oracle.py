@@ -1072,19 +1072,19 @@ def main():
     print(f"\ndone in {time.time() - t0:.0f}s")
 
 
-_INNER_RE = re.compile(r"\((\S+?\.py):(\d+)\)")
+_INNER_RE = re.compile(r" at (\S+?\.py):(\d+)\b")
 
 
 def site_found(site, diags):
     """A diagnostic in the site's statement, or a call-site diagnostic whose message names it
-    ("... in `fn` (file.py:LINE) ...")."""
+    ("... in `fn` at pkg/file.py:LINE ...", the path relative to the project root)."""
     a, b = stmt_span(site[0], site[1])
     base = os.path.basename(site[0])
     for d in diags:
         if d[0] == site[0] and a <= d[1] <= b:
             return True
         for m in _INNER_RE.finditer(d[4]):
-            if m.group(1) == base and a <= int(m.group(2)) <= b:
+            if os.path.basename(m.group(1)) == base and a <= int(m.group(2)) <= b:
                 return True
     return False
 

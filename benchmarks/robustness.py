@@ -261,7 +261,7 @@ def notice_kind(reason: str) -> str:
     return reason.split(":", 1)[0].strip() or "?"
 
 
-BUDGET_KINDS = {"BudgetExceeded"}
+BUDGET_KINDS = {"BudgetExceeded", "unknown decorator"}  # notices by design, not internal errors
 
 
 def summarize(results: list[dict], peak_kb: int, total: float, slow: float) -> dict:

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from flake8_staticfx.fix import REWRITTEN_FORMS  # noqa: E402
+from flake8_staticfx.messages import notice, render as render_message  # noqa: E402
 from flake8_staticfx.rules import GB_DOCS, RULES  # noqa: E402
 
 OUT = ROOT / "docs" / "rules"
@@ -698,7 +699,8 @@ PAGES["SFX401"] = Page(
 PAGES["SFX900"] = Page(
     dynamo="SFX900 is not a graph break: it is a notice about the analysis. When a compile root "
            "cannot be analysed within the tool's limits (an inline depth, unroll or step budget "
-           "is exceeded, or the source uses something the analysis does not model), no "
+           "is exceeded, the source uses something the analysis does not model, or a class "
+           "decorator it does not know may replace `forward`), no "
            "diagnostic is given for that root, so a clean result does not mean the root "
            "compiles to one graph. The notice is off by default; turn it on with "
            "`--staticfx-notices` (and `--extend-select=SFX900` or `--select=SFX`).",
@@ -734,10 +736,17 @@ def _gb_links(rule) -> str:
     return ", ".join(f"[{gb}]({GB_DOCS.format(gb.lower())})" for gb in rule.gb_ids)
 
 
+def _sample_message(rule) -> str:
+    """The message's shape, with `…` for the construct (its first GB id stands for the ids of
+    the occurrence)."""
+    if not rule.gb_ids:
+        return notice(rule, "…", "why")
+    return render_message(rule, "…", rule.gb_ids[:1])
+
+
 def render(code: str) -> str:
     rule, page = RULES[code], PAGES[code]
     example, fixed, not_flagged = examples(code)
-    message = rule.message.replace("{what}", "…")
     out = [
         f"# {code} `{rule.name}`",
         "",
@@ -745,7 +754,7 @@ def render(code: str) -> str:
         "",
         "## What it does",
         "",
-        f"Reports: {message}.",
+        f"Reports: {rule.summary}, as in ``{_sample_message(rule)}``.",
         "",
     ]
     facts = [f"- Dynamo graph-break ids: {_gb_links(rule)}"]

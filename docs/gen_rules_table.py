@@ -31,7 +31,7 @@ OPTION_OF_SETTING = {
 
 
 def _what(rule) -> str:
-    text = rule.message.replace("`{what}`", "`…`").replace("{what}", "…")
+    text = rule.summary
     if not rule.enabled_by_default:
         text += " (off by default)"
     return text.replace("|", "\\|")
@@ -78,10 +78,16 @@ def _output(*args: str) -> str:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=300).stdout
 
 
+def first_command_args(readme: str) -> list[str]:
+    """The arguments of the flake8 call that ends README's first command (quick start, 1)."""
+    command = re.search(r"```bash\n(.*?)\n", readme.split("## Quick start", 1)[1], flags=re.S)[1]
+    return command.split("flake8 ", 1)[1].split()
+
+
 def replace_samples(readme: str) -> str:
     """The flake8 sample after "The first command prints" and the `$ python -m ...` graph sample."""
     head, tail = readme.split("The first command prints", 1)
-    lint = _output("-m", "flake8", "--select=SFX", "examples/")
+    lint = _output("-m", "flake8", *first_command_args(readme))
     tail = re.sub(r"(```text\n).*?(```)", lambda m: m[1] + lint + m[2], tail, count=1, flags=re.S)
     readme = head + "The first command prints" + tail
 

@@ -14,6 +14,7 @@ from .interpreter import BudgetExceeded, FileState, Interpreter
 from .config import Options, might_have_roots
 from .discover import (
     Resolver,
+    SkippedRoot,
     SourceModule,
     config_settings,
     find_roots,
@@ -77,10 +78,13 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         module = parse_source(tree, modname, path)
         resolver = Resolver(SourceModule(module, path, modname), project_for(root_dir, modname),
                             module_bases=options.module_bases)
-        roots = find_roots(resolver)
+        skipped: list[SkippedRoot] = []
+        roots = find_roots(resolver, skipped)
     except (SyntaxError, ValueError, RecursionError) as exc:
         result.notices.append(Notice(1, 0, os.path.basename(path), _describe(exc)))
         return
+    for root in skipped:
+        result.notices.append(Notice(root.cls.lineno, root.cls.col_offset, root.name, _unknown_decorator(root)))
     state = FileState(time.process_time() + options.file_time_budget, options.reuse_inlined,
                       options.max_steps)
     in_code = config_settings(resolver)
@@ -96,6 +100,16 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                                          root.name, _describe(exc)))
         annotate(graph, root_options)
         result.graphs.append(graph)
+
+
+def _unknown_decorator(root: SkippedRoot) -> str:
+    """Why the root is left out: the decorator may replace forward with something we never see."""
+    try:
+        text = root.decorator.as_string()
+    except Exception:  # noqa: BLE001 - as_string on odd nodes
+        text = type(root.decorator).__name__
+    on = "" if root.decorated is root.cls else f" on `{root.decorated.name}`"
+    return f"unknown decorator: `@{' '.join(text.split())}`{on} may replace forward"
 
 
 def _describe(exc: BaseException) -> str:

@@ -5,8 +5,7 @@ breaks there, where the user must change the code, and what it costs.
 """
 from __future__ import annotations
 
-import os
-
+from . import messages
 from .breaks import Break
 from .config import Options
 from .ir import Graph, GraphBreakRegion, Node, SourceSpan
@@ -41,14 +40,14 @@ def _region(graph: Graph, node: Node, brk: Break) -> GraphBreakRegion:
         impact = f"inside {context}: dynamo gives up and the whole function `{skipped}` runs eagerly"
     else:
         impact = "the graph splits here: code before and after compiles as separate graphs"
-    reason = rule.message.format(what=brk.what)
-    if report is not span:
-        reason += f" in `{span.function}` ({os.path.basename(span.file)}:{span.line})"
+    site = None if report is span else messages.Site(span.function, messages.display_path(span.file), span.line)
+    reason = messages.describe(rule, brk.what, site)
     covered = [*([] if node.meta.get("python") else [node]), *node.meta.get("covers", ())]
     return GraphBreakRegion(
         code=rule.code, reason=reason, gb_ids=brk.gb_ids, workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
         construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context, nodes=covered,
+        what=brk.what, site=site,
     )
 
 

@@ -369,8 +369,13 @@ class Resolver:
 
     def class_is_opaque(self, cls: nodes.ClassDef) -> bool:
         """A class decorator we do not know may swap forward (transformers' experts dispatch,
-        allow_in_graph): its forward is neither linted nor inlined. Only the classes up to the
-        one defining forward matter, so mixins further up are never parsed for this."""
+        allow_in_graph): its forward is neither linted nor inlined."""
+        return self.opaque_decorator(cls) is not None
+
+    def opaque_decorator(self, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, nodes.NodeNG] | None:
+        """(class, decorator) of the first decorator we do not know on `cls` or on the classes
+        it inherits forward through. Only the classes up to the one defining forward matter, so
+        mixins further up are never parsed for this."""
         seen = set()
         stack = [cls]
         while stack and len(seen) < 64:
@@ -378,11 +383,12 @@ class Resolver:
             if owner in seen:
                 continue
             seen.add(owner)
-            if is_opaque(self, owner):
-                return True
+            decorator = unknown_decorator(self, owner)
+            if decorator is not None:
+                return owner, decorator
             if "forward" not in owner.locals:  # the forward that runs is further up
                 stack.extend(b.node for b in self.base_classes(owner) if b.kind == "class")
-        return False
+        return None
 
     def is_plain_class(self, cls: nodes.ClassDef) -> bool:
         """A project class whose instances dynamo traces as user objects: no decorator, and
@@ -403,8 +409,13 @@ class Resolver:
             return cached
         self._class_is_module[cls] = False  # cuts cycles in class hierarchies
         # A configured base is recognised by name, without parsing the library defining it.
-        result = any(_last_name(base) in self.module_bases for base in cls.bases) or any(
-            self._is_module_base(b) for b in self.base_classes(cls))
+        result = any(_last_name(base) in self.module_bases for base in cls.bases)
+        # A loop, not any() over a generator: on Python 3.12 each any() level of this recursion
+        # takes C stack, and a hierarchy 500 classes deep ran out of it (RecursionError).
+        for binding in () if result else self.base_classes(cls):
+            if self._is_module_base(binding):
+                result = True
+                break
         self._class_is_module[cls] = result
         return result
 
@@ -492,6 +503,11 @@ def is_disabled(resolver: Resolver, function: nodes.FunctionDef) -> bool:
 def is_opaque(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) -> bool:
     """A decorator we do not know may replace the function (or a class's forward): do not
     inline through it, and do not lint it as a root."""
+    return unknown_decorator(resolver, function) is not None
+
+
+def unknown_decorator(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) -> nodes.NodeNG | None:
+    """The first decorator of `function` that is not known to leave it in place, if any."""
     for decorator in function.decorators.nodes if function.decorators else ():
         name = _decorator_name(resolver, decorator)
         if name in TRANSPARENT_LIBRARY_DECORATORS or name in TRANSPARENT_DECORATORS or name in DISABLE_DECORATORS:
@@ -502,8 +518,8 @@ def is_opaque(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) 
         binding = resolver.expr_binding(target)
         if binding is not None and binding.kind == "function" and _wraps_its_argument(binding.node):
             continue
-        return True
-    return False
+        return decorator
+    return None
 
 
 def _wraps_its_argument(decorator: nodes.FunctionDef) -> bool:
@@ -544,7 +560,22 @@ class Root:
         return f"{self.cls.name}.{self.function.name}" if self.cls else self.function.name
 
 
-def find_roots(resolver: Resolver) -> list[Root]:
+@dataclass
+class SkippedRoot:
+    """A module class that would be a root, left out because of a decorator we do not know."""
+
+    cls: nodes.ClassDef
+    decorated: nodes.ClassDef  # the class carrying the decorator: cls or a class forward comes through
+    decorator: nodes.NodeNG
+
+    @property
+    def name(self) -> str:
+        return f"{self.cls.name}.forward"
+
+
+def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None) -> list[Root]:
+    """The compile roots of the linted file; module classes left out because of an unknown
+    decorator are added to `skipped`, when given."""
     roots = []
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
@@ -553,8 +584,12 @@ def find_roots(resolver: Resolver) -> list[Root]:
             # A subclass that only changes attributes (report_stats = False) compiles the
             # inherited forward differently: it is a root too, when that forward is in this file.
             if isinstance(forward, nodes.FunctionDef) and owner.root() is node.root() \
-                    and resolver.is_module_class(node) and not resolver.class_is_opaque(node):
-                roots.append(Root(forward, node, owner))
+                    and resolver.is_module_class(node):
+                opaque = resolver.opaque_decorator(node)
+                if opaque is None:
+                    roots.append(Root(forward, node, owner))
+                elif skipped is not None:
+                    skipped.append(SkippedRoot(node, *opaque))
         elif node.decorators:
             compiles = [d for d in node.decorators.nodes if _imported_from_torch(resolver, _decorated(d))
                         and _decorator_qname(resolver, d) in COMPILE_DECORATORS]

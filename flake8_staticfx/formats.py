@@ -33,7 +33,7 @@ def render_json(findings: Sequence[Finding]) -> str:
 # -- SARIF --------------------------------------------------------------------------------
 
 def _short_description(rule: Rule) -> str:
-    return rule.message.replace("`{what}`", "`…`").replace("{what}", "…")
+    return rule.summary
 
 
 def _sarif_rules() -> list[dict]:

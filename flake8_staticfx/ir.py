@@ -8,7 +8,10 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from .messages import Site
 
 OPCODES = frozenset(
     {"placeholder", "get_attr", "call_function", "call_method", "call_module", "output"}
@@ -91,6 +94,8 @@ class GraphBreakRegion:
     frame_skipped: str | None  # the function dynamo would run eagerly, if any
     skip_context: str | None  # why it cannot resume: "a loop", "a `with` block", "a property"
     nodes: list[Node] = field(default_factory=list)
+    what: str = ""  # the construct as written, for the message
+    site: Site | None = None  # where the construct is, when in another file than the linted one
 
     @property
     def severity(self) -> str:

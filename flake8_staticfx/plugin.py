@@ -68,7 +68,10 @@ def diagnose(source: str, filename: str, tree: ast.Module | None,
         analysis = analyze(source, filename, tree, options)
     except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
         if options.report_notices:
-            return [(1, 0, f"SFX900 could not analyse `{filename}`: {type(exc).__name__}", ())]
+            from .messages import notice
+            from .rules import RULES
+
+            return [(1, 0, notice(RULES["SFX900"], filename, type(exc).__name__), ())]
         return []
     gb_ids: dict[tuple[int, str], tuple[str, ...]] = {}
     for graph in analysis.graphs:

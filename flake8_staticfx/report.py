@@ -4,15 +4,15 @@ from __future__ import annotations
 import json
 from typing import Iterator
 
+from . import messages
 from .analysis import FileAnalysis
 from .ir import Graph, GraphBreakRegion, Node, format_arg
 from .rules import RULES
 
 
 def diagnostic_message(region: GraphBreakRegion) -> str:
-    gb = "/".join(region.gb_ids)
-    effect = region.impact if region.frame_skipped else "splits the graph"
-    return f"{region.code} {region.reason} {effect} ({gb}); {region.workaround}"
+    return messages.render(RULES[region.code], region.what, region.gb_ids, frame_skipped=region.frame_skipped,
+                           skip_context=region.skip_context, site=region.site)
 
 
 def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False) -> Iterator[tuple[int, int, str]]:
@@ -27,9 +27,7 @@ def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False) -> Iterato
                 seen.add(key)
                 found.append((region.line, region.col, diagnostic_message(region)))
     for notice in analysis.notices if notices else ():
-        rule = RULES["SFX900"]
-        message = rule.message.format(what=notice.what)
-        found.append((notice.line, notice.col, f"{rule.code} {message}: {notice.reason}"))
+        found.append((notice.line, notice.col, messages.notice(RULES["SFX900"], notice.what, notice.reason)))
     yield from sorted(found)
 
 

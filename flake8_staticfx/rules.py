@@ -18,8 +18,11 @@ class Rule:
     code: str
     name: str
     gb_ids: tuple[str, ...]
-    message: str  # template; {what} is the construct as written in the source
-    workaround: str
+    # The first words of each message of this code, the same for every occurrence (flake8
+    # --statistics shows one message per code): what kind of construct breaks the graph.
+    summary: str
+    fix: str  # the short workaround that ends each message
+    workaround: str  # the full workaround: rule pages, the graph CLI, JSON
     fixable: bool = True
     enabled_by_default: bool = True
     # Dynamo settings under which the construct is captured instead of breaking.
@@ -42,7 +45,8 @@ DATA_DEPENDENT_BRANCH = Rule(
     "SFX101",
     "data-dependent-branch",
     ("GB0170",),
-    "data-dependent branch on tensor `{what}`",
+    "branch on a tensor's value",
+    "select with torch.where or torch.cond",
     "compute both branches and select with torch.where, or use torch.cond",
 )
 
@@ -50,7 +54,8 @@ TENSOR_TO_PYTHON_SCALAR = Rule(
     "SFX102",
     "tensor-to-python-scalar",
     ("GB0124", "GB0033"),
-    "`{what}` converts a tensor to a Python scalar",
+    "tensor converted to a Python number",
+    "keep it a 0-d tensor",
     "keep the value as a 0-d tensor, or set torch._dynamo.config.capture_scalar_outputs = True",
     captured_by=("capture_scalar_outputs", "fullgraph"),
     occurrence_gb_ids=("GB0124",),  # .item(), int(), `in`; a size detected as one says GB0033
@@ -60,7 +65,8 @@ TENSOR_TOLIST = Rule(
     "SFX103",
     "tensor-tolist",
     ("GB0033", "GB0109"),
-    "`{what}` copies a tensor into a Python list",
+    "tensor copied into a Python list",
+    "keep the data in tensors",
     "keep the data in tensors (torch.split/gather with tensor indices) or move the call out of forward",
     # Integer tensors are captured; float ones still break (GB0109) but the dtype is
     # rarely known statically, so the rule stays quiet under these settings.
@@ -71,7 +77,8 @@ DATA_DEPENDENT_OPERATOR = Rule(
     "SFX104",
     "data-dependent-operator",
     ("GB0033",),
-    "`{what}` needs a tensor's value in Python",
+    "tensor value needed in Python",
+    "stay in tensor ops (torch.sqrt, not math.sqrt)",
     "stay in tensor ops (torch.sqrt instead of math.sqrt, torch._assert_async instead of "
     "torch._assert, torch.rand instead of numpy.random)",
 )
@@ -80,7 +87,8 @@ RANDOM_NUMBER_ARITHMETIC = Rule(
     "SFX105",
     "random-number-arithmetic",
     ("GB0213",),
-    "`{what}` does Python arithmetic on a number from the random module",
+    "Python arithmetic on a random number",
+    "draw it with torch.rand or torch.randint",
     "draw it with torch (torch.randint, torch.rand) or outside the compiled function",
 )
 
@@ -88,7 +96,8 @@ UNTRACEABLE_BUILTIN = Rule(
     "SFX201",
     "untraceable-builtin",
     ("GB0059", "GB0569"),
-    "`{what}` calls a builtin dynamo cannot trace",
+    "builtin dynamo cannot trace",
+    "guard it with torch.compiler.is_compiling()",
     "remove it from forward, or guard it with `if not torch.compiler.is_compiling():`",
 )
 
@@ -96,7 +105,8 @@ LOGGER_CALL = Rule(
     "SFX202",
     "logger-call",
     ("GB0291", "GB4841"),
-    "logging call `{what}`",
+    "logging call",
+    "guard it with torch.compiler.is_compiling()",
     "guard it with `if not torch.compiler.is_compiling():`, or list the function in "
     "torch._dynamo.config.ignore_logger_methods",
     ignored_by="ignore_logging_functions",
@@ -106,7 +116,8 @@ SKIPPED_FUNCTION_CALL = Rule(
     "SFX203",
     "skipped-function-call",
     ("GB0007", "GB0208"),
-    "`{what}` calls a function dynamo does not trace",
+    "call to a function dynamo skips",
+    "move it out of the compiled code",
     "move it out of forward, or guard it with `if not torch.compiler.is_compiling():`",
 )
 
@@ -114,7 +125,8 @@ EXPLICIT_GRAPH_BREAK = Rule(
     "SFX301",
     "explicit-graph-break",
     ("GB0025",),
-    "`{what}` breaks the graph on purpose",
+    "explicit graph break",
+    "remove it if the break is no longer needed",
     "remove the call if the break is no longer needed",
 )
 
@@ -122,7 +134,8 @@ COMPILER_DISABLED_CALL = Rule(
     "SFX302",
     "compiler-disabled-call",
     ("GB0098", "GB0099"),
-    "`{what}` calls a function marked torch.compiler.disable",
+    "call to a compiler-disabled function",
+    "call it outside the compiled code",
     "call it outside the compiled region, or remove the decorator",
 )
 
@@ -130,7 +143,8 @@ AUTOGRAD_IN_FORWARD = Rule(
     "SFX303",
     "autograd-in-forward",
     ("GB0123", "GB9186"),
-    "autograd call `{what}` inside the compiled function",
+    "autograd call in compiled code",
+    "compute gradients outside the compiled code",
     "compute gradients outside the compiled forward, or set "
     "torch._dynamo.config.trace_autograd_ops = True",
 )
@@ -139,7 +153,8 @@ REQUIRES_GRAD_MUTATION = Rule(
     "SFX304",
     "requires-grad-mutation",
     ("GB0125", "GB8985", "GB0206", "GB0225"),
-    "`{what}` sets requires_grad inside the compiled function",
+    "requires_grad set in compiled code",
+    "set it before the compiled call",
     "create the tensor or set requires_grad before calling the compiled module, "
     "or detach and clone instead",
 )
@@ -148,7 +163,8 @@ COPY_IN_FORWARD = Rule(
     "SFX305",
     "copy-in-forward",
     ("GB4198", "GB0208"),
-    "`{what}` copies a module or tensor",
+    "copy of a module or tensor",
+    "make the copy in __init__",
     "make the copy in __init__ or outside the compiled call",
 )
 
@@ -156,7 +172,8 @@ RNN_MODULE = Rule(
     "SFX306",
     "rnn-module",
     ("GB0014",),
-    "`{what}` calls an RNN/GRU/LSTM module, which dynamo does not trace",
+    "RNN/GRU/LSTM module call",
+    "unroll with GRUCell/LSTMCell, or keep it uncompiled",
     "unroll with nn.GRUCell/nn.LSTMCell, or keep the recurrent module outside torch.compile",
     fixable=False,
 )
@@ -165,7 +182,8 @@ SORTED_OVER_TENSOR = Rule(
     "SFX307",
     "sorted-over-tensor",
     ("GB0059",),
-    "`{what}` iterates a tensor with the builtin sorted()",
+    "sorted() over a tensor",
+    "use torch.sort or torch.topk",
     "use torch.sort or torch.topk",
 )
 
@@ -173,7 +191,8 @@ UNSUPPORTED_CONTEXT_MANAGER = Rule(
     "SFX308",
     "unsupported-context-manager",
     ("GB0142", "GB0208"),
-    "`with {what}` uses a context manager dynamo does not support",
+    "unsupported context manager",
+    "enter it outside the compiled code",
     "enter the context outside the compiled function",
     fixable=False,
 )
@@ -182,7 +201,8 @@ GENERATOR_IN_FORWARD = Rule(
     "SFX309",
     "generator-in-forward",
     ("GB0363", "GB7650", "GB0055"),
-    "`{what}` creates or uses a torch.Generator made inside the compiled function",
+    "torch.Generator made in compiled code",
+    "create it outside the compiled code",
     "create the generator outside the compiled function, or seed the global RNG before calling it",
 )
 
@@ -190,8 +210,8 @@ BREAK_IN_LOCAL_OBJECT = Rule(
     "SFX310",
     "break-in-local-object",
     ("GB0092",),
-    "`{what}` reaches a graph break in a method of an object made in the compiled "
-    "function, an object dynamo cannot rebuild to resume",
+    "break in a method of a local object",
+    "make the object in __init__",
     "make the object in __init__ (or outside the compiled call), or remove the break in its method",
 )
 
@@ -199,7 +219,8 @@ DYNAMIC_OUTPUT_SHAPE = Rule(
     "SFX401",
     "dynamic-output-shape",
     ("GB0036",),
-    "`{what}` has an output shape that depends on tensor data",
+    "dynamic output shape",
+    "use masked_fill/torch.where or nonzero_static",
     "use a fixed-size form (torch.where(mask, x, 0), masked_fill, nonzero_static) or set "
     "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
     captured_by=("capture_dynamic_output_shape_ops", "fullgraph"),
@@ -209,7 +230,8 @@ ANALYSIS_SKIPPED = Rule(
     "SFX900",
     "analysis-skipped",
     (),
-    "could not analyse `{what}`",
+    "not analysed",
+    "no diagnostic is given for this root",
     "report the file to flake8-staticfx; no diagnostic is given for this root",
     fixable=False,
     enabled_by_default=False,

@@ -6,6 +6,7 @@ See tests/oracle/scoring.py for what counts as a hit, a miss and a false alarm.
 """
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -28,10 +29,28 @@ def truth():
 
 
 @pytest.fixture(scope="module")
-def report(truth):
-    output = scoring.run_flake8(CASES)
+def output():
+    return scoring.run_flake8(CASES)
+
+
+@pytest.fixture(scope="module")
+def report(truth, output):
     diagnostics = scoring.parse_diagnostics(output, CASES)
     return scoring.score(truth, diagnostics, CASES)
+
+
+def test_every_message_fits_160_characters(output):
+    """What flake8 prints after `path:line:col: `, over the whole corpus (breaks in other files
+    of the cases package included)."""
+    from flake8_staticfx.rules import RULES
+
+    messages = [re.sub(r"^.*?:\d+:\d+: ", "", line) for line in output.splitlines()]
+    assert len(messages) > 90
+    assert max(len(message) for message in messages) <= 160, max(messages, key=len)
+    for message in messages:
+        code = message.split()[0]
+        assert message.startswith(f"{code} {RULES[code].summary}: `"), message
+    assert any(" at tests/cases/" in message or " at cases/" in message for message in messages)
 
 
 def test_truth_covers_every_case_file(truth):

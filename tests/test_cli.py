@@ -32,7 +32,7 @@ def test_readme_starts_with_the_two_commands():
     install_and_lint, install_and_test = quick_start_commands()
     assert install_and_lint.startswith("python3 -m venv .venv && ")
     assert "pip install -e . " in install_and_lint
-    assert install_and_lint.endswith("flake8 --select=SFX examples/")
+    assert install_and_lint.endswith("flake8 --select=SFX,E999 examples/")  # E999: a broken file fails
     assert "torch" not in install_and_lint  # the linter needs no torch
     assert install_and_test.startswith("python3 -m venv .venv && ")
     steps = [step.strip() for step in install_and_test.split("&&")]
@@ -44,10 +44,21 @@ def test_readme_starts_with_the_two_commands():
 def test_readme_sample_output_is_what_the_first_command_prints():
     sample = README.split("The first command prints", 1)[1]
     expected = code_blocks(sample, "text")[0]
-    result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "examples/"],
-                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    args = quick_start_commands()[0].split("flake8 ", 1)[1].split()
+    result = subprocess.run([sys.executable, "-m", "flake8", *args], capture_output=True, text=True, cwd=ROOT,
+                            timeout=120)
     assert result.returncode == 1
     assert result.stdout == expected, "README's sample is stale: run python docs/gen_rules_table.py --write"
+
+
+def test_readme_first_command_fails_on_a_file_that_does_not_parse(tmp_path):
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "broken.py").write_text("import torch\n\n\ndef forward(x)\n    return x\n")
+    args = quick_start_commands()[0].split("flake8 ", 1)[1].split()
+    result = subprocess.run([sys.executable, "-m", "flake8", *args], capture_output=True, text=True, cwd=tmp_path,
+                            timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.startswith("examples/broken.py:4:") and " E999 SyntaxError" in result.stdout
 
 
 def test_readme_graph_sample_is_what_the_cli_prints():

@@ -17,6 +17,7 @@ examples every time.
 from __future__ import annotations
 
 import ast
+import sys
 import textwrap
 import time
 import warnings
@@ -30,6 +31,8 @@ from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
 from flake8_staticfx.report import flake8_diagnostics, render_json, render_text
 from guards import wall_clock_guard
+
+EXCEPT_STAR = ["except* ValueError:"] if sys.version_info >= (3, 11) else []  # Python 3.11 syntax
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_CPU_LIMIT = 2.0    # seconds of CPU per example (CPU: the CI machine is shared)
@@ -154,7 +157,7 @@ def block(draw, depth: int, budget: int = 6) -> list[str]:
             lines.append("try:")
             lines += _indent(draw(block(depth - 1, 3)))
             handler = draw(st.sampled_from(["except Exception:", "except (ValueError, RuntimeError) as e:",
-                                            "except:", "except* ValueError:"]))
+                                            "except:", *EXCEPT_STAR]))
             lines.append(handler)
             # `return`/`break`/`continue` cannot appear directly in an except* block
             lines += _indent(["x = x + 1"] if "*" in handler else draw(block(depth - 1, 2)))

@@ -92,7 +92,7 @@ def test_text_conditional_net():
     assert rows["relu"]["break"] == rows["tanh"]["break"] == "SFX101"
     assert [r["name"] for r in rows.values() if r["break"] == "SFX101" and r["line"] == "14"]
     assert rows["fc1"]["break"] == rows["fc2"]["break"] == ""
-    assert "  break SFX101 line 14: data-dependent branch on tensor `x.sum() > 0` (GB0170)" in text
+    assert "  break SFX101 line 14: branch on a tensor's value: `x.sum() > 0` (GB0170)" in text
     assert "    workaround: compute both branches and select with torch.where" in text
     nodes_line = next(line for line in text.splitlines() if line.startswith("    nodes: "))
     assert {"relu", "tanh"} <= set(nodes_line.split(": ", 1)[1].split(", "))

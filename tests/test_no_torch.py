@@ -15,6 +15,7 @@ import textwrap
 from importlib import metadata
 from pathlib import Path
 
+import progress
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +44,8 @@ def no_torch_python(request, tmp_path_factory) -> Path:
     python = venv / "bin" / "python"
     ready = venv / ".ready"
     if not ready.exists():
+        progress.say(request.config, f"test_no_torch: building a virtual environment without torch in {venv} "
+                                     "(once; about a minute)")
         shutil.rmtree(venv, ignore_errors=True)
         for stale in base.iterdir():
             shutil.rmtree(stale, ignore_errors=True)

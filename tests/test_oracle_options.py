@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 
+import progress
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -71,13 +72,12 @@ SETTINGS = {
 }
 
 
-def record(recorder_args, files, out_path):
-    proc = subprocess.run(
-        [sys.executable, RECORDER, "--quiet", "-j", "2", "--timeout", "120", "-o", out_path,
-         *recorder_args, *files],
-        capture_output=True, text=True, cwd=REPO)
+def record(config, recorder_args, files, out_path):
+    # Each case runs torch.compile in a fresh interpreter; the recorder reports each on stderr.
+    proc = progress.run(config, [sys.executable, RECORDER, "-j", "2", "--timeout", "120", "-o", out_path,
+                                 *recorder_args, *files], cwd=REPO)
     assert proc.returncode == 0 and os.path.exists(out_path), (
-        f"record_truth failed (rc={proc.returncode}):\n{proc.stdout[-5000:]}\n{proc.stderr[-5000:]}")
+        f"record_truth failed (rc={proc.returncode}), its stderr is above:\n{proc.stdout[-5000:]}")
     with open(out_path, encoding="utf-8") as handle:
         return json.load(handle)
 
@@ -110,10 +110,10 @@ def table(document, diagnostics, files):
 
 
 @pytest.mark.parametrize("setting", sorted(SETTINGS))
-def test_linter_option_matches_dynamo_setting(setting):
+def test_linter_option_matches_dynamo_setting(setting, request):
     recorder_args, flake8_args, files = SETTINGS[setting]
     with tempfile.TemporaryDirectory(prefix="sfx_options_") as tmp:
-        document = record(recorder_args, files, os.path.join(tmp, "truth.json"))
+        document = record(request.config, recorder_args, files, os.path.join(tmp, "truth.json"))
     assert sorted(document["files"]) == sorted(files)
     if setting == "fullgraph":
         assert document["fullgraph"] is True

@@ -113,10 +113,56 @@ def test_message_names_construct_gb_id_and_workaround(tmp_path, code):
     found = {c: text for _, _, _, c, text in reports("model.py", cwd=tmp_path)}
     rule = RULES[code]
     text = found[code]
+    assert text.startswith(f"{rule.summary}: `")  # the same first words for every occurrence
     assert any(gb in text for gb in rule.gb_ids)  # the ids of this occurrence
-    assert rule.workaround in text
-    assert "`" in text  # the construct as written
-    assert len(text.split(";")[0]) < 160
+    assert text.endswith(f"; {rule.fix}")
+    assert len(f"{code} {text}") <= 160
+
+
+def test_statistics_summarise_each_code_by_its_first_words(tmp_path):
+    # Two files, each code with occurrences of different constructs (and, for SFX102, different
+    # GB ids: .item() is GB0124, a size is GB0033): --statistics prints one occurrence's message
+    # per code, so its first words must be the same for every occurrence.
+    write(tmp_path / "a_model.py", POSITIONS)
+    write(tmp_path / "b_model.py", POSITIONS.replace("h.mean() > 0", "h.max() < 1").replace(
+        "total = 1 + h.sum().item()", "total = torch.arange(h.sum())"))
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "--isolated", "--statistics",
+                             "a_model.py", "b_model.py"], capture_output=True, text=True, cwd=tmp_path,
+                            timeout=300)
+    lines = result.stdout.splitlines()
+    occurrences = [line for line in lines if line.startswith(("a_model.py", "b_model.py"))]
+    assert len(occurrences) == 6 and "(GB0033)" in "".join(occurrences) and "(GB0124)" in "".join(occurrences)
+    statistics = [line.split(None, 2) for line in lines if line not in occurrences]
+    assert [(count, code) for count, code, _ in statistics] == [("2", "SFX101"), ("2", "SFX102"), ("2", "SFX201")]
+    for line in occurrences:
+        code, text = line.split(": ", 1)[1].split(" ", 1)
+        assert text.startswith(f"{RULES[code].summary}: `")
+    for _, code, text in statistics:
+        assert text.startswith(f"{RULES[code].summary}: `"), text
+
+
+def test_a_construct_in_another_file_is_located_from_the_project_root(tmp_path):
+    pkg = tmp_path / "pkg"
+    for package in (pkg, pkg / "sub", pkg / "sub" / "deep"):
+        write(package / "__init__.py", "")
+    write(pkg / "sub" / "deep" / "utils.py", """
+        def peak(x):
+            return x.max().item()
+    """)
+    write(pkg / "model.py", """
+        import torch.nn as nn
+        from .sub.deep.utils import peak
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x / peak(x)
+    """)
+    for cwd, path in ((tmp_path, "pkg/model.py"), (pkg, "model.py")):
+        (found,) = reports(path, cwd=cwd)
+        assert found[1:4] == (7, 20, "SFX102")  # at the call in the linted file
+        assert " in `peak` at pkg/sub/deep/utils.py:2 (GB0124); " in found[4], found[4]
+        assert (tmp_path / found[4].split(" at ")[1].split(":")[0]).is_file()
 
 
 # -- noqa ---------------------------------------------------------------------------
@@ -378,6 +424,54 @@ def test_sfx900_notices_from_a_config_file(tmp_path):
     write(tmp_path / "model.py", HUGE)
     (tmp_path / "setup.cfg").write_text("[flake8]\nstaticfx-notices = true\n", encoding="utf-8")
     assert brief(reports("model.py", cwd=tmp_path, isolated=False)) == [("model.py", 5, "SFX900")]
+
+
+DECORATED = """
+import torch.nn as nn
+from registry import register
+
+
+@register("net")
+class Net(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+
+class Child(Net):
+    scale = 2
+"""
+
+
+def test_unknown_class_decorator_gives_a_notice_not_a_silent_pass(tmp_path):
+    # The decorator may replace forward, so neither class is linted; --staticfx-notices says so
+    # at each class instead of passing it in silence.
+    write(tmp_path / "model.py", DECORATED)
+    assert reports("model.py", cwd=tmp_path) == []
+    found = reports("--staticfx-notices", "model.py", cwd=tmp_path)
+    classes = [i for i, text in enumerate(DECORATED.lstrip("\n").splitlines(), 1) if text.startswith("class ")]
+    assert [(row, col, code) for _, row, col, code, _ in found] == [(row, 1, "SFX900") for row in classes]
+    assert found[0][4] == "not analysed: `Net.forward` (unknown decorator: `@register('net')` may replace forward)"
+    assert found[1][4] == ("not analysed: `Child.forward` (unknown decorator: `@register('net')` on `Net` "
+                           "may replace forward)")
+
+
+def test_known_decorators_give_no_notice(tmp_path):
+    path = write(tmp_path / "model.py", DECORATED.replace('from registry import register\n', """import functools
+
+
+def register(name):
+    def decorate(cls):
+        @functools.wraps(cls)
+        def make(*args):
+            return cls(*args)
+        return make
+    return decorate
+"""))
+    found = reports("--staticfx-notices", "model.py", cwd=tmp_path)
+    branch = path.read_text().splitlines().index("        if x.sum() > 0:") + 1
+    assert [(row, code) for _, row, _, code, _ in found] == [(branch, "SFX101")]  # Net's and Child's, once
 
 
 def test_syntax_error_does_not_crash(tmp_path):

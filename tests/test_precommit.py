@@ -10,6 +10,7 @@ environment cannot be installed (offline), that test is skipped; the second test
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 MODEL = """\
 import torch
@@ -55,7 +57,9 @@ def _hook():
 
 def test_hook_manifest():
     hook = _hook()
-    assert hook["entry"] == "flake8 --select=SFX"
+    # E999 too: flake8 reports a file that does not parse as E999, which --select=SFX alone
+    # filters out, so such a file passed the hook.
+    assert hook["entry"] == "flake8 --select=SFX,E999"
     assert hook["language"] == "python"
     assert hook["types"] == ["python"]
     assert hook["require_serial"] is True
@@ -76,6 +80,11 @@ def _silence(project: Path) -> None:
     lines = path.read_text().splitlines()
     lines[BREAK_LINE - 1] += "  # noqa: SFX101"
     path.write_text("\n".join(lines) + "\n")
+    _git("add", "-A", cwd=project)
+
+
+def _break_syntax(project: Path) -> None:
+    (project / "broken.py").write_text("import torch\n\n\ndef forward(x)\n    return x\n")
     _git("add", "-A", cwd=project)
 
 
@@ -119,6 +128,12 @@ def test_pre_commit_try_repo(tmp_path):
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout
 
+    _break_syntax(project)
+    broken = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "broken.py:4:" in broken.stdout and " E999 SyntaxError" in broken.stdout, broken.stdout
+
 
 def test_hook_entry_directly(tmp_path):
     """The hook's entry, parsed from the YAML, run on the files the way pre-commit passes them."""
@@ -137,3 +152,46 @@ def test_hook_entry_directly(tmp_path):
     passed = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert passed.stdout == ""
+
+    _break_syntax(project)
+    broken = subprocess.run([*command, "broken.py"], cwd=project, capture_output=True, text=True, timeout=120)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert broken.stdout.startswith("broken.py:4:") and " E999 SyntaxError" in broken.stdout, broken.stdout
+
+
+def _readme_config() -> str:
+    """README's .pre-commit-config.yaml for this repository's own hook."""
+    section = README.split("## pre-commit and CI", 1)[1]
+    return re.search(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", section, flags=re.S)[1]
+
+
+def test_readme_config_pins_this_release():
+    from flake8_staticfx import __version__
+
+    yaml = pytest.importorskip("yaml")
+    (repo,) = yaml.safe_load(_readme_config())["repos"]
+    assert repo["rev"] == f"v{__version__}"
+    assert [hook["id"] for hook in repo["hooks"]] == ["flake8-staticfx"]
+    assert os.path.isabs(repo["repo"])  # pre-commit clones it from its own folder: no relative path
+    assert "OWNER" not in README and "vX.Y.Z" not in README.split("## Development")[0]
+
+
+def test_readme_config_works_on_a_clone_tagged_with_the_release(tmp_path):
+    """README's snippet, with `repo` pointing at a clone of this tree tagged as the release."""
+    pytest.importorskip("pre_commit")
+    yaml = pytest.importorskip("yaml")
+    snap = _snapshot(tmp_path)
+    config = yaml.safe_load(_readme_config())
+    _git("tag", config["repos"][0]["rev"], cwd=snap)
+    config["repos"][0]["repo"] = str(snap)
+    project = _project(tmp_path)
+    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    _break_syntax(project)
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pc-home"), PRE_COMMIT_COLOR="never")
+    result = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=project, env=env,
+                            capture_output=True, text=True, timeout=300)
+    out = result.stdout + result.stderr
+    if "An unexpected error has occurred" in out or "CalledProcessError" in out:
+        pytest.skip(f"pre-commit could not install the hook environment (offline?):\n{out[-2000:]}")
+    assert result.returncode == 1, out
+    assert f"model.py:{BREAK_LINE}:12: SFX101" in out and "broken.py:4:" in out, out

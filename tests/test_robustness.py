@@ -10,6 +10,7 @@ power, a gigabyte string) run in a subprocess with a memory limit and a timeout.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import subprocess
@@ -507,6 +508,8 @@ CASES: dict[str, dict[str, str]] = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_pathological_file(tmp_path, name):
+    if name == "python311_syntax" and sys.version_info < (3, 11):
+        pytest.skip("Python 3.11 syntax (except*, x[*idx]): flake8 reports E999 before the plugin runs")
     files = CASES[name]
     write_tree(tmp_path, files)
     for relative in files:
@@ -556,12 +559,14 @@ def test_long_forward_reports_its_break(tmp_path):
 
 
 def test_binop_chain_3000(tmp_path):
-    """Python cannot build the ast of 3000 chained `+` at the default recursion limit (flake8
-    reports E999 and never calls the plugin); analyze() parsing it itself must still return,
-    with the graph (it raises the limit while it works) or a notice."""
+    """Python 3.11 and 3.12 cannot build the ast of 3000 chained `+` at the default recursion
+    limit (flake8 reports E999 and never calls the plugin; 3.10 and 3.13 build it); analyze()
+    parsing it itself must still return, with the graph (it raises the limit while it works)
+    or a notice."""
     source = _model("return " + " + ".join(["x"] * 3000))
-    with pytest.raises(RecursionError):
-        ast.parse(source)
+    if (3, 11) <= sys.version_info < (3, 13):
+        with pytest.raises(RecursionError):
+            ast.parse(source)
     start = time.process_time()
     with wall_clock_guard(WALL_LIMIT):
         analysis = analyze(source, str(tmp_path / "m.py"), None, OPTIONS)
@@ -703,6 +708,8 @@ def test_benchmark_over_examples():
 
 
 def test_benchmark_finds_files_by_path_without_importing_torch():
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed: there are no torch files to find")
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import robustness; "
             "dirs = robustness.default_dirs(); print(dirs); assert 'torch' not in sys.modules, 'imported torch'")
     result = subprocess.run([sys.executable, "-c", code, str(ROOT / "benchmarks")], capture_output=True, text=True,

@@ -228,7 +228,7 @@ def test_trigger(tmp_path, code):
         assert message.startswith(f"{code} ")
         named = re.search(r"\((GB\d{4}(?:/GB\d{4})*)\);", message).group(1).split("/")
         assert named and set(named) <= set(rule.gb_ids), named  # the ids of this occurrence
-        assert rule.workaround in message
+        assert message.startswith(f"{code} {rule.summary}: `") and message.endswith(f"; {rule.fix}")
 
 
 @pytest.mark.parametrize("code", CODES)
@@ -301,8 +301,10 @@ def test_rule_entry_is_well_formed(code):
     assert rule.code == code
     assert re.fullmatch(r"SFX[1-9]\d\d", code)
     assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
-    assert "{what}" in rule.message
-    assert rule.workaround and not rule.workaround.endswith(".")
+    for text in (rule.summary, rule.fix, rule.workaround):  # read inside a sentence
+        assert text and not text.endswith("."), text
+    assert rule.fix[0].islower() and rule.workaround[0].islower()
+    assert len(rule.summary) <= 40 and len(rule.fix) <= 60  # room for the construct in 160 characters
     for gb in rule.gb_ids:
         assert re.fullmatch(r"GB\d{4}", gb)
     if rule.gb_ids:

@@ -43,6 +43,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -528,19 +529,26 @@ def record(cases_dir: str, names: list[str], config: dict, fullgraph: bool, jobs
             count = _worker_count_cases(cases_dir, name)
         jobs_list.extend((name, i) for i in range(count or 0))
     done = 0
+    workers = max(1, min(jobs, MAX_JOBS))
+    started = time.monotonic()
+    if progress:
+        print(f"recording {len(jobs_list)} cases of {len(names)} files, {workers} at a time "
+              f"(each in a fresh interpreter)", file=sys.stderr, flush=True)
 
     def one(job):
         nonlocal done
+        began = time.monotonic()
         result = run_case(cases_dir, job[0], job[1], config, fullgraph, timeout)
         done += 1
         if progress:
             nb = len(result.get("breaks", []))
             flag = " ERROR" if result.get("worker_error") or result.get("eager_error") else ""
-            print(f"[{done}/{len(jobs_list)}] {job[0]}#{job[1]} {result.get('name')}: {nb} break(s){flag}",
+            print(f"[{done}/{len(jobs_list)}] {job[0]}#{job[1]} {result.get('name')}: {nb} break(s){flag} "
+                  f"({time.monotonic() - began:.1f} s; {time.monotonic() - started:.0f} s in all)",
                   file=sys.stderr, flush=True)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, MAX_JOBS))) as pool:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(one, jobs_list))
     files: dict[str, dict] = {name: {"cases": []} for name in names}
     for (name, _), result in zip(jobs_list, results):

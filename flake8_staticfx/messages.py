@@ -1,0 +1,99 @@
+"""The one message formatter: every diagnostic and notice, in one shape, within 160 characters.
+
+    SFX102 tensor converted to a Python number: `x.abs().max().item()` (GB0124); keep it a 0-d tensor
+
+A message is the code, the rule's summary (the same words for every occurrence of the code,
+so that `flake8 --statistics` shows a summary of the code), the construct as written, where it
+is when it is in another file than the one linted, the graph-break id(s) of this occurrence,
+what dynamo runs eagerly when it cannot resume, and the rule's short fix. The construct is
+shortened to keep the whole message within LIMIT characters (what flake8 prints after
+`path:line:col: `).
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+from .discover import project_root
+from .rules import Rule
+
+LIMIT = 160
+ELLIPSIS = "..."
+MIN_WHAT = 20  # shorter than this, the construct is unrecognisable: drop other parts first
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a construct reached through a call sits in another file."""
+
+    function: str
+    path: str  # as displayed: relative to its project root (see display_path)
+    line: int
+
+    def text(self, with_function: bool = True) -> str:
+        where = f"at {self.path}:{self.line}"
+        return f"in `{self.function}` {where}" if with_function and self.function else where
+
+
+@functools.lru_cache(maxsize=256)
+def display_path(path: str) -> str:
+    """`path` relative to its project root (the directory above its top package, as
+    discover.project_root finds it): `pkg/sub/deep/utils.py`, which an editor opened on the
+    project can jump to. For an installed library the root is site-packages, so the path
+    starts with the library's package: `transformers/models/bert/modeling_bert.py`."""
+    root, _ = project_root(path)
+    relative = os.path.relpath(os.path.abspath(path), root)
+    return relative.replace(os.sep, "/")
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` cut to at most `width` characters, the cut marked with an ellipsis."""
+    if len(text) <= width:
+        return text
+    if width <= len(ELLIPSIS):
+        return ELLIPSIS[:max(width, 0)]
+    return text[:width - len(ELLIPSIS)].rstrip() + ELLIPSIS
+
+
+def impact(frame_skipped: str | None, skip_context: str | None) -> str:
+    """What a break costs beyond the split, in a few words ('' when dynamo resumes)."""
+    if not frame_skipped:
+        return ""
+    where = f"in {skip_context}, " if skip_context else ""
+    return f"{where}whole `{frame_skipped}` runs eagerly"
+
+
+def describe(rule: Rule, what: str, site: Site | None = None) -> str:
+    """The summary and the construct, unshortened: a region's `reason` for the graph CLI and JSON."""
+    located = f" {site.text()}" if site else ""
+    return f"{rule.summary}: `{what}`{located}"
+
+
+def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped: str | None = None,
+           skip_context: str | None = None, site: Site | None = None, limit: int = LIMIT) -> str:
+    """The flake8 message of one occurrence, code first, at most `limit` characters.
+
+    The construct is shortened to fit. When it would be cut below MIN_WHAT characters, the
+    other parts give way first, in this order: the calling function's name, why dynamo cannot
+    resume, the fix, which function runs eagerly. The code, summary, location and GB ids stay.
+    """
+    gb = f" ({'/'.join(gb_ids)})" if gb_ids else ""
+    full = site.text() if site else ""
+    bare = site.text(with_function=False) if site else ""
+    cost, short_cost = impact(frame_skipped, skip_context), impact(frame_skipped, None)
+    variants = [(full, cost, rule.fix), (bare, cost, rule.fix), (bare, short_cost, rule.fix),
+                (bare, short_cost, ""), (bare, "", "")]
+    head = f"{rule.code} {rule.summary}: `"
+    for located, cost, fix in variants:
+        tail = "`" + (f" {located}" if located else "") + gb + "".join(f"; {part}" for part in (cost, fix) if part)
+        room = limit - len(head) - len(tail)
+        if room >= min(MIN_WHAT, len(what)):
+            break
+    return shorten(head + shorten(what, max(room, len(ELLIPSIS))) + tail, limit)
+
+
+def notice(rule: Rule, what: str, reason: str, limit: int = LIMIT) -> str:
+    """An SFX900 notice: what was not analysed, and why (the reason shortened to fit)."""
+    head = f"{rule.code} {rule.summary}: `{shorten(what, 60)}` ("
+    return head + shorten(reason, limit - len(head) - 1) + ")"

@@ -1,0 +1,88 @@
+"""The message formatter: one shape for every code, within 160 characters, locations an editor
+can open."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from flake8_staticfx.messages import LIMIT, MIN_WHAT, Site, display_path, notice, render, shorten
+from flake8_staticfx.rules import RULES
+
+BREAK_RULES = sorted(code for code, rule in RULES.items() if rule.gb_ids)
+LONG = "torch.nonzero(" + " + ".join(f"x{i}.abs().max(dim=-1).values" for i in range(8)) + ")"
+DEEP = Site("normalise_with_a_long_name", "pkg/sub/deeper/utilities.py", 1234)
+
+
+@pytest.mark.parametrize("code", BREAK_RULES)
+@pytest.mark.parametrize("site", [None, DEEP], ids=["here", "elsewhere"])
+@pytest.mark.parametrize("skipped", [None, "forward_features"], ids=["resumes", "frame-skipped"])
+def test_every_message_fits_and_keeps_its_parts(code, site, skipped):
+    rule = RULES[code]
+    message = render(rule, LONG, rule.gb_ids, frame_skipped=skipped, skip_context="a `with` block", site=site)
+    assert len(message) <= LIMIT, (len(message), message)
+    assert message.startswith(f"{code} {rule.summary}: `torch.")
+    assert f"({'/'.join(rule.gb_ids)})" in message  # every id of the occurrence, never cut
+    if site:
+        assert f"at {site.path}:{site.line}" in message
+    quoted = re.search(r": `(.*?)`", message).group(1)
+    assert quoted.endswith("...") and LONG.startswith(quoted[:-3])
+    if skipped and f"whole `{skipped}` runs eagerly" not in message:  # the last part to give way
+        assert not message.endswith(rule.fix) and len(quoted) >= MIN_WHAT, message
+
+
+def test_a_short_construct_is_quoted_whole_with_the_fix():
+    rule = RULES["SFX102"]
+    assert render(rule, "x.abs().max().item()", ("GB0124",)) == \
+        "SFX102 tensor converted to a Python number: `x.abs().max().item()` (GB0124); keep it a 0-d tensor"
+
+
+def test_frame_skip_and_site_read_in_order():
+    rule = RULES["SFX101"]
+    message = render(rule, "m.any()", ("GB0170",), frame_skipped="forward", skip_context="a loop",
+                     site=Site("route", "pkg/ops.py", 7))
+    assert message == ("SFX101 branch on a tensor's value: `m.any()` in `route` at pkg/ops.py:7 (GB0170); "
+                       "in a loop, whole `forward` runs eagerly; select with torch.where or torch.cond")
+
+
+def test_the_function_goes_before_the_construct_is_cut_too_short():
+    rule = RULES["SFX101"]
+    site = Site("f" * 60, "pkg/" + "d" * 50 + ".py", 3)
+    message = render(rule, "x.sum() > 0", ("GB0170",), site=site)
+    assert len(message) <= LIMIT
+    assert "`x.sum() > 0`" in message and f"at {site.path}:3" in message and "`fff" not in message
+
+
+def test_shorten():
+    assert shorten("abc", 3) == "abc"
+    assert shorten("abcdefgh", 6) == "abc..."
+    assert shorten("ab   cdefgh", 8) == "ab..."  # no blank before the ellipsis
+
+
+def test_notice_fits():
+    rule = RULES["SFX900"]
+    text = notice(rule, "Huge.forward", "BudgetExceeded: " + "the file's analysis budget is used up " * 9)
+    assert len(text) <= LIMIT
+    assert text.startswith("SFX900 not analysed: `Huge.forward` (BudgetExceeded: the file")
+    assert text.endswith("...)")
+
+
+def test_display_path_is_relative_to_the_project_root(tmp_path):
+    deep = tmp_path / "repo" / "pkg" / "sub" / "deep"
+    deep.mkdir(parents=True)
+    for folder in (deep.parent.parent, deep.parent, deep):
+        (folder / "__init__.py").write_text("")
+    (deep / "utils.py").write_text("")
+    (tmp_path / "repo" / "script.py").write_text("")
+    assert display_path(str(deep / "utils.py")) == "pkg/sub/deep/utils.py"
+    assert display_path(str(tmp_path / "repo" / "script.py")) == "script.py"  # no package: its folder
+
+
+def test_display_path_of_an_installed_library_starts_with_its_package(tmp_path):
+    site_packages = tmp_path / "lib" / "python3.11" / "site-packages"
+    module = site_packages / "somelib" / "models" / "bert"
+    module.mkdir(parents=True)
+    for folder in (module.parent.parent, module.parent, module):
+        (folder / "__init__.py").write_text("")
+    (module / "modeling.py").write_text("")
+    assert display_path(str(module / "modeling.py")) == "somelib/models/bert/modeling.py"
