@@ -176,6 +176,11 @@ def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | N
     return FileFix(display or path, source, fixed, outcomes)
 
 
+# Planning a rewrite walks the file's tree: a graph with more breaks than this (a generated
+# 3000-term condition) reports none as fixable rather than take minutes.
+MAX_CHECKED_REGIONS = 200
+
+
 def has_rewrite(region, graph, source: str | None = None) -> bool:
     """Does `fix` have a rewrite for this region (this occurrence, not its code)?
 
@@ -183,7 +188,7 @@ def has_rewrite(region, graph, source: str | None = None) -> bool:
     read from `graph.file` when not given. Cheap enough for the JSON and HTML output: imports
     libcst lazily and says False where libcst is not installed.
     """
-    if region.code not in REWRITES:
+    if region.code not in REWRITES or len(graph.regions) > MAX_CHECKED_REGIONS:
         return False
     try:
         import libcst  # noqa: F401
