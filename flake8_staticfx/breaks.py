@@ -36,6 +36,7 @@ class Break:
     gb_ids: tuple[str, ...]  # of this occurrence
     qname: str = ""  # the function called, for settings that name functions
     cause: Node | None = None  # SFX310: the break inside a method that makes this one
+    skip_depth: int | None = None  # which frame of the inline stack is skipped (0: the root)
 
 
 # -- predicates: which call forms break ------------------------------------------------

@@ -520,12 +520,21 @@ class Interpreter:
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", cause: Node | None = None,
-                    frame_skip: tuple[str, str] | None = None) -> None:
-        """Dynamo breaks the graph at `node` (rule `rule`), when this code runs."""
+                    frame_skip: tuple[str, str] | None = None, skips_own_frame: str | None = None) -> None:
+        """Dynamo breaks the graph at `node` (rule `rule`), when this code runs.
+
+        `frame_skip` names the function dynamo gives up on; `skips_own_frame` (why) says the
+        construct makes dynamo give up on the function it is in, unless an outer one is given
+        up on first (a loop or `with` block around the call)."""
         if _conditional_at_report_site(frame, self.resolver.main):
             return
-        node.meta["break"] = Break(rule, _source(expr), frame_skip or _skipped_function(frame),
-                                   gb_ids or rule.default_gb_ids, qname, cause)
+        skip_depth = 0 if frame_skip else None
+        if frame_skip is None:
+            frame_skip, skip_depth = _skipped_function(frame)
+        if frame_skip is None and skips_own_frame:
+            frame_skip, skip_depth = (frame.name, skips_own_frame), frame.depth
+        node.meta["break"] = Break(rule, _source(expr), frame_skip,
+                                   gb_ids or rule.default_gb_ids, qname, cause, skip_depth)
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)
@@ -606,17 +615,18 @@ def _receiver(frame: Frame) -> Value | None:
     return None
 
 
-def _skipped_function(frame: Frame) -> tuple[str, str] | None:
-    """The outermost function dynamo would give up on, and why: a break sits in its loop
-    body, `with` block or property (directly or through the calls it inlined)."""
-    for current in frame.stack():
+def _skipped_function(frame: Frame) -> tuple[tuple[str, str] | None, int | None]:
+    """The outermost function dynamo would give up on, and why, with its depth in the inline
+    stack: a break sits in its loop body, `with` block or property (directly or through the
+    calls it inlined)."""
+    for depth, current in enumerate(frame.stack()):
         if current.loop_depth:
-            return current.name, "a loop"
+            return (current.name, "a loop"), depth
         if current.with_depth:
-            return current.name, "a `with` block"
+            return (current.name, "a `with` block"), depth
         if current.is_property:
-            return current.name, "a property"
-    return None
+            return (current.name, "a property"), depth
+    return None, None
 
 
 def _is_classmethod(function: nodes.FunctionDef) -> bool:

@@ -7,6 +7,7 @@ from typing import Iterator
 from .analysis import FileAnalysis
 from .ir import Graph, GraphBreakRegion, Node, format_arg
 from .rules import RULES
+from . import segments
 
 
 def diagnostic_message(region: GraphBreakRegion) -> str:
@@ -36,9 +37,8 @@ def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False) -> Iterato
 # -- text ------------------------------------------------------------------------
 
 def predicted_graphs(graph: Graph) -> int:
-    """Graphs dynamo produces for the root: one, plus one per break it can resume after."""
-    resumable = {(r.construct_file, r.construct_line) for r in graph.regions if not r.frame_skipped}
-    return 1 + len(resumable)
+    """Graphs dynamo 2.13 compiles for one call of the root (see segments.py)."""
+    return segments.count(graph)
 
 
 def render_text(analysis: FileAnalysis) -> str:

@@ -1,0 +1,160 @@
+"""Graph segments: which compiled graph each node lands in, and how many graphs dynamo compiles.
+
+dynamo 2.13 compiles one *frame* (a function activation it was handed by CPython) at a time,
+inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_graphs`):
+
+- A break at a frame's own level that can be resumed ends the graph being built and continues in
+  a resume function: the code after it is a new graph (`nan_guard`-style cases: 2 graphs).
+- A break inside an inlined call: dynamo restarts the caller and stops at the call instead. The
+  caller's graph ends before the call, the callee runs as a frame of its own (compiled by the
+  same rules, recursively), and the caller resumes after the call (up to four graphs for one
+  break: `call_forms.py`, `imported_trim.py`).
+- A frame dynamo skips (a break in its loop body, `with` block or property, an RNN module, Python
+  arithmetic on a random number) runs eagerly: its own tensor operations are in no graph, and
+  each project function it calls is a frame dynamo compiles on its own; torch.nn layers it calls
+  directly are not compiled (`adaptive_depth.py`, `speech_encoder.py`, `random_gain.py`).
+- dynamo compiles no empty graph: a segment without a tensor operation is not counted.
+- A frame compiled once is cached: calling the same function again from the same place (a
+  loop unrolled, a skipped frame's loop) compiles nothing new.
+
+`assign(graph)` maps each node to its graph number (1..n) or to None (runs eagerly);
+`count(graph)` is the number of graphs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .ir import Graph, Node
+
+TRACED_OPS = frozenset({"call_function", "call_method", "call_module"})
+
+
+@dataclass
+class Segments:
+    graph_of: dict[Node, int | None] = field(default_factory=dict)
+    count: int = 0
+    _compiled: set = field(default_factory=set)  # frames already compiled (the code cache)
+
+
+def sequence(graph: Graph) -> list[Node]:
+    """The graph's nodes and its Python-side calls in the order the code runs them."""
+    order = {node: i for i, node in enumerate(graph.python_calls)}
+    python = [(graph.position(node), 0, order[node], node) for node in graph.python_calls]
+    traced = [(i, 1, 0, node) for i, node in enumerate(graph.nodes)]
+    return [item[-1] for item in sorted(python + traced, key=lambda item: item[:3])]
+
+
+def _depth(node: Node) -> int:
+    return len(node.meta.get("stack", ()))
+
+
+def _breaks(node: Node) -> bool:
+    return node.meta.get("region") is not None
+
+
+def _skip_level(node: Node) -> int | None:
+    """The frame (depth) dynamo gives up on for this break, if it gives up on one."""
+    brk = node.meta["break"]
+    if not brk.frame_skip:
+        return None
+    return brk.skip_depth if brk.skip_depth is not None else 0
+
+
+def _is_op(node: Node) -> bool:
+    return node.op in TRACED_OPS and not node.meta.get("python") and not _breaks(node)
+
+
+def _items(nodes: list[Node], depth: int) -> list[Node | list[Node]]:
+    """The frame's own nodes, and one list per call it makes (consecutive nodes under one call site)."""
+    items: list[Node | list[Node]] = []
+    site = None
+    for node in nodes:
+        if _depth(node) <= depth:
+            items.append(node)
+            site = None
+            continue
+        here = node.meta["stack"][depth]
+        if site is not None and here == site:
+            items[-1].append(node)
+        else:
+            items.append([node])
+            site = here
+    return items
+
+
+def _has_break(item: Node | list[Node]) -> bool:
+    return any(_breaks(n) for n in item) if isinstance(item, list) else _breaks(item)
+
+
+def _first_break(item: Node | list[Node]) -> Node:
+    return next(n for n in item if _breaks(n)) if isinstance(item, list) else item
+
+
+def _flatten(items) -> list[Node]:
+    out = []
+    for item in items:
+        out.extend(item if isinstance(item, list) else [item])
+    return out
+
+
+def _close(result: Segments, nodes: list[Node]) -> None:
+    """One compiled graph of `nodes`, unless none of them is a tensor operation."""
+    ops = [n for n in nodes if _is_op(n)]
+    if ops:
+        result.count += 1
+    for node in nodes:
+        result.graph_of[node] = result.count if ops and _is_op(node) else None
+
+
+def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
+    """dynamo compiles one call of a frame at `depth` that runs `nodes` (callees inlined)."""
+    if key is not None:
+        if key in result._compiled:
+            for node in nodes:
+                result.graph_of.setdefault(node, None)
+            return
+        result._compiled.add(key)
+    items = _items(nodes, depth)
+    pending: list = []  # items since the last break: the graph being built
+    for index, item in enumerate(items):
+        if not _has_break(item):
+            pending.append(item)
+            continue
+        level = _skip_level(_first_break(item))
+        if level is not None and level <= depth:
+            # A break that gives up on this frame (here: a resume function) runs it eagerly.
+            _run_skipped(result, [*pending, *items[index:]], depth)
+            return
+        _close(result, _flatten(pending))
+        pending = []
+        if isinstance(item, list):
+            # A break inside the call: the caller stops at the call, the callee is a frame.
+            _run_frame(result, item, depth + 1, _callee_key(item, depth))
+        else:
+            result.graph_of[item] = None
+    _close(result, _flatten(pending))
+
+
+def _run_skipped(result: Segments, items, depth: int) -> None:
+    """The frame runs eagerly; each project function it calls is compiled as its own frame."""
+    for item in items:
+        if isinstance(item, list):
+            _run_frame(result, item, depth + 1, _callee_key(item, depth))
+        else:
+            result.graph_of[item] = None
+
+
+def _callee_key(nodes: list[Node], depth: int):
+    site = nodes[0].meta["stack"][depth]
+    return (depth, site.file, site.line, site.col)
+
+
+def assign(graph: Graph) -> Segments:
+    result = Segments()
+    _run_frame(result, sequence(graph), 0, None)
+    return result
+
+
+def count(graph: Graph) -> int:
+    """Graphs dynamo 2.13 compiles for one call of the root (its `unique_graphs`)."""
+    return assign(graph).count
