@@ -60,8 +60,26 @@ def _skip_level(node: Node) -> int | None:
     return brk.skip_depth if brk.skip_depth is not None else 0
 
 
+# Nodes that read metadata (x.shape, x.size(1), x.dim()): dynamo specialises on them and
+# puts no operation in the graph (dbg_print_mlp.py: `print(tuple(x.shape))` compiles nothing).
+METADATA_FUNCTIONS = frozenset({"getattr", "len"})
+METADATA_METHODS = frozenset({"size", "dim", "numel", "stride", "is_contiguous", "element_size", "ndimension"})
+
+
+def _is_metadata(node: Node) -> bool:
+    if node.op == "call_function" and node.target in METADATA_FUNCTIONS:
+        return True
+    if node.op == "call_method" and node.target in METADATA_METHODS:
+        return True
+    if node.op == "call_function" and node.target == "operator.getitem":
+        first = node.args[0] if node.args else None
+        return isinstance(first, Node) and _is_metadata(first)
+    return False
+
+
 def _is_op(node: Node) -> bool:
-    return node.op in TRACED_OPS and not node.meta.get("python") and not _breaks(node)
+    return (node.op in TRACED_OPS and not node.meta.get("python") and not _breaks(node)
+            and not _is_metadata(node))
 
 
 def _items(nodes: list[Node], depth: int) -> list[Node | list[Node]]:
