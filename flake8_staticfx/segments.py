@@ -34,6 +34,7 @@ class Segments:
     graph_of: dict[Node, int | None] = field(default_factory=dict)
     count: int = 0
     _compiled: set = field(default_factory=set)  # frames already compiled (the code cache)
+    _grad: dict = field(default_factory=dict)
 
 
 def sequence(graph: Graph) -> list[Node]:
@@ -52,12 +53,9 @@ def _breaks(node: Node) -> bool:
     return node.meta.get("region") is not None
 
 
-def _skip_level(node: Node) -> int | None:
-    """The frame (depth) dynamo gives up on for this break, if it gives up on one."""
-    brk = node.meta["break"]
-    if not brk.frame_skip:
-        return None
-    return brk.skip_depth if brk.skip_depth is not None else 0
+def _skips(node: Node, depth: int) -> bool:
+    """Does dynamo give up on the frame at `depth` when it meets this break?"""
+    return depth in node.meta["break"].skip_depths
 
 
 # Nodes that read metadata (x.shape, x.size(1), x.dim()): dynamo specialises on them and
@@ -74,7 +72,14 @@ def _is_metadata(node: Node) -> bool:
     if node.op == "call_function" and node.target == "operator.getitem":
         first = node.args[0] if node.args else None
         return isinstance(first, Node) and _is_metadata(first)
+    if node.op == "call_function" and node.target.startswith("operator."):
+        used = list(node.inputs())  # arithmetic on sizes: `h - self.crop`
+        return bool(used) and all(_is_metadata(u) for u in used)
     return False
+
+
+def node_stops(node: Node, depth: int) -> bool:
+    return node.meta["break"].stop_depth == depth
 
 
 def _is_op(node: Node) -> bool:
@@ -98,6 +103,24 @@ def _items(nodes: list[Node], depth: int) -> list[Node | list[Node]]:
             items.append([node])
             site = here
     return items
+
+
+def _needs_grad(node: Node, memo: dict) -> bool:
+    """Does the tensor require grad? Inputs do not; parameters (layers, get_attr) do."""
+    if node not in memo:
+        memo[node] = False
+        if node.op in ("get_attr", "call_module"):
+            memo[node] = True
+        elif node.op != "placeholder":
+            memo[node] = any(_needs_grad(used, memo) for used in node.inputs())
+    return memo[node]
+
+
+def _needs_grad_inputs(nodes: list[Node], result: Segments) -> bool:
+    """Does a tensor the call receives from outside it require grad?"""
+    inside = set(nodes)
+    return any(_needs_grad(used, result._grad) for node in nodes for used in node.inputs()
+               if used not in inside)
 
 
 def _has_break(item: Node | list[Node]) -> bool:
@@ -126,25 +149,41 @@ def _close(result: Segments, nodes: list[Node]) -> None:
 
 def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
     """dynamo compiles one call of a frame at `depth` that runs `nodes` (callees inlined)."""
+    items = _items(nodes, depth)
     if key is not None:
+        signature = (key, _needs_grad_inputs(nodes, result))
         if key in result._compiled:
             for node in nodes:
                 result.graph_of.setdefault(node, None)
+            if signature not in result._compiled:
+                # A guard on the inputs fails (their requires_grad changed): the frame's first
+                # graph is compiled again; its resume functions see the same inputs as before.
+                result._compiled.add(signature)
+                head = []
+                for item in items:
+                    if _has_break(item):
+                        break
+                    head.extend(item if isinstance(item, list) else [item])
+                if any(_is_op(n) for n in head):
+                    result.count += 1
             return
-        result._compiled.add(key)
-    items = _items(nodes, depth)
+        result._compiled.update((key, signature))
     pending: list = []  # items since the last break: the graph being built
     for index, item in enumerate(items):
         if not _has_break(item):
             pending.append(item)
             continue
-        level = _skip_level(_first_break(item))
-        if level is not None and level <= depth:
+        if _skips(_first_break(item), depth):
             # A break that gives up on this frame (here: a resume function) runs it eagerly.
             _run_skipped(result, [*pending, *items[index:]], depth)
             return
         _close(result, _flatten(pending))
         pending = []
+        if not isinstance(item, list) and node_stops(item, depth):
+            # dynamo compiles what it traced and runs the rest of the frame eagerly.
+            result.graph_of[item] = None
+            _run_skipped(result, items[index + 1:], depth)
+            return
         if isinstance(item, list):
             # A break inside the call: the caller stops at the call, the callee is a frame.
             _run_frame(result, item, depth + 1, _callee_key(item, depth))
