@@ -106,10 +106,11 @@ def graph_json(graph: Graph) -> dict:
     from .fix import has_rewrite  # per occurrence; the lint path never imports fix
 
     region_of = {node: region for region in graph.regions for node in region.nodes}
+    split = segments.assign(graph)
     return {
         "name": graph.root,
         "file": graph.file,
-        "predicted_graphs": predicted_graphs(graph),
+        "predicted_graphs": split.count,
         "nodes": [
             {
                 "name": node.name, "op": node.op, "target": node.target,
@@ -117,6 +118,7 @@ def graph_json(graph: Graph) -> dict:
                 "users": [user.name for user in node.users], "line": node.line,
                 "break": region_of[node].code if node in region_of else None,
                 "repeat": node.meta.get("repeat"),
+                "segment": split.graph_of.get(node),  # its compiled graph (1..n), None: eager or no op
             }
             for node in graph.nodes
         ],

@@ -243,3 +243,28 @@ def test_rnn_and_random_arithmetic_compile_before_and_run_the_rest_eagerly(tmp_p
             return x * (k + 0.5)
     """
     assert _count(tmp_path, rand, "M.forward") == 0
+
+
+def test_graph_json_gives_each_node_its_compiled_graph(tmp_path):
+    """The IR's segments: caller before the call (1), the helper's frame before and after its
+    break (2, 3), the caller's resume function (4); the break itself and placeholders: None."""
+    from flake8_staticfx.report import graph_json
+
+    path = tmp_path / "model.py"
+    path.write_text(HEADER + textwrap.dedent("""
+    def helper(x):
+        y = x.relu()
+        print(y)
+        return y * 2
+
+    class M(nn.Module):
+        def forward(self, x):
+            x = x + 1
+            x = helper(x)
+            return x - 1
+    """))
+    analysis = analyze(path.read_text(), str(path), options=Options(**OPTIONS))
+    data = graph_json(next(g for g in analysis.graphs if g.root == "M.forward"))
+    segment = {node["name"]: node["segment"] for node in data["nodes"]}
+    assert data["predicted_graphs"] == 4
+    assert segment == {"x": None, "add": 1, "relu": 2, "mul": 3, "sub": 4, "output": None}
