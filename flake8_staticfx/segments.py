@@ -87,21 +87,47 @@ def _is_op(node: Node) -> bool:
             and not _is_metadata(node))
 
 
-def _items(nodes: list[Node], depth: int) -> list[Node | list[Node]]:
-    """The frame's own nodes, and one list per call it makes (consecutive nodes under one call site)."""
-    items: list[Node | list[Node]] = []
+class _Call(list):
+    """The nodes of one call the frame makes, at `site`. `container`: the call runs a torch.nn
+    container's forward (Sequential) whose torch layers are nodes of the calling frame."""
+
     site = None
+    container = False
+
+
+def _where(span) -> tuple:
+    return (span.file, span.line, span.col, span.end_line, span.end_col)
+
+
+def _items(nodes: list[Node], depth: int) -> list:
+    """The frame's own nodes, and one `_Call` per call it makes (consecutive nodes under one
+    call site). A torch layer at the very span of a neighbouring call belongs to that call:
+    `self.seq(x)` runs `seq.0` (a layer) and `seq.1` (a project module) from one call."""
+    items: list = []
     for node in nodes:
+        span = node.meta.get("span")
         if _depth(node) <= depth:
-            items.append(node)
-            site = None
+            last = items[-1] if items else None
+            if isinstance(last, _Call) and span is not None and _where(span) == _where(last.site):
+                last.append(node)
+                last.container = True
+            else:
+                items.append(node)
             continue
         here = node.meta["stack"][depth]
-        if site is not None and here == site:
-            items[-1].append(node)
-        else:
-            items.append([node])
-            site = here
+        last = items[-1] if items else None
+        if isinstance(last, _Call) and here == last.site:
+            last.append(node)
+            continue
+        call = _Call([node])
+        call.site = here
+        # Layers the container ran before this project module, at the call's span.
+        while (items and not isinstance(items[-1], _Call) and items[-1].op == "call_module"
+               and items[-1].meta.get("span") is not None
+               and _where(items[-1].meta["span"]) == _where(here)):
+            call.insert(0, items.pop())
+            call.container = True
+        items.append(call)
     return items
 
 
@@ -186,7 +212,7 @@ def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
             return
         if isinstance(item, list):
             # A break inside the call: the caller stops at the call, the callee is a frame.
-            _run_frame(result, item, depth + 1, _callee_key(item, depth))
+            _run_call(result, item, depth)
         else:
             result.graph_of[item] = None
     _close(result, _flatten(pending))
@@ -196,13 +222,33 @@ def _run_skipped(result: Segments, items, depth: int) -> None:
     """The frame runs eagerly; each project function it calls is compiled as its own frame."""
     for item in items:
         if isinstance(item, list):
-            _run_frame(result, item, depth + 1, _callee_key(item, depth))
+            _run_call(result, item, depth)
         else:
             result.graph_of[item] = None
 
 
+def _run_call(result: Segments, call: list, depth: int) -> None:
+    """A call the frame at `depth` makes, run as a frame of its own. A container's forward is
+    torch code dynamo does not compile on its own: its torch layers run eagerly, each project
+    module it calls is a frame (measured: Sequential(Linear, Block-with-print, Linear) alone
+    compiles Block's two graphs)."""
+    if not getattr(call, "container", False):
+        _run_frame(result, call, depth + 1, _callee_key(call, depth))
+        return
+    run: list[Node] = []
+    for node in [*call, None]:
+        if node is not None and _depth(node) > depth:
+            run.append(node)
+            continue
+        if run:
+            _run_frame(result, run, depth + 1, _callee_key(run, depth) + (_where(run[0].meta["span"]),))
+            run = []
+        if node is not None:
+            result.graph_of[node] = None
+
+
 def _callee_key(nodes: list[Node], depth: int):
-    site = nodes[0].meta["stack"][depth]
+    site = next(n for n in nodes if _depth(n) > depth).meta["stack"][depth]
     return (depth, site.file, site.line, site.col)
 
 

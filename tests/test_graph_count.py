@@ -268,3 +268,24 @@ def test_graph_json_gives_each_node_its_compiled_graph(tmp_path):
     segment = {node["name"]: node["segment"] for node in data["nodes"]}
     assert data["predicted_graphs"] == 4
     assert segment == {"x": None, "add": 1, "relu": 2, "mul": 3, "sub": 4, "output": None}
+
+
+def test_a_sequential_with_a_breaking_block_compiles_only_the_block(tmp_path):
+    # sequential_debug_block.py ProbedMLP: Sequential.forward is torch code dynamo does not
+    # compile as a frame; its Linear layers run eagerly, the block compiles its two graphs.
+    source = """
+    class Block(nn.Module):
+        def forward(self, x):
+            h = x.relu()
+            print(h.mean())
+            return h * 2
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(4, 4), Block(), nn.Linear(4, 4))
+
+        def forward(self, x):
+            return self.net(x)
+    """
+    assert _count(tmp_path, source, "M.forward") == 2
