@@ -13,7 +13,12 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
   arithmetic on a random number) runs eagerly: its own tensor operations are in no graph, and
   each project function it calls is a frame dynamo compiles on its own; torch.nn layers it calls
   directly are not compiled (`adaptive_depth.py`, `speech_encoder.py`, `random_gain.py`).
-- dynamo compiles no empty graph: a segment without a tensor operation is not counted.
+- dynamo compiles no empty graph: a segment without a tensor operation is not counted. A
+  dynamic-shape operator (GB0036) is compiled as the last operation of the graph before it
+  (`mlm_head.py`, `trn_ignore_index_focal.py`).
+- Torch code is not a frame dynamo compiles: after a break inside a torch.nn container's call
+  (Sequential), its layers run eagerly and its project modules are frames
+  (`sequential_debug_block.py`).
 - A frame compiled once is cached: calling the same function again from the same place (a
   loop unrolled, a skipped frame's loop) compiles nothing new.
 
@@ -78,13 +83,20 @@ def _is_metadata(node: Node) -> bool:
     return False
 
 
+def _dynamic_shape(node: Node) -> bool:
+    """A dynamic-shape operator (GB0036: `x[mask]`, `nonzero`) is the last operation of the
+    graph that ends at it (measured: `x[mask]` then a Linear compiles 2 graphs, a Linear then
+    `y[mask]` compiles 1)."""
+    return "GB0036" in node.meta["break"].gb_ids
+
+
 def node_stops(node: Node, depth: int) -> bool:
     return node.meta["break"].stop_depth == depth
 
 
 def _is_op(node: Node) -> bool:
-    return (node.op in TRACED_OPS and not node.meta.get("python") and not _breaks(node)
-            and not _is_metadata(node))
+    return (node.op in TRACED_OPS and not node.meta.get("python")
+            and (not _breaks(node) or _dynamic_shape(node)) and not _is_metadata(node))
 
 
 class _Call(list):
@@ -203,6 +215,8 @@ def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
             # A break that gives up on this frame (here: a resume function) runs it eagerly.
             _run_skipped(result, [*pending, *items[index:]], depth)
             return
+        if not isinstance(item, list) and _dynamic_shape(item):
+            pending.append(item)
         _close(result, _flatten(pending))
         pending = []
         if not isinstance(item, list) and node_stops(item, depth):

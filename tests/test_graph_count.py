@@ -289,3 +289,25 @@ def test_a_sequential_with_a_breaking_block_compiles_only_the_block(tmp_path):
             return self.net(x)
     """
     assert _count(tmp_path, source, "M.forward") == 2
+
+
+def test_a_dynamic_shape_operator_ends_the_graph_before_it(tmp_path):
+    # mlm_head.py, trn_ignore_index_focal.py; measured: `x[mask]` first, then a Linear: 2 graphs.
+    source = """
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            idx = torch.nonzero(x)
+            return self.fc(idx.float())
+    """
+    assert _count(tmp_path, source, "M.forward") == 2
+    last = """
+    class M(nn.Module):
+        def forward(self, x):
+            y = x.relu()
+            return y[y.sum(-1) > 0]
+    """
+    assert _count(tmp_path, last, "M.forward") == 1
