@@ -70,6 +70,14 @@ METADATA_METHODS = frozenset({"size", "dim", "numel", "stride", "is_contiguous",
 
 
 def _is_metadata(node: Node) -> bool:
+    cached = node.meta.get("_metadata")
+    if cached is None:
+        node.meta["_metadata"] = False  # a cycle cannot occur; this bounds the recursion's cost
+        cached = node.meta["_metadata"] = _reads_metadata(node)
+    return cached
+
+
+def _reads_metadata(node: Node) -> bool:
     if node.op == "call_function" and node.target in METADATA_FUNCTIONS:
         return True
     if node.op == "call_method" and node.target in METADATA_METHODS:
