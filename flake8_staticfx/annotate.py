@@ -19,7 +19,8 @@ def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
             continue
         if brk.cause is not None and not _breaks(brk.cause.meta["break"], options):
             continue  # SFX310: only if the break inside the method happens
-        graph.regions.append(_region(graph, node, brk))
+        node.meta["region"] = _region(graph, node, brk)  # segments.py: the breaks that happen
+        graph.regions.append(node.meta["region"])
     graph.regions.sort(key=lambda region: (region.line, region.col))
     return graph.regions
 

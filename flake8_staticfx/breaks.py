@@ -36,6 +36,12 @@ class Break:
     gb_ids: tuple[str, ...]  # of this occurrence
     qname: str = ""  # the function called, for settings that name functions
     cause: Node | None = None  # SFX310: the break inside a method that makes this one
+    # The frames of the inline stack (0: the root) that cannot resume after this break: each
+    # one dynamo compiles on its own is skipped (segments.py).
+    skip_depths: tuple[int, ...] = ()
+    # The frame that compiles what it traced before this break and runs the rest eagerly
+    # (an RNN module, arithmetic on a random number: measured, probes in segments.py).
+    stop_depth: int | None = None
 
 
 # -- predicates: which call forms break ------------------------------------------------

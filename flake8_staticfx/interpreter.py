@@ -15,7 +15,7 @@ import time
 from astroid import nodes
 from astroid.const import Context
 
-from . import rules
+from . import rules, tables
 from .breaks import Break
 from .config import Options
 from .discover import Binding, Resolver, Root, SourceModule, is_disabled, is_opaque, is_property, is_staticmethod
@@ -290,16 +290,23 @@ class Interpreter:
 
     def exec_With(self, stmt: nodes.With, frame: Frame) -> str | None:
         frame.with_depth += 1  # dynamo cannot resume inside a `with`, its header included
+        depth = 1
         try:
+            managers = []
             for context, alias in stmt.items:
+                if isinstance(context, nodes.Call):  # its function names the manager's class
+                    managers.append(getattr(self.eval(context.func, frame), "qname", None))
                 manager = self.eval(context, frame)
                 if isinstance(manager, Instance):
                     manager.enter(self, context, frame)
                 if alias is not None:
                     self.assign(alias, UNKNOWN, frame)
+            if len(managers) == len(stmt.items) and all(m in tables.RESUMABLE_CONTEXTS for m in managers):
+                frame.with_depth -= 1  # dynamo resumes inside grad-mode and autocast blocks
+                depth = 0
             return self.exec_block(stmt.body, frame)
         finally:
-            frame.with_depth -= 1
+            frame.with_depth -= depth
 
     def exec_Try(self, stmt: nodes.Try, frame: Frame) -> str | None:
         # Handlers run only when something failed: they are not the compiled path.
@@ -522,12 +529,24 @@ class Interpreter:
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", cause: Node | None = None,
-                    frame_skip: tuple[str, str] | None = None) -> None:
-        """Dynamo breaks the graph at `node` (rule `rule`), when this code runs."""
+                    frame_skip: tuple[str, str] | None = None, skips_own_frame: str | None = None) -> None:
+        """Dynamo breaks the graph at `node` (rule `rule`), when this code runs.
+
+        `frame_skip` names the function dynamo gives up on; `skips_own_frame` (why) says the
+        construct makes dynamo give up on the rest of the function it is in (it compiles what
+        it traced before), unless an outer one is given up on first (a loop around the call)."""
         if _conditional_at_report_site(frame, self.resolver.main):
             return
-        node.meta["break"] = Break(rule, _source(expr), frame_skip or _skipped_function(frame),
-                                   gb_ids or rule.default_gb_ids, qname, cause)
+        depths = _unresumable_depths(frame)
+        if frame_skip is not None:
+            depths = (0, *depths)
+        if frame_skip is None:
+            frame_skip = _skipped_function(frame)
+        if frame_skip is None and skips_own_frame:
+            frame_skip = (frame.name, skips_own_frame)
+        node.meta["break"] = Break(rule, _source(expr), frame_skip,
+                                   gb_ids or rule.default_gb_ids, qname, cause, tuple(sorted(set(depths))),
+                                   frame.depth if skips_own_frame else None)
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)
@@ -612,13 +631,26 @@ def _skipped_function(frame: Frame) -> tuple[str, str] | None:
     """The outermost function dynamo would give up on, and why: a break sits in its loop
     body, `with` block or property (directly or through the calls it inlined)."""
     for current in frame.stack():
-        if current.loop_depth:
-            return current.name, "a loop"
-        if current.with_depth:
-            return current.name, "a `with` block"
-        if current.is_property:
-            return current.name, "a property"
+        reason = _unresumable(current)
+        if reason:
+            return current.name, reason
     return None
+
+
+def _unresumable(frame: Frame) -> str | None:
+    """Why dynamo cannot resume this frame after a break in it or in a call it makes."""
+    if frame.loop_depth:
+        return "a loop"
+    if frame.with_depth:
+        return "a `with` block"
+    if frame.is_property:
+        return "a property"
+    return None
+
+
+def _unresumable_depths(frame: Frame) -> tuple[int, ...]:
+    """The depths (0: the root) of the frames on the stack that cannot resume."""
+    return tuple(depth for depth, current in enumerate(frame.stack()) if _unresumable(current))
 
 
 def _is_classmethod(function: nodes.FunctionDef) -> bool:

@@ -55,7 +55,9 @@ def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeN
     randoms = [v for v in (left, right) if isinstance(v, Tensor) and v.python_random]
     if randoms and not any(isinstance(v, Tensor) and not v.python_random for v in (left, right)):
         node = tx.graph.python_call(f"operator.{BINOPS.get(op, 'add')}", meta=tx.meta(expr, frame))
-        tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame)
+        # GB0213 skips the frame (measured: random_gain.py, random_crop.py).
+        tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame,
+                       skips_own_frame="arithmetic on a Python random number")
         return Tensor(None, python_random=True)
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
         return NdArray(from_numpy_of_tensor(left, right))  # arange(n) * step: an array whatever the number

@@ -8,6 +8,7 @@ from . import messages
 from .analysis import FileAnalysis
 from .ir import Graph, GraphBreakRegion, Node, format_arg
 from .rules import RULES
+from . import segments
 
 
 def diagnostic_message(region: GraphBreakRegion) -> str:
@@ -34,9 +35,8 @@ def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False) -> Iterato
 # -- text ------------------------------------------------------------------------
 
 def predicted_graphs(graph: Graph) -> int:
-    """Graphs dynamo produces for the root: one, plus one per break it can resume after."""
-    resumable = {(r.construct_file, r.construct_line) for r in graph.regions if not r.frame_skipped}
-    return 1 + len(resumable)
+    """Graphs dynamo 2.13 compiles for one call of the root (see segments.py)."""
+    return segments.count(graph)
 
 
 def render_text(analysis: FileAnalysis) -> str:
@@ -104,10 +104,11 @@ def graph_json(graph: Graph) -> dict:
     from .fix import has_rewrite  # per occurrence; the lint path never imports fix
 
     region_of = {node: region for region in graph.regions for node in region.nodes}
+    split = segments.assign(graph)
     return {
         "name": graph.root,
         "file": graph.file,
-        "predicted_graphs": predicted_graphs(graph),
+        "predicted_graphs": split.count,
         "nodes": [
             {
                 "name": node.name, "op": node.op, "target": node.target,
@@ -115,6 +116,7 @@ def graph_json(graph: Graph) -> dict:
                 "users": [user.name for user in node.users], "line": node.line,
                 "break": region_of[node].code if node in region_of else None,
                 "repeat": node.meta.get("repeat"),
+                "segment": split.graph_of.get(node),  # its compiled graph (1..n), None: eager or no op
             }
             for node in graph.nodes
         ],

@@ -204,6 +204,13 @@ TORCH_NON_TENSOR_FUNCTIONS = frozenset({
 CALL_FIRST_ARGUMENT = frozenset({
     "torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential",
 })
+# Context managers dynamo resumes inside after a break (measured: a print inside
+# `with torch.no_grad()`, `torch.enable_grad()`, `torch.autocast("cpu")` compiles two graphs and
+# skips no frame; tests/cases/grad_mode_blocks.py). Other `with` blocks are given up on.
+RESUMABLE_CONTEXTS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.autocast", "torch.amp.autocast",
+    "torch.amp.autocast_mode.autocast",
+})
 # Context managers whose `with` dynamo gives up on (GB0142, after GB0208 for these).
 UNSUPPORTED_CONTEXTS = frozenset({
     "torch.random.fork_rng", "torch.backends.cuda.sdp_kernel", "torch.backends.cudnn.flags",

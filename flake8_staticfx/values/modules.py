@@ -102,7 +102,8 @@ class LeafModule(Module):
         node = tx.graph.call_module(self.path or self.qname, as_args(args), as_kwargs(kwargs),
                                     meta=tx.meta(expr, frame))
         if self.qname in tables.RNN_MODULES:
-            tx.graph_break(rules.RNN_MODULE, node, expr, frame)
+            # GB0014 skips the frame (measured: speech_encoder.py, nlp_lstm_tagger.py).
+            tx.graph_break(rules.RNN_MODULE, node, expr, frame, skips_own_frame="an RNN module call")
         # Tuples (RNN, attention) unpack into getitem nodes, as in fx.
         return Tensor(node, needs_grad=self.qname not in tables.PARAMETER_FREE_LAYERS or needs_grad_from(*args))
 
@@ -118,7 +119,7 @@ class LeafModule(Module):
             # Any use of an RNN module in the graph (`self.lstm.flatten_parameters()`) wraps it.
             call = tx.graph.python_call(f"{self.qname}.{name}", as_args(args), as_kwargs(kwargs),
                                         meta=tx.meta(expr, frame))
-            tx.graph_break(rules.RNN_MODULE, call, expr, frame)
+            tx.graph_break(rules.RNN_MODULE, call, expr, frame, skips_own_frame="an RNN module call")
             return UNKNOWN
         return super().call_method(tx, name, args, kwargs, expr, frame)
 
