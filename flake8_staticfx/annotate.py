@@ -37,7 +37,9 @@ def _region(graph: Graph, node: Node, brk: Break) -> GraphBreakRegion:
     span: SourceSpan = node.meta["span"]
     report = _report_site(graph.file, span, node.meta.get("stack", ()))
     skipped, context = brk.frame_skip or (None, None)
-    if skipped:
+    if skipped and brk.rest_only:
+        impact = f"after {context}: dynamo compiles what came before, and the rest of `{skipped}` runs eagerly"
+    elif skipped:
         impact = f"inside {context}: dynamo gives up and the whole function `{skipped}` runs eagerly"
     else:
         impact = "the graph splits here: code before and after compiles as separate graphs"
@@ -47,7 +49,8 @@ def _region(graph: Graph, node: Node, brk: Break) -> GraphBreakRegion:
     return GraphBreakRegion(
         code=rule.code, reason=reason, gb_ids=brk.gb_ids, workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
-        construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context, nodes=covered,
+        construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context,
+        skips_rest=brk.rest_only, nodes=covered,
         what=brk.what, site=site,
     )
 

@@ -42,6 +42,7 @@ class Break:
     # The frame that compiles what it traced before this break and runs the rest eagerly
     # (an RNN module, arithmetic on a random number: measured, probes in segments.py).
     stop_depth: int | None = None
+    rest_only: bool = False  # `frame_skip` is that frame: only the rest of it runs eagerly
 
 
 # -- predicates: which call forms break ------------------------------------------------

@@ -542,11 +542,12 @@ class Interpreter:
             depths = (0, *depths)
         if frame_skip is None:
             frame_skip = _skipped_function(frame)
-        if frame_skip is None and skips_own_frame:
+        rest_only = frame_skip is None and bool(skips_own_frame)
+        if rest_only:
             frame_skip = (frame.name, skips_own_frame)
         node.meta["break"] = Break(rule, _source(expr), frame_skip,
                                    gb_ids or rule.default_gb_ids, qname, cause, tuple(sorted(set(depths))),
-                                   frame.depth if skips_own_frame else None)
+                                   frame.depth if skips_own_frame else None, rest_only)
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)

@@ -93,6 +93,7 @@ class GraphBreakRegion:
     construct_line: int
     frame_skipped: str | None  # the function dynamo would run eagerly, if any
     skip_context: str | None  # why it cannot resume: "a loop", "a `with` block", "a property"
+    skips_rest: bool = False  # only the rest of `frame_skipped`, after the break, runs eagerly
     nodes: list[Node] = field(default_factory=list)
     what: str = ""  # the construct as written, for the message
     site: Site | None = None  # where the construct is, when in another file than the linted one

@@ -56,10 +56,12 @@ def shorten(text: str, width: int) -> str:
     return text[:width - len(ELLIPSIS)].rstrip() + ELLIPSIS
 
 
-def impact(frame_skipped: str | None, skip_context: str | None) -> str:
+def impact(frame_skipped: str | None, skip_context: str | None, rest: bool = False) -> str:
     """What a break costs beyond the split, in a few words ('' when dynamo resumes)."""
     if not frame_skipped:
         return ""
+    if rest:
+        return f"rest of `{frame_skipped}` runs eagerly"
     where = f"in {skip_context}, " if skip_context else ""
     return f"{where}whole `{frame_skipped}` runs eagerly"
 
@@ -71,7 +73,8 @@ def describe(rule: Rule, what: str, site: Site | None = None) -> str:
 
 
 def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped: str | None = None,
-           skip_context: str | None = None, site: Site | None = None, limit: int = LIMIT) -> str:
+           skip_context: str | None = None, skips_rest: bool = False, site: Site | None = None,
+           limit: int = LIMIT) -> str:
     """The flake8 message of one occurrence, code first, at most `limit` characters.
 
     The construct is shortened to fit. When it would be cut below MIN_WHAT characters, the
@@ -81,7 +84,7 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     gb = f" ({'/'.join(gb_ids)})" if gb_ids else ""
     full = site.text() if site else ""
     bare = site.text(with_function=False) if site else ""
-    cost, short_cost = impact(frame_skipped, skip_context), impact(frame_skipped, None)
+    cost, short_cost = impact(frame_skipped, skip_context, skips_rest), impact(frame_skipped, None, skips_rest)
     variants = [(full, cost, rule.fix), (bare, cost, rule.fix), (bare, short_cost, rule.fix),
                 (bare, short_cost, ""), (bare, "", "")]
     head = f"{rule.code} {rule.summary}: `"

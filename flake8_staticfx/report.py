@@ -4,16 +4,15 @@ from __future__ import annotations
 import json
 from typing import Iterator
 
-from . import messages
+from . import messages, segments
 from .analysis import FileAnalysis
 from .ir import Graph, GraphBreakRegion, Node, format_arg
 from .rules import RULES
-from . import segments
 
 
 def diagnostic_message(region: GraphBreakRegion) -> str:
     return messages.render(RULES[region.code], region.what, region.gb_ids, frame_skipped=region.frame_skipped,
-                           skip_context=region.skip_context, site=region.site)
+                           skip_context=region.skip_context, skips_rest=region.skips_rest, site=region.site)
 
 
 def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False) -> Iterator[tuple[int, int, str]]:

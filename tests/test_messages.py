@@ -86,3 +86,20 @@ def test_display_path_of_an_installed_library_starts_with_its_package(tmp_path):
         (folder / "__init__.py").write_text("")
     (module / "modeling.py").write_text("")
     assert display_path(str(module / "modeling.py")) == "somelib/models/bert/modeling.py"
+
+
+def test_an_rnn_module_says_the_rest_of_the_function_runs_eagerly(tmp_path):
+    """Dynamo compiles what it traced before an RNN module call, then runs the rest of the frame
+    eagerly (measured: tests/cases/grad_mode_blocks.py); a break in a loop gives up on all of it."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.report import flake8_diagnostics
+
+    path = tmp_path / "model.py"
+    path.write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.rnn = nn.GRU(4, 4)\n\n"
+        "    def forward(self, x):\n        h, _ = self.rnn(x)\n"
+        "        for row in h:\n            print(row)\n        return h\n", encoding="utf-8")
+    messages = [m for _, _, m in flake8_diagnostics(analyze(path.read_text(encoding="utf-8"), str(path)))]
+    assert "rest of `forward` runs eagerly" in messages[0] and messages[0].startswith("SFX306")
+    assert "whole `forward` runs eagerly" in messages[1] and messages[1].startswith("SFX201")
