@@ -508,6 +508,16 @@ def _timm(arch, size=32, **kw):
     return build
 
 
+def _timm_cls(module, cls, size=32, **kw):
+    """A timm model class built directly (for archs whose registered names fix the depths)."""
+    def build(mode):
+        import importlib
+        import torch
+        model = getattr(importlib.import_module(module), cls)(num_classes=3, **kw)
+        return model, dict(x=torch.randn(2, 3, size, size))
+    return build
+
+
 _VIT_TINY = dict(img_size=32, patch_size=8, embed_dim=32, depth=2, num_heads=2)
 TIMM_MODELS = {
     "timm_resnet": _timm("resnet18", layers=[1, 1, 1, 1], drop_path_rate=0.1),
@@ -523,6 +533,11 @@ TIMM_MODELS = {
                            depth=[[1, 1, 0]], num_heads=[2, 2], mlp_ratio=[2, 2, 1]),
     "timm_densenet": _timm("densenet121", growth_rate=8, block_config=(1, 1), memory_efficient=True),
     "timm_cait": _timm("cait_xxs24_224", **_VIT_TINY),
+    # added after the first timm runs showed no break in the models above: nn.LSTM, which dynamo
+    # does not trace by default (torch._dynamo.config.allow_rnn)
+    "timm_sequencer": _timm_cls("timm.models.sequencer", "Sequencer2d", img_size=32, layers=(1, 1),
+                                patch_sizes=(4, 2), embed_dims=(16, 32), hidden_sizes=(8, 16),
+                                mlp_ratios=(2.0, 2.0)),
     # held out (chosen before any timm result was seen): scored apart from the others
     "timm_levit": _timm("levit_128s", img_size=32),
     "timm_xcit": _timm("xcit_nano_12_p16_224", img_size=32, patch_size=8, embed_dim=32, depth=2, num_heads=2),
