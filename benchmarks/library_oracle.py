@@ -1142,7 +1142,7 @@ def main():
 
     # per-model table (site-packages lint)
     print()
-    hdr = (f"{'model':13s} {'files':>5s} {'diags':>5s} {'correct':>7s} {'false':>5s} {'nottr':>5s} "
+    hdr = (f"{'model':17s} {'files':>5s} {'diags':>5s} {'correct':>7s} {'false':>5s} {'nottr':>5s} "
            f"{'noverd':>6s} {'prec':>6s} {'sites':>5s} {'found':>5s} {'recall':>6s}  s(eval/train)")
     print(hdr)
     print("-" * len(hdr))
@@ -1158,7 +1158,7 @@ def main():
         prec = c["CORRECT"] / (c["CORRECT"] + c["FALSE ALARM"]) if c["CORRECT"] + c["FALSE ALARM"] else float("nan")
         rec = found / len(sites) if sites else float("nan")
         secs = "/".join(str(r["seconds"]) for r in rs)
-        print(f"{n:13s} {len(ev['files']):5d} {len(ds):5d} {c['CORRECT']:7d} {c['FALSE ALARM']:5d} "
+        print(f"{n:17s} {len(ev['files']):5d} {len(ds):5d} {c['CORRECT']:7d} {c['FALSE ALARM']:5d} "
               f"{c['NOT TRACED']:5d} {c['NO VERDICT']:6d} {prec:6.2f} {len(sites):5d} {found:5d} {rec:6.2f}  {secs}")
     print("-" * len(hdr))
 
