@@ -1,12 +1,17 @@
 #!/usr/bin/env python
 """Precision of flake8-staticfx on real library model code, judged by dynamo itself.
 
-Run with the interpreter of the venv that has the libraries installed:
+Set up once, then run with the interpreter of the oracle's own venv (from the repo root):
 
-    /work/venv-lib/bin/python /work/main/benchmarks/library_oracle.py [--models a,b] [--force] [-j 2]
+    benchmarks/library_oracle_setup.sh            # .oracle/venv, pinned; .oracle/libsrc; .venv
+    .oracle/venv/bin/python benchmarks/library_oracle.py [--models a,b] [--force] [-j 2]
 
-For every model entry below (a tiny random config of a real transformers / diffusers
-model plus an input maker), in eval mode and in train mode, a fresh forked process
+The installed torch, torchvision, transformers, diffusers and timm must be the versions pinned
+in benchmarks/library_oracle_requirements.txt (checked at start; --any-versions to run anyway).
+
+For every model entry below (a tiny random config of a real transformers / diffusers / timm
+model plus an input maker; timm models by name with pretrained=False), in eval mode and in
+train mode, a fresh forked process
   (a) runs the model eagerly under sys.settrace and records every executed
       (file, line) inside the library packages;
   (b) runs torch.compile(model, backend="eager") with default dynamo config and captures
@@ -14,12 +19,12 @@ model plus an input maker), in eval mode and in train mode, a fresh forked proce
       "torch._dynamo"), with the full user-code stack of each; it also records every
       library line dynamo's symbolic tracer stepped onto (InstructionTranslatorBase.
       starts_line), i.e. the lines that really ran *under* torch.compile.
-Results are cached in the cache dir (default /work/oracle_lib/cache); --force reruns them.
+Results are cached in the cache dir (default .oracle/cache, or $ORACLE_CACHE); --force reruns them.
 The compile run replaces dynamo's Python-3.11 line-table writer with a fixed one (see
 patch_linetable: stock torch 2.13 reports breaks inside resume functions at wrong lines);
 ORACLE_NO_LINETABLE_FIX=1 turns that off.
 
-Then the linter (flake8 --select=SFX --isolated, from /work/venv-torch) runs on every
+Then the linter (flake8 --select=SFX --isolated, from the project's .venv or $STATICFX_FLAKE8) runs on every
 library file that executed during any model's forward, and every diagnostic is classified,
 at statement granularity (the diagnostic's line is widened to its enclosing simple
 statement, or to the header of a compound statement):
@@ -29,7 +34,8 @@ statement, or to the header of a compound statement):
                unresumable break, torch.compiler.disable, an is_compiling() guard, ...);
   NO VERDICT   it never ran.
 The lint runs twice: on the installed files in site-packages (line numbers match the oracle),
-and on byte-identical copies under --mirror (default /work/libsrc/<lib>/<lib>/), where torch is
+and on byte-identical copies under --mirror (default .oracle/libsrc/<lib>/<lib>/, made by the setup
+script, or $ORACLE_MIRROR), where torch is
 not a sibling package of the linted file (in site-packages the linter's project root becomes
 site-packages itself and it inlines torch's own source). Lint results are cached by a hash of
 the linter sources and the linted files. The linter has a per-file wall-clock budget (5 s), so
@@ -38,7 +44,8 @@ SFX900 notices (budget hit) are listed, not scored.
 (The brief's looser rule "FALSE ALARM = executed in eager, no break" is also counted:
  it equals FALSE ALARM + NOT TRACED.)
 precision = correct / (correct + false alarms); recall over the innermost library
-frames of the breaks ("site").
+frames of the breaks ("site"). Figures are printed per model, per package (of the file holding
+the diagnostic or site), and for the HELD_OUT models apart from the others.
 """
 import argparse
 import ast
@@ -49,14 +56,42 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FLAKE8 = os.environ.get("STATICFX_FLAKE8", "/work/venv-torch/bin/flake8")
-LINTER_SRC = os.environ.get("STATICFX_SRC", os.path.join(os.path.dirname(HERE), "flake8_staticfx"))
-DEFAULT_CACHE = "/work/oracle_lib/cache"
-LIBS = ("transformers", "diffusers")
+REPO = os.path.dirname(HERE)
+ORACLE_DIR = os.path.join(REPO, ".oracle")  # git-ignored; benchmarks/library_oracle_setup.sh fills it
+FLAKE8 = os.environ.get("STATICFX_FLAKE8", os.path.join(REPO, ".venv", "bin", "flake8"))
+LINTER_SRC = os.environ.get("STATICFX_SRC", os.path.join(REPO, "flake8_staticfx"))
+DEFAULT_CACHE = os.environ.get("ORACLE_CACHE", os.path.join(ORACLE_DIR, "cache"))
+DEFAULT_MIRROR = os.environ.get("ORACLE_MIRROR", os.path.join(ORACLE_DIR, "libsrc"))
+REQUIREMENTS = os.path.join(HERE, "library_oracle_requirements.txt")
+LIBS = ("transformers", "diffusers", "timm")
+# the versions the figures are for; checked at start against REQUIREMENTS and the running venv
+CHECKED = ("torch", "torchvision", "transformers", "diffusers", "timm")
+
+
+def check_versions():
+    """-> list of problems: each CHECKED package must be installed at its pin in REQUIREMENTS."""
+    import importlib.metadata as md
+    pins = {}
+    with open(REQUIREMENTS) as f:
+        for ln in f:
+            ln = ln.split("#")[0].strip()
+            if "==" in ln:
+                name, ver = ln.split("==")
+                pins[name.lower()] = ver
+    bad = []
+    for name in CHECKED:
+        try:
+            have = md.version(name)
+        except md.PackageNotFoundError:
+            have = None
+        if have is None or have.split("+")[0] != pins.get(name):
+            bad.append(f"{name}: pinned {pins.get(name)}, installed {have}")
+    return bad
 
 
 def lib_roots():
@@ -463,6 +498,53 @@ def m_qwen2_vl(mode):
     return Qwen2VLForConditionalGeneration(cfg), kw
 
 
+def _timm(arch, size=32, **kw):
+    """A timm model by name with tiny arguments, random weights (pretrained=False: no download)."""
+    def build(mode):
+        import timm
+        import torch
+        model = timm.create_model(arch, pretrained=False, num_classes=3, **kw)
+        return model, dict(x=torch.randn(2, 3, size, size))
+    return build
+
+
+def _timm_cls(module, cls, size=32, **kw):
+    """A timm model class built directly (for archs whose registered names fix the depths)."""
+    def build(mode):
+        import importlib
+        import torch
+        model = getattr(importlib.import_module(module), cls)(num_classes=3, **kw)
+        return model, dict(x=torch.randn(2, 3, size, size))
+    return build
+
+
+_VIT_TINY = dict(img_size=32, patch_size=8, embed_dim=32, depth=2, num_heads=2)
+TIMM_MODELS = {
+    "timm_resnet": _timm("resnet18", layers=[1, 1, 1, 1], drop_path_rate=0.1),
+    "timm_vit": _timm("vit_tiny_patch16_224", drop_path_rate=0.1, **_VIT_TINY),
+    "timm_convnext": _timm("convnext_atto", depths=(1, 1, 1, 1), dims=(8, 16, 32, 64), drop_path_rate=0.1),
+    "timm_efficientnet": _timm("tinynet_e", drop_path_rate=0.1),
+    "timm_swin": _timm("swin_tiny_patch4_window7_224", img_size=32, patch_size=2, window_size=4,
+                       embed_dim=16, depths=(1, 1), num_heads=(2, 2), drop_path_rate=0.1),
+    "timm_beit": _timm("beit_base_patch16_224", drop_path_rate=0.1, **_VIT_TINY),
+    "timm_eva": _timm("eva02_tiny_patch14_224", **_VIT_TINY),
+    "timm_deit": _timm("deit_tiny_distilled_patch16_224", **_VIT_TINY),
+    "timm_crossvit": _timm("crossvit_tiny_240", img_size=32, patch_size=[8, 16], embed_dim=[16, 32],
+                           depth=[[1, 1, 0]], num_heads=[2, 2], mlp_ratio=[2, 2, 1]),
+    "timm_densenet": _timm("densenet121", growth_rate=8, block_config=(1, 1), memory_efficient=True),
+    "timm_cait": _timm("cait_xxs24_224", **_VIT_TINY),
+    # added after the first timm runs showed no break in the models above: nn.LSTM, which dynamo
+    # does not trace by default (torch._dynamo.config.allow_rnn)
+    "timm_sequencer": _timm_cls("timm.models.sequencer", "Sequencer2d", img_size=32, layers=(1, 1),
+                                patch_sizes=(4, 2), embed_dims=(16, 32), hidden_sizes=(8, 16),
+                                mlp_ratios=(2.0, 2.0)),
+    # held out (chosen before any timm result was seen): scored apart from the others
+    "timm_levit": _timm("levit_128s", img_size=32),
+    "timm_xcit": _timm("xcit_nano_12_p16_224", img_size=32, patch_size=8, embed_dim=32, depth=2, num_heads=2),
+    "timm_mobilenetv3": _timm("mobilenetv3_small_050"),
+}
+HELD_OUT = ("timm_levit", "timm_xcit", "timm_mobilenetv3")
+
 MODELS = {
     "bert": m_bert, "distilbert": m_distilbert, "gpt2": m_gpt2, "llama": m_llama,
     "mistral": m_mistral, "mixtral": m_mixtral, "qwen2_moe": m_qwen2_moe, "t5": m_t5,
@@ -475,6 +557,7 @@ MODELS = {
     "unet2d_skip": m_unet2d_skip, "vq": m_vq, "encodec": m_encodec, "qwen2_vl": m_qwen2_vl,
     "longformer": m_longformer, "vits": m_vits,
 }
+MODELS.update(TIMM_MODELS)
 MODES = ("eval", "train")
 # entries that run in one mode only (detr trains without targets: no scipy matcher needed)
 ONLY_MODE = {"bart_cls": "eval", "t5_cls": "eval", "vit_interp": "eval", "clip_interp": "eval",
@@ -723,10 +806,11 @@ def run_jobs(jobs, cache, force, nproc):
     import torch  # noqa
     import torch._dynamo  # noqa
     import transformers  # noqa
-    try:
-        import diffusers  # noqa
-    except Exception:
-        pass
+    for lib in ("diffusers", "timm"):
+        try:
+            __import__(lib)
+        except Exception:
+            pass
     running = {}
     while todo or running:
         while todo and len(running) < nproc:
@@ -806,7 +890,7 @@ def run_lint(files, cache, roots=None, mirror_dir=None):
     for i in range(0, len(targets), 40):
         chunk = targets[i:i + 40]
         p = subprocess.run([FLAKE8, *LINT_FLAGS] + chunk,
-                           capture_output=True, text=True, cwd="/tmp")
+                           capture_output=True, text=True, cwd=tempfile.gettempdir())
         for ln in p.stdout.splitlines():
             m = _DIAG_RE.match(ln)
             if m:
@@ -955,6 +1039,49 @@ def totals_line(label, diags, tot, sites, found):
             f"   (unique innermost-library break sites with a diagnostic in that statement, or naming it)")
 
 
+def package_of(path, roots):
+    for lib, root in roots.items():
+        if path.startswith(root):
+            return lib
+    return "?"
+
+
+def _row(label, tot, nsites, nfound):
+    c, f = tot["CORRECT"], tot["FALSE ALARM"]
+    prec = f"{c / (c + f):.3f}" if c + f else "  -  "
+    rec = f"{nfound / nsites:.3f}" if nsites else "  -  "
+    return (f"{label:34s} {sum(tot.values()):5d} {c:7d} {f:5d} {tot['NOT TRACED']:5d} "
+            f"{tot['NO VERDICT']:6d} {prec:>6s} {nsites:5d} {nfound:5d} {rec:>6s}")
+
+
+def print_scopes(diags, classified, sites, found, per_model, roots, names):
+    """Figures per package (of the file holding the diagnostic or the break site, all runs'
+    evidence), then for the held-out models alone and the timm models without them (only
+    those models' runs as evidence, diagnostics in the files they executed)."""
+    hdr = (f"{'scope':34s} {'diags':>5s} {'correct':>7s} {'false':>5s} {'nottr':>5s} "
+           f"{'noverd':>6s} {'prec':>6s} {'sites':>5s} {'found':>5s} {'recall':>6s}")
+    print("\n" + hdr + "\n" + "-" * len(hdr))
+    for lib in LIBS:
+        tot = dict.fromkeys(CLASSES, 0)
+        for x in classified:
+            if package_of(x["path"], roots) == lib:
+                tot[x["class"]] += 1
+        ls = [s for s in sites if package_of(s[0], roots) == lib]
+        print(_row(f"package {lib}", tot, len(ls), sum(1 for s in ls if s in found)))
+    groups = [("held-out models (timm)", [n for n in names if n in HELD_OUT]),
+              ("timm models, not held out", [n for n in names if n in TIMM_MODELS and n not in HELD_OUT]),
+              ("transformers+diffusers models", [n for n in names if n not in TIMM_MODELS])]
+    for label, group in groups:
+        rs = [r for n in group for r in per_model.get(n, [])]
+        if not rs:
+            continue
+        ev = evidence(rs)
+        ds = [d for d in diags if d[0] in ev["files"]]
+        _, tot, gsites, gfound = evaluate(ds, rs, ev)
+        print(_row(label, tot, len(gsites), len(gfound)))
+    print("-" * len(hdr))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default=",".join(MODELS), help="comma list (default: all)")
@@ -964,10 +1091,22 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--json", default=None, help="write the classified diagnostics here")
     ap.add_argument("--quiet", action="store_true", help="totals only, no per-diagnostic listing")
-    ap.add_argument("--mirror", default="/work/libsrc",
+    ap.add_argument("--mirror", default=DEFAULT_MIRROR,
                     help="also lint identical copies of the files under MIRROR/<lib>/<lib>/ (outside "
                          "site-packages, so torch is not a sibling package); '' to skip")
+    ap.add_argument("--any-versions", action="store_true",
+                    help="run even if the installed versions differ from the pinned ones")
     args = ap.parse_args()
+    bad = check_versions()
+    if bad:
+        msg = (f"not the pinned versions of {os.path.relpath(REQUIREMENTS)} (run "
+               f"benchmarks/library_oracle_setup.sh and this script with .oracle/venv/bin/python): "
+               + "; ".join(bad))
+        if not args.any_versions:
+            ap.error(msg)
+        print("WARNING " + msg, file=sys.stderr)
+    if not os.path.exists(FLAKE8):
+        ap.error(f"no flake8 at {FLAKE8} (set STATICFX_FLAKE8, or run benchmarks/library_oracle_setup.sh)")
     os.makedirs(args.cache, exist_ok=True)
     names = [n for n in args.models.split(",") if n]
     for n in names:
@@ -1003,7 +1142,7 @@ def main():
 
     # per-model table (site-packages lint)
     print()
-    hdr = (f"{'model':13s} {'files':>5s} {'diags':>5s} {'correct':>7s} {'false':>5s} {'nottr':>5s} "
+    hdr = (f"{'model':17s} {'files':>5s} {'diags':>5s} {'correct':>7s} {'false':>5s} {'nottr':>5s} "
            f"{'noverd':>6s} {'prec':>6s} {'sites':>5s} {'found':>5s} {'recall':>6s}  s(eval/train)")
     print(hdr)
     print("-" * len(hdr))
@@ -1019,13 +1158,14 @@ def main():
         prec = c["CORRECT"] / (c["CORRECT"] + c["FALSE ALARM"]) if c["CORRECT"] + c["FALSE ALARM"] else float("nan")
         rec = found / len(sites) if sites else float("nan")
         secs = "/".join(str(r["seconds"]) for r in rs)
-        print(f"{n:13s} {len(ev['files']):5d} {len(ds):5d} {c['CORRECT']:7d} {c['FALSE ALARM']:5d} "
+        print(f"{n:17s} {len(ev['files']):5d} {len(ds):5d} {c['CORRECT']:7d} {c['FALSE ALARM']:5d} "
               f"{c['NOT TRACED']:5d} {c['NO VERDICT']:6d} {prec:6.2f} {len(sites):5d} {found:5d} {rec:6.2f}  {secs}")
     print("-" * len(hdr))
 
     classified, tot, sites, found = evaluate(diags, allres, ev_all)
     print(totals_line("TOTAL, lint in site-packages (unique diagnostics, union of all runs)",
                       diags, tot, sites, found))
+    print_scopes(diags, classified, sites, found, per_model, roots, names)
     if mdiags is not None:
         mclassified, mtot, _, mfound = evaluate(mdiags, allres, ev_all)
         print(totals_line(f"TOTAL, lint of identical copies under {args.mirror}", mdiags, mtot, sites, mfound))
