@@ -54,7 +54,8 @@ def no_torch_python(request, tmp_path_factory) -> Path:
         assert created.returncode == 0, created.stderr
         pip = [str(python), "-m", "pip", "install", "--quiet"]
         steps = [
-            [*pip, f"flake8=={metadata.version('flake8')}", f"astroid=={metadata.version('astroid')}"],
+            [*pip, f"flake8=={metadata.version('flake8')}", f"astroid=={metadata.version('astroid')}",
+             f"libcst=={metadata.version('libcst')}"],
             [*pip, "--no-deps", "-e", str(ROOT)],
         ]
         for step in steps:

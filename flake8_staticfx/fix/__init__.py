@@ -176,9 +176,12 @@ def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | N
     return FileFix(display or path, source, fixed, outcomes)
 
 
-# Planning a rewrite walks the file's tree: a graph with more breaks than this (a generated
-# 3000-term condition) reports none as fixable rather than take minutes.
+# Planning a rewrite resolves the file's scopes with libcst, which grows faster than the file:
+# a graph with more breaks than this (a generated 3000-term condition), or a file longer than
+# this (a generated 10,000-line forward: 7 minutes), reports none as fixable in the graph JSON
+# and HTML rather than hang them. `fix` itself still plans such files.
 MAX_CHECKED_REGIONS = 200
+MAX_CHECKED_LINES = 5000
 
 
 def has_rewrite(region, graph, source: str | None = None) -> bool:
@@ -196,7 +199,7 @@ def has_rewrite(region, graph, source: str | None = None) -> bool:
         return False
     path = os.path.abspath(graph.file)
     source = source if source is not None else _cached_source(path)
-    if source is None or os.path.abspath(region.construct_file) != path:
+    if source is None or os.path.abspath(region.construct_file) != path or source.count("\n") > MAX_CHECKED_LINES:
         return False
     try:
         ctx = _cached_context(source, path, graph)
