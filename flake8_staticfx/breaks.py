@@ -185,7 +185,9 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     # torch.equal gives a Python bool: the tensors' values are needed (GB0033, measured).
     "torch.equal": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
     "torch.sparse_coo_tensor": SKIPPED,  # GB0007, then GB0015 wrapping the sparse result (measured)
-    "torch._assert": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise),
+    # torch.fx records torch._assert as a call_function node.
+    "torch._assert": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise,
+                                  in_graph=True),
     "torch._check_tensor_all": BreakingCall(rules.TENSOR_TO_PYTHON_SCALAR, breaks=on_tensor,
                                             otherwise=none_otherwise),
     # Module-level logging functions reach the root logger, which dynamo cannot trace (GB4841).

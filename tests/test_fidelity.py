@@ -26,9 +26,11 @@ MIN_MEAN_F1 = 0.90
 MIN_EXACT = 0.60
 
 TRACE = r"""
-import importlib, inspect, json, sys, torch.fx
+import importlib, inspect, io, json, sys, torch.fx
 sys.path.insert(0, sys.argv[1])
 found = []
+real_stdout = sys.stdout
+sys.stdout = io.StringIO()  # what the traced code prints (print() in forward) must not mix with the JSON
 for name in sys.argv[2:]:
     module = importlib.import_module("cases." + name)
     seen = set()
@@ -49,7 +51,7 @@ for name in sys.argv[2:]:
             target = node.target if isinstance(node.target, str) else torch.fx.node._get_qualified_name(node.target)
             nodes.append((node.op, target.replace("_operator.", "operator.")))
         found.append({"file": name, "class": cls_name, "nodes": nodes})
-print(json.dumps(found))
+real_stdout.write(json.dumps(found))
 """
 
 
