@@ -24,7 +24,7 @@ def add_graph_arguments(graph: argparse.ArgumentParser) -> None:
     graph.add_argument("file")
     graph.add_argument("--root", help="only the root with this name (Class.forward, Class, or function)")
     graph.add_argument("--format", choices=GRAPH_FORMATS, default="text")
-    _add_compile_options(graph)
+    add_compile_options(graph)
     graph.add_argument("--all-paths", action="store_true",
                        help="keep both sides of branches on constructor arguments and self.training "
                             "(the lint's view) instead of following the defaults like torch.fx")
@@ -33,7 +33,7 @@ def add_graph_arguments(graph: argparse.ArgumentParser) -> None:
 def add_report_arguments(report: argparse.ArgumentParser) -> None:
     report.add_argument("paths", nargs="+", metavar="DIR")
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    _add_compile_options(report)
+    add_compile_options(report)
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -50,7 +50,7 @@ def run_report(args: argparse.Namespace) -> int:
     return _report(args, _options(args))
 
 
-def _add_compile_options(parser: argparse.ArgumentParser) -> None:
+def add_compile_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fullgraph", action="store_true", help="as torch.compile(fullgraph=True)")
     parser.add_argument("--capture-scalar-outputs", action="store_true")
     parser.add_argument("--capture-dynamic-output-shape-ops", action="store_true")
@@ -89,7 +89,7 @@ def _graph(args: argparse.Namespace, options: Options) -> int:
     return 0
 
 
-def _python_files(paths: list[str]) -> list[str]:
+def python_files(paths: list[str]) -> list[str]:
     found = []
     for path in paths:
         if os.path.isfile(path):
@@ -114,7 +114,7 @@ def _rows(analysis: FileAnalysis, path: str) -> list[dict]:
 
 def _report(args: argparse.Namespace, options: Options) -> int:
     rows = []
-    for path in _python_files(args.paths):
+    for path in python_files(args.paths):
         try:
             source = _read(path)
         except (OSError, UnicodeDecodeError):

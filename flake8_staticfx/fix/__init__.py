@@ -20,6 +20,7 @@ import difflib
 import os
 import sys
 
+from ..commands import add_compile_options, python_files
 from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_spans
 from .guard import GuardSideEffect
@@ -245,21 +246,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to fix")
     parser.add_argument("--diff", action="store_true", help="print a unified diff, change nothing")
     parser.add_argument("--select", default="", help="only these codes or prefixes (comma-separated)")
-    parser.add_argument("--fullgraph", action="store_true", help="as torch.compile(fullgraph=True)")
-    parser.add_argument("--capture-scalar-outputs", action="store_true")
-    parser.add_argument("--capture-dynamic-output-shape-ops", action="store_true")
+    add_compile_options(parser)
     parser.add_argument("--quiet", action="store_true", help="do not list what was fixed or declined")
-
-
-def _python_files(paths: list[str]) -> list[str]:
-    found = []
-    for path in paths:
-        if os.path.isfile(path):
-            found.append(path)
-        for directory, subdirs, files in os.walk(path):
-            subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-            found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".py"))
-    return found
 
 
 def run(args: argparse.Namespace) -> int:
@@ -278,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
                       capture_dynamic_output_shape_ops=getattr(args, "capture_dynamic_output_shape_ops", False))
     select = tuple(code.strip() for code in (args.select or "").split(",") if code.strip()) or None
     status = 0
-    for path in _python_files(args.paths):
+    for path in python_files(args.paths):
         try:
             with open(path, encoding="utf-8", newline="") as handle:
                 source = handle.read()
