@@ -73,6 +73,11 @@ class ExpressionEvaluator:
 
     def elements(self, elts: list[nodes.NodeNG], frame: Frame) -> list[Value] | None:
         """The items of a display, `*spread` ones included; None when a spread is not known."""
+        items, exact = self.spread(elts, frame)
+        return items if exact else None
+
+    def spread(self, elts: list[nodes.NodeNG], frame: Frame) -> tuple[list[Value], bool]:
+        """The values of `elts` with `*spread` ones expanded, and whether every spread was known."""
         items: list[Value] = []
         exact = True
         for elt in elts:
@@ -84,7 +89,7 @@ class ExpressionEvaluator:
                     exact = False
             else:
                 items.append(self.eval(elt, frame))
-        return items if exact else None
+        return items, exact
 
     def eval_Dict(self, expr: nodes.Dict, frame: Frame) -> Value:
         result = Dict({})
@@ -310,17 +315,8 @@ class ExpressionEvaluator:
 
     def eval_Call(self, expr: nodes.Call, frame: Frame) -> Value:
         callee = self.eval(expr.func, frame)
-        args: list[Value] = []
-        unknown_rest = False
-        for arg in expr.args:
-            if isinstance(arg, nodes.Starred):
-                inner = self.eval(arg.value, frame)
-                if isinstance(inner, Seq) and inner.items is not None:
-                    args.extend(inner.items)
-                else:
-                    unknown_rest = True
-            else:
-                args.append(self.eval(arg, frame))
+        args, exact = self.spread(expr.args, frame)
+        unknown_rest = not exact
         kwargs: dict[str, Value] = {}
         for keyword in expr.keywords:
             value = self.eval(keyword.value, frame)
