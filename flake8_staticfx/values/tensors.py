@@ -196,10 +196,13 @@ def is_definite_tensor(value: Value) -> bool:
 
 
 def python_scalar(tx: Interpreter, node: Node) -> Value:
-    """`.item()`: a Python number after the break, a data-dependent scalar when captured."""
+    """`.item()`: a Python number after the break, a data-dependent scalar when captured.
+
+    The number keeps its node, as fx proxies it: arithmetic on it is drawn (`peak + 1e-6`), and
+    dynamo 2.13, which does not specialise floats, traces that arithmetic in the resumed graph."""
     if tx.options.capture_scalar_outputs or tx.options.fullgraph:
         return Tensor(node, scalar=True)
-    return Static()
+    return Static(node=node)
 
 
 def reduced_in_graph(tx: Interpreter, values: list[Value]) -> bool:
