@@ -15,7 +15,8 @@ A case file is a module of the cases package with a top-level
 a plain callable (a ``@torch.compile``-decorated function is unwrapped and compiled again with
 the eager backend); ``make_inputs()`` returns the tuple of positional inputs.
 
-Every case runs in its own fresh interpreter (dynamo's caches are process-wide):
+Every case runs in its own process (dynamo's caches are process-wide), forked from a server
+that has imported torch and nothing more (`CaseServer`):
 
 1. eager: a forked child runs ``make_model()(*make_inputs())`` under ``sys.settrace`` and
    records which lines of the files of the cases directory ran (the fork keeps whatever the
@@ -39,6 +40,7 @@ import ast
 import difflib
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
@@ -481,32 +483,73 @@ def _clean_env() -> dict:
     return env
 
 
-def run_case(cases_dir: str, file_name: str, index: int, config: dict, fullgraph: bool,
-             timeout: float) -> dict:
-    fd, out_path = tempfile.mkstemp(prefix="sfx_truth_", suffix=".json")
-    os.close(fd)
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", file_name, str(index), out_path,
-           "--cases", cases_dir]
-    for key, value in sorted(config.items()):
-        cmd += ["--config", f"{key}={value!r}"]
-    if fullgraph:
-        cmd.append("--fullgraph")
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_clean_env(),
-                              cwd=cases_dir)
+class CaseServer:
+    """One interpreter that imports torch once and forks a child per case (`--serve`).
+
+    Importing torch and dynamo takes about 4 of the 7 seconds a case costs. A forked child
+    starts from a process that never compiled, traced or ran anything, so each case is as
+    isolated as in a fresh interpreter: dynamo's caches, the case module and whatever the
+    case mutates die with the child.
+    """
+
+    def __init__(self, cases_dir: str, config: dict, fullgraph: bool, timeout: float):
+        cmd = [sys.executable, os.path.abspath(__file__), "--serve", "--cases", cases_dir,
+               "--timeout", str(timeout)]
+        for key, value in sorted(config.items()):
+            cmd += ["--config", f"{key}={value!r}"]
+        if fullgraph:
+            cmd.append("--fullgraph")
+        self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, env=_clean_env(),
+                                        cwd=cases_dir)
+
+    def run(self, file_name: str, index: int) -> dict:
+        fd, out_path = tempfile.mkstemp(prefix="sfx_truth_", suffix=".json")
+        os.close(fd)
         try:
-            with open(out_path, encoding="utf-8") as handle:
-                return json.load(handle)
-        except (OSError, ValueError):
-            tail = (proc.stderr or "").strip().splitlines()[-1:] or [""]
-            return {"name": None, "index": index, "worker_error": f"rc={proc.returncode} {tail[0][:300]}"}
-    except subprocess.TimeoutExpired:
-        return {"name": None, "index": index, "worker_error": f"timeout after {timeout}s"}
-    finally:
-        try:
+            self.process.stdin.write(json.dumps([file_name, index, out_path]) + "\n")
+            self.process.stdin.flush()
+            status = self.process.stdout.readline().strip()
+            try:
+                with open(out_path, encoding="utf-8") as handle:
+                    return json.load(handle)
+            except (OSError, ValueError):
+                return {"name": None, "index": index, "worker_error": status or "the case server died"}
+        finally:
             os.unlink(out_path)
-        except OSError:
-            pass
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def serve(cases_dir: str, config: dict, fullgraph: bool, timeout: float) -> int:
+    """The `--serve` side of CaseServer: a JSON job per stdin line, a status line per job."""
+    import signal
+
+    import torch._dynamo  # noqa: F401 - imported once, before any fork
+
+    for line in sys.stdin:
+        file_name, index, out_path = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                signal.alarm(int(timeout))  # the default SIGALRM action ends the child
+                os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # cases print; keep the protocol clean
+                try:
+                    result = worker(cases_dir, file_name, index, config, fullgraph)
+                except BaseException as exc:  # noqa: BLE001 - reported as the case's error
+                    result = {"name": None, "index": index, "worker_error": f"{type(exc).__name__}: {exc}"[:300]}
+                with open(out_path, "w", encoding="utf-8") as handle:
+                    json.dump(result, handle)
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+            print(f"timeout after {timeout:.0f}s", flush=True)
+        else:
+            print(f"exit status {os.waitstatus_to_exitcode(status)}", flush=True)
+    return 0
 
 
 def _worker_count_cases(cases_dir: str, file_name: str) -> int:
@@ -533,12 +576,16 @@ def record(cases_dir: str, names: list[str], config: dict, fullgraph: bool, jobs
     started = time.monotonic()
     if progress:
         print(f"recording {len(jobs_list)} cases of {len(names)} files, {workers} at a time "
-              f"(each in a fresh interpreter)", file=sys.stderr, flush=True)
+              f"(each in a fresh fork of an interpreter that imported torch)", file=sys.stderr, flush=True)
 
     def one(job):
         nonlocal done
         began = time.monotonic()
-        result = run_case(cases_dir, job[0], job[1], config, fullgraph, timeout)
+        server = servers.get()
+        try:
+            result = server.run(job[0], job[1])
+        finally:
+            servers.put(server)
         done += 1
         if progress:
             nb = len(result.get("breaks", []))
@@ -548,8 +595,15 @@ def record(cases_dir: str, names: list[str], config: dict, fullgraph: bool, jobs
                   file=sys.stderr, flush=True)
         return result
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(one, jobs_list))
+    servers: queue.Queue[CaseServer] = queue.Queue()
+    for _ in range(workers):
+        servers.put(CaseServer(cases_dir, config, fullgraph, timeout))
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(one, jobs_list))
+    finally:
+        while not servers.empty():
+            servers.get().close()
     files: dict[str, dict] = {name: {"cases": []} for name in names}
     for (name, _), result in zip(jobs_list, results):
         files[name]["cases"].append(result)
@@ -600,7 +654,7 @@ def main(argv=None) -> int:
     ap.add_argument("--show", action="store_true", help="print the recorded truth, write nothing")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--worker", nargs=3, metavar=("FILE", "INDEX", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     config = {}
@@ -611,14 +665,8 @@ def main(argv=None) -> int:
         config[key.strip()] = parse_config_value(value.strip())
     cases_dir = os.path.abspath(args.cases)
 
-    if args.worker:
-        file_name, index, out_path = args.worker
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)  # cases print; keep the protocol clean
-        result = worker(cases_dir, file_name, int(index), config, args.fullgraph)
-        with open(out_path, "w", encoding="utf-8") as handle:
-            json.dump(result, handle)
-        return 0
+    if args.serve:
+        return serve(cases_dir, config, args.fullgraph, args.timeout)
 
     all_names = case_files(cases_dir)
     names = [os.path.basename(f) for f in args.files] or all_names
