@@ -70,7 +70,7 @@ def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeN
                       needs_grad=not is_bool and needs_grad_from(left, right))
     if isinstance(left, Static) and isinstance(right, Static) and (left.node or right.node):
         node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
-                                      meta=tx.meta(expr, frame))
+                                      meta=dict(tx.meta(expr, frame), on_python_numbers=True))
         return Static(node=node)
     if isinstance(left, Static) and isinstance(right, Static):
         if left.known and right.known and op in PY_BINOPS:

@@ -1,7 +1,7 @@
 """Static Python values: what dynamo specialises on (config, shapes, flags, strings)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import tables
@@ -58,7 +58,7 @@ class Static(Value):
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
         if self.node is not None:  # x.shape[1]: fx records the getitem
             node = tx.graph.call_function("operator.getitem", (self.as_arg(), key.as_arg()),
-                                          meta=tx.meta(expr, frame))
+                                          meta=dict(tx.meta(expr, frame), on_python_numbers=True))
             return Static(node=node)
         if self.known and isinstance(key, Static) and key.known:
             try:
@@ -86,6 +86,12 @@ class Static(Value):
         if self.node is not None:
             return self.node
         return self.value if self.known and printable(self.value) else "<static>"
+
+    def in_graph(self, tx: Interpreter) -> Value:
+        """A number computed in `__init__` (`self.scale = t.item()`) is a constant here."""
+        if self.node is not None and not tx.graph.owns(self.node):
+            return replace(self, node=None)
+        return self
 
     def signature(self, depth: int) -> Any:
         try:
