@@ -21,6 +21,7 @@ from .rules import Rule
 LIMIT = 160
 ELLIPSIS = "..."
 MIN_WHAT = 20  # shorter than this, the construct is unrecognisable: drop other parts first
+FIX_HINT = "`flake8-staticfx fix` does it"  # after the short fix, on occurrences the fix command rewrites
 
 
 @dataclass(frozen=True)
@@ -74,18 +75,21 @@ def describe(rule: Rule, what: str, site: Site | None = None) -> str:
 
 def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped: str | None = None,
            skip_context: str | None = None, skips_rest: bool = False, site: Site | None = None,
-           limit: int = LIMIT) -> str:
+           fixable: bool = False, limit: int = LIMIT) -> str:
     """The flake8 message of one occurrence, code first, at most `limit` characters.
 
     The construct is shortened to fit. When it would be cut below MIN_WHAT characters, the
     other parts give way first, in this order: the calling function's name, why dynamo cannot
-    resume, the fix, which function runs eagerly. The code, summary, location and GB ids stay.
+    resume, FIX_HINT (on an occurrence the fix command rewrites), those two again, the fix,
+    which function runs eagerly. The code, summary, location and GB ids stay.
     """
     gb = f" ({'/'.join(gb_ids)})" if gb_ids else ""
     full = site.text() if site else ""
     bare = site.text(with_function=False) if site else ""
     cost, short_cost = impact(frame_skipped, skip_context, skips_rest), impact(frame_skipped, None, skips_rest)
-    variants = [(full, cost, rule.fix), (bare, cost, rule.fix), (bare, short_cost, rule.fix),
+    hinted = f"{rule.fix} ({FIX_HINT})" if fixable else rule.fix
+    variants = [(full, cost, hinted), (bare, cost, hinted), (bare, short_cost, hinted),
+                (full, cost, rule.fix), (bare, cost, rule.fix), (bare, short_cost, rule.fix),
                 (bare, short_cost, ""), (bare, "", "")]
     head = f"{rule.code} {rule.summary}: `"
     for located, cost, fix in variants:

@@ -66,6 +66,7 @@ def diagnose(source: str, filename: str, tree: ast.Module | None,
 
     try:
         analysis = analyze(source, filename, tree, options)
+        found = list(flake8_diagnostics(analysis, options.report_notices, tree))
     except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
         if options.report_notices:
             from .messages import notice
@@ -78,4 +79,4 @@ def diagnose(source: str, filename: str, tree: ast.Module | None,
         for region in graph.regions:
             gb_ids.setdefault((region.line, region.code), tuple(region.gb_ids))
     return [(line, col, message, gb_ids.get((line, message.split(" ", 1)[0]), ()))
-            for line, col, message in flake8_diagnostics(analysis, options.report_notices)]
+            for line, col, message in found]

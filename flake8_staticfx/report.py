@@ -1,31 +1,38 @@
 """Stage 5: diagnostics for flake8, and the graph as text, DOT and JSON."""
 from __future__ import annotations
 
+import ast
 import json
 from typing import Iterator
 
 from . import messages, segments
 from .analysis import FileAnalysis
+from .fixable import announced_fixes
 from .ir import Graph, GraphBreakRegion, Node, format_arg
 from .rules import RULES
 
 
-def diagnostic_message(region: GraphBreakRegion) -> str:
+def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
     return messages.render(RULES[region.code], region.what, region.gb_ids, frame_skipped=region.frame_skipped,
-                           skip_context=region.skip_context, skips_rest=region.skips_rest, site=region.site)
+                           skip_context=region.skip_context, skips_rest=region.skips_rest, site=region.site,
+                           fixable=fixable)
 
 
-def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False) -> Iterator[tuple[int, int, str]]:
+def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,
+                       tree: ast.Module | None = None) -> Iterator[tuple[int, int, str]]:
     """(line, 0-based column, message) once per place and code, in source order; SFX900
-    notices only when asked for."""
+    notices only when asked for. With the file's `ast` tree, a message says when the fix
+    command rewrites that occurrence (fixable.py: the forms decided without libcst)."""
     seen: set[tuple[int, str]] = set()
     found = []
-    for graph in analysis.graphs:
-        for region in graph.regions:
-            key = (region.line, region.code)
-            if key not in seen:
-                seen.add(key)
-                found.append((region.line, region.col, diagnostic_message(region)))
+    regions = [region for graph in analysis.graphs for region in graph.regions]
+    announced = announced_fixes(tree, analysis.path, regions)
+    for region in regions:
+        key = (region.line, region.code)
+        if key not in seen:
+            seen.add(key)
+            fixable = (region.line, region.col, region.code) in announced
+            found.append((region.line, region.col, diagnostic_message(region, fixable)))
     for notice in analysis.notices if notices else ():
         found.append((notice.line, notice.col, messages.notice(RULES["SFX900"], notice.what, notice.reason)))
     yield from sorted(found)

@@ -1,6 +1,7 @@
 """`python -m flake8_staticfx fix`: each rewrite, each decline reason, idempotence, --diff,
 formatting and comments kept. No torch needed: legality is decided from the source and the
 analysis; tests/test_fix_oracle.py proves the rewrites on the case corpus with dynamo."""
+import ast
 import os
 import subprocess
 import sys
@@ -466,8 +467,49 @@ def test_the_lint_path_never_imports_libcst_or_fix(tmp_path):
         source = open({str(path)!r}).read()
         found = list(Checker(ast.parse(source), {str(path)!r}, source.splitlines(True)).run())
         assert found, found
-        loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith("flake8_staticfx.fix"))
+        loaded = sorted(m for m in sys.modules if m in ("libcst", "flake8_staticfx.fix")
+                        or m.startswith("flake8_staticfx.fix."))
         assert not loaded, loaded
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_lint_message_announces_the_guard_that_fix_adds(tmp_path):
+    from flake8_staticfx.messages import FIX_HINT
+    from flake8_staticfx.plugin import Checker
+
+    source = MIXED + "\n\nclass Side(nn.Module):\n    def forward(self, x, seen):\n" \
+        "        print(seen.pop())\n        y = print(x)\n        return x\n"
+    path = tmp_path / "model.py"
+    path.write_text(source)
+    found = {(line, message.split()[0]): FIX_HINT in message
+             for line, _, message, _ in Checker(ast.parse(source), str(path), source.splitlines(True)).run()}
+    printed = source.splitlines().index('        print("h", h.shape)') + 1
+    assert found.pop((printed, "SFX201")) is True
+    # decided only by fix itself (.item(), the if/else), declined (a side effect, a used value)
+    assert found and not any(found.values()), found
+
+
+def test_announced_fixes_are_fixes_on_every_case():
+    """The lint's hint (fixable.py, on `ast`) never promises what `fix` (on libcst) declines."""
+    from flake8_staticfx.fixable import announced_fixes
+
+    cases = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
+    announced = fixed = 0
+    for name in sorted(os.listdir(cases)):
+        if not name.endswith(".py"):
+            continue
+        path = os.path.join(cases, name)
+        source = open(path, encoding="utf-8").read()
+        tree = ast.parse(source)
+        analysis = analyze(source, path, tree)
+        for graph in analysis.graphs:
+            promised = announced_fixes(tree, path, graph.regions)
+            for region in graph.regions:
+                if (region.line, region.col, region.code) in promised:
+                    announced += 1
+                    assert has_rewrite(region, graph, source), (name, region.line, region.code)
+                elif region.code in ("SFX201", "SFX202", "SFX203") and has_rewrite(region, graph, source):
+                    fixed += 1
+    assert announced >= 30 and fixed <= announced // 10, (announced, fixed)

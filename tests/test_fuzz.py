@@ -50,7 +50,7 @@ def lint(source: str, path: Path, options: Options = OPTIONS, cpu_limit: float =
     start_cpu, start_wall = time.process_time(), time.perf_counter()
     with wall_clock_guard(EXAMPLE_WALL_LIMIT):
         analysis = analyze(source, str(path), tree, options)
-        found = list(flake8_diagnostics(analysis, True))
+        found = list(flake8_diagnostics(analysis, True, tree))
         render_text(analysis)
         render_json(analysis)
     cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start_wall

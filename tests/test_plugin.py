@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from flake8_staticfx.messages import FIX_HINT
 from flake8_staticfx.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,7 +116,8 @@ def test_message_names_construct_gb_id_and_workaround(tmp_path, code):
     text = found[code]
     assert text.startswith(f"{rule.summary}: `")  # the same first words for every occurrence
     assert any(gb in text for gb in rule.gb_ids)  # the ids of this occurrence
-    assert text.endswith(f"; {rule.fix}")
+    # the print is a statement `fix` guards, and the message says so
+    assert text.endswith(f"; {rule.fix}" + (f" ({FIX_HINT})" if code == "SFX201" else ""))
     assert len(f"{code} {text}") <= 160
 
 

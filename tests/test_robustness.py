@@ -54,7 +54,7 @@ def lint_file(path: Path, options: Options = OPTIONS, limit: float = CASE_LIMIT)
     start = time.process_time()
     with wall_clock_guard(WALL_LIMIT):
         analysis = analyze(source, str(path), tree, options)
-        found = list(flake8_diagnostics(analysis, True))
+        found = list(flake8_diagnostics(analysis, True, tree))
     cpu = time.process_time() - start
     with wall_clock_guard(WALL_LIMIT):
         render_text(analysis)

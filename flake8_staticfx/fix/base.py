@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ..fixable import MUTATING_METHODS
+
 GUARD = "not torch.compiler.is_compiling()"
 
-LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 # Element-wise functions: the result has the broadcast shape of the tensor operands.
 ELEMENTWISE_FUNCTIONS = frozenset({
@@ -24,9 +25,6 @@ FULL_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "amax", "amin", "any",
                              "std", "var", "median", "logsumexp"})
 BOOLEAN_METHODS = frozenset({"any", "all", "isnan", "isinf", "isfinite", "eq", "ne", "gt", "lt", "ge",
                              "le", "logical_and", "logical_or", "logical_not", "bool"})
-MUTATING_METHODS = frozenset({"append", "extend", "pop", "popitem", "update", "add", "remove", "insert",
-                              "clear", "setdefault", "discard", "write", "send", "step", "zero_", "copy_",
-                              "fill_", "add_", "mul_", "sub_", "div_"})
 
 
 @dataclass
@@ -135,12 +133,14 @@ class Context:
 
 
 def tensor_spans(analysis, path: str) -> set[tuple[int, int, int, int]]:
-    """(line, col, end_line, end_col) of every traced tensor operation written in `path`."""
+    """(line, col, end_line, end_col) of every traced tensor operation written in `path` (not
+    the arithmetic on shapes and `.item()` numbers that the graph draws as fx does)."""
     spans = set()
     for graph in analysis.graphs:
         for node in graph.nodes:
             span = node.meta.get("span")
-            if span is None or node.op in ("placeholder", "output") or span.file != path:
+            if span is None or node.op in ("placeholder", "output") or span.file != path \
+                    or node.meta.get("on_python_numbers"):
                 continue
             spans.add((span.line, span.col, span.end_line, span.end_col))
     return spans

@@ -1,7 +1,8 @@
 """Rewrite: guard print, logging and warnings.warn statements with is_compiling()."""
 from __future__ import annotations
 
-from .base import GUARD, LOGGER_METHODS, Context, Decline, Edit, Outcome, Rewrite, _dotted, side_effect
+from ..fixable import side_effect_kind
+from .base import GUARD, Context, Decline, Edit, Outcome, Rewrite, _dotted, side_effect
 
 
 class GuardSideEffect(Rewrite):
@@ -21,22 +22,8 @@ class GuardSideEffect(Rewrite):
     codes = ("SFX201", "SFX202", "SFX203")
 
     def _kind(self, ctx: Context, call) -> str | None:
-        cst = ctx.cst
-        func = call.func
-        if isinstance(func, cst.Name) and func.value == "print":
-            return "print"
-        if isinstance(func, cst.Attribute):
-            owner = _dotted(ctx, func.value) or ""
-            if owner == "warnings" and func.attr.value == "warn":
-                return "warnings.warn"
-            if func.attr.value in LOGGER_METHODS | {"isEnabledFor"} and owner.split(".")[-1].lower() in (
-                    "logger", "log", "_logger", "logging", "self.logger", "_log"):
-                return "logging"
-            if func.attr.value in LOGGER_METHODS and "log" in owner.lower():
-                return "logging"
-        if isinstance(func, cst.Name) and func.value == "warn":
-            return "warnings.warn"
-        return None
+        dotted = _dotted(ctx, call.func)
+        return side_effect_kind(dotted) if dotted else None
 
     def plan(self, ctx: Context, region) -> Edit:
         cst = ctx.cst
