@@ -27,6 +27,8 @@ COMMANDS = (
             "add_graph_arguments", "run_graph"),
     Command("report", "flake8_staticfx.commands", "one row per compile root of the .py files under DIR",
             "add_report_arguments", "run_report"),
+    Command("explain", "flake8_staticfx.explain", "per root, what torch._dynamo.explain would print: "
+            "graph and break counts, break reasons with user stacks, ops per graph"),
     Command("fix", "flake8_staticfx.fix", "rewrite the fixable graph breaks"),
 )
 

@@ -20,10 +20,10 @@ GRAPH_HELP = "the static graph of each compile root in FILE"
 REPORT_HELP = "one row per compile root of the .py files under DIR"
 
 
-def add_graph_arguments(graph: argparse.ArgumentParser) -> None:
+def add_graph_arguments(graph: argparse.ArgumentParser, formats: tuple[str, ...] = GRAPH_FORMATS) -> None:
     graph.add_argument("file")
     graph.add_argument("--root", help="only the root with this name (Class.forward, Class, or function)")
-    graph.add_argument("--format", choices=GRAPH_FORMATS, default="text")
+    graph.add_argument("--format", choices=formats, default="text")
     add_compile_options(graph)
     graph.add_argument("--all-paths", action="store_true",
                        help="keep both sides of branches on constructor arguments and self.training "
@@ -43,7 +43,7 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def run_graph(args: argparse.Namespace) -> int:
-    return _graph(args, _options(args))
+    return _graph(args)
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -61,20 +61,42 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-def _graph(args: argparse.Namespace, options: Options) -> int:
+def read_source(path: str) -> str | None:
+    """The file's text, or None after saying on stderr why it cannot be read."""
     try:
-        source = _read(args.file)
+        return _read(path)
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"cannot read {args.file}: {exc}", file=sys.stderr)
+        print(f"cannot read {path}: {exc}", file=sys.stderr)
+        return None
+
+
+def graph_options(args: argparse.Namespace) -> Options:
+    """The options `graph` and `explain` analyse with: full graphs, the instance view unless
+    --all-paths, a generous time budget."""
+    return Options(**{**vars(_options(args)), "reuse_inlined": False, "follow_defaults": not args.all_paths,
+                      "file_time_budget": 60.0})
+
+
+def select_root(analysis: FileAnalysis, args: argparse.Namespace) -> list | None:
+    """The graphs `--root` asks for (all without it), or None after saying that none matched."""
+    if not args.root:
+        return analysis.graphs
+    graphs = [g for g in analysis.graphs if args.root in (g.root, g.root.split(".")[0])]
+    if not graphs:
+        print(f"no compile root named {args.root!r} in {args.file}", file=sys.stderr)
+        return None
+    return graphs
+
+
+def _graph(args: argparse.Namespace) -> int:
+    source = read_source(args.file)
+    if source is None:
         return 2
-    options = Options(**{**vars(options), "reuse_inlined": False, "follow_defaults": not args.all_paths,
-                         "file_time_budget": 60.0})
-    analysis = analyze(source, args.file, options=options)
-    if args.root:
-        analysis.graphs = [g for g in analysis.graphs if args.root in (g.root, g.root.split(".")[0])]
-        if not analysis.graphs:
-            print(f"no compile root named {args.root!r} in {args.file}", file=sys.stderr)
-            return 2
+    analysis = analyze(source, args.file, options=graph_options(args))
+    graphs = select_root(analysis, args)
+    if graphs is None:
+        return 2
+    analysis.graphs = graphs
     if args.format in ("svg", "html"):
         from . import pictures  # only the picture formats need it
 

@@ -1,0 +1,92 @@
+"""`flake8-staticfx explain FILE`: what `torch._dynamo.explain(model)(*inputs)` would print, from
+the source alone.
+
+    flake8-staticfx explain FILE [--root NAME] [--format text|json] [--all-paths] [compile options]
+
+Per compile root, in the shape of dynamo's ExplainOutput: the graph count, the break count, each
+break with its reason, GB ids and user stack (the chain of calls from the root to the construct,
+`file:line in function`), and the operations of each predicted graph. The counts are the ones
+`graph` prints (segments.py): like `graph`, it follows constructor defaults (the instance view)
+unless `--all-paths` asks for the lint's view. The break count is per source line, as flake8
+reports breaks; dynamo's own count adds one each time a frame stops at it (a break inside an
+inlined call also stops the caller).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+from . import segments
+from .analysis import analyze
+from .commands import add_graph_arguments, graph_options, read_source, select_root
+from .ir import Graph, Node
+from .messages import display_path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_graph_arguments(parser, formats=("text", "json"))
+
+
+def run(args: argparse.Namespace) -> int:
+    source = read_source(args.file)
+    if source is None:
+        return 2
+    analysis = analyze(source, args.file, options=graph_options(args))
+    graphs = select_root(analysis, args)
+    if graphs is None:
+        return 2
+    explained = [explain_root(graph) for graph in graphs]
+    if args.format == "json":
+        print(json.dumps(explained, indent=2))
+    elif not explained:
+        print(f"{args.file}: no compile root (no nn.Module forward, no torch.compile'd function)")
+    else:
+        print("\n\n".join(render(item) for item in explained))
+    return 0
+
+
+def explain_root(graph: Graph) -> dict:
+    """The root's ExplainOutput fields: graph_count, graph_break_count, break_reasons, ops_per_graph."""
+    assignment = segments.assign(graph)
+    breaks = []
+    for node in [*graph.nodes, *graph.python_calls]:
+        region = node.meta.get("region")
+        if region is not None:
+            breaks.append({"code": region.code, "line": region.line, "reason": region.reason,
+                           "gb_ids": list(region.gb_ids), "impact": region.impact, "user_stack": user_stack(node)})
+    breaks.sort(key=lambda b: [(f["file"], f["line"]) for f in b["user_stack"]])
+    ops: dict[int, list[dict]] = {}
+    for node in graph.nodes:
+        number = assignment.graph_of.get(node)
+        if number is not None and node.op in segments.TRACED_OPS:
+            ops.setdefault(number, []).append({"op": node.op, "target": node.target, "line": node.line})
+    return {"root": graph.root, "file": display_path(graph.file), "graph_count": assignment.count,
+            "graph_break_count": len({(b["code"], b["line"]) for b in breaks}),  # as flake8 reports them
+            "break_reasons": breaks, "ops_per_graph": [ops[number] for number in sorted(ops)]}
+
+
+def user_stack(node: Node) -> list[dict]:
+    """The calls from the root down to the construct, outermost first."""
+    spans = [*node.meta.get("stack", ()), node.meta["span"]]
+    return [{"file": display_path(span.file), "line": span.line, "function": span.function} for span in spans]
+
+
+def render(item: dict) -> str:
+    lines = [f"{item['root']} ({item['file']})",
+             f"Graph Count: {item['graph_count']}",
+             f"Graph Break Count: {item['graph_break_count']}",
+             f"Op Count: {sum(len(ops) for ops in item['ops_per_graph'])}",
+             "Break Reasons:"]
+    for number, brk in enumerate(item["break_reasons"], 1):
+        lines.append(f"  Break Reason {number}:")
+        lines.append(f"    Reason: {brk['code']} {brk['reason']} ({'/'.join(brk['gb_ids'])})")
+        if brk["impact"]:
+            lines.append(f"    Impact: {brk['impact']}")
+        lines.append("    User Stack:")
+        lines.extend(f"      {f['file']}:{f['line']} in {f['function']}" for f in brk["user_stack"])
+    lines.append("Ops per Graph:")
+    for number, ops in enumerate(item["ops_per_graph"], 1):
+        lines.append(f"  Ops {number}:")
+        lines.extend(f"    {op['op']} {op['target']}  (line {op['line']})" for op in ops)
+    return "\n".join(lines)
+

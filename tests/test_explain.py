@@ -1,0 +1,98 @@
+"""`flake8-staticfx explain`: dynamo's explain() output from the source, the same counts as
+`graph` and the plugin."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from flake8_staticfx import segments
+from flake8_staticfx.analysis import analyze
+from flake8_staticfx.config import Options
+from flake8_staticfx.explain import explain_root
+from flake8_staticfx.plugin import diagnose
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "cases")
+
+HELPER = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    def scaled(x):
+        peak = x.abs().max().item()
+        return x / peak
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.fc(x)
+            return scaled(h).relu()
+""")
+
+
+def explain(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flake8_staticfx", "explain", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_text_has_counts_reasons_user_stack_and_ops(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(HELPER)
+    proc = explain(str(path))
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    # the caller's graph ends at the call, the helper is a frame of its own (split at .item()),
+    # and the caller resumes after the call: four graphs (measured: unique_graphs 4; dynamo's
+    # explain() counts 3 breaks, each time a frame stops, where this counts the one line)
+    assert "Graph Count: 4\nGraph Break Count: 1\n" in text
+    assert "Reason: SFX102 tensor converted to a Python number: `x.abs().max().item()` (GB0124)" in text
+    assert "      model.py:17 in forward\n      model.py:6 in scaled\n" in text
+    assert "  Ops 1:\n    call_module fc  (line 16)\n" in text
+
+
+def test_json_has_the_explain_fields(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(HELPER)
+    proc = explain(str(path), "--format", "json")
+    (root,) = json.loads(proc.stdout)
+    assert root["root"] == "Net.forward" and root["graph_count"] == 4 and root["graph_break_count"] == 1
+    assert [f["function"] for f in root["break_reasons"][0]["user_stack"]] == ["forward", "scaled"]
+    assert [op["target"] for op in root["ops_per_graph"][0]] == ["fc"]
+
+
+def test_file_without_a_root_says_so_and_a_missing_file_is_an_error(tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text("x = 1\n")
+    proc = explain(str(path))
+    assert proc.returncode == 0 and "no compile root" in proc.stdout
+    assert explain(str(tmp_path / "missing.py")).returncode == 2
+    assert explain(str(path), "--root", "Nope").returncode == 2
+
+
+@pytest.mark.parametrize("view", ["instance", "lint"])
+def test_counts_agree_with_graph_and_the_plugin_on_every_case(view):
+    """One answer everywhere: explain's graph count is segments' (what `graph` prints), and in
+    the lint view its breaks per source line are the plugin's diagnostics."""
+    lint = view == "lint"
+    options = Options(reuse_inlined=False, follow_defaults=not lint, file_time_budget=60.0)
+    for name in sorted(os.listdir(CASES)):
+        if not name.endswith(".py") or name == "__init__.py":
+            continue
+        path = os.path.join(CASES, name)
+        source = open(path, encoding="utf-8").read()
+        analysis = analyze(source, path, options=options)
+        explained = [explain_root(graph) for graph in analysis.graphs]
+        for graph, item in zip(analysis.graphs, explained):
+            assert item["graph_count"] == segments.count(graph), (name, graph.root)
+        if lint:
+            breaks = {(b["line"], b["code"]) for item in explained for b in item["break_reasons"]}
+            reported = {(line, message.split()[0]) for line, _, message, _ in diagnose(source, path, None, Options())}
+            assert breaks == reported, name
