@@ -25,21 +25,34 @@ def add_graph_arguments(graph: argparse.ArgumentParser, formats: tuple[str, ...]
     graph.add_argument("--root", help="only the root with this name (Class.forward, Class, or function)")
     graph.add_argument("--format", choices=formats, default="text")
     add_compile_options(graph)
-    graph.add_argument("--all-paths", action="store_true",
-                       help="keep both sides of branches on constructor arguments and self.training "
-                            "(the lint's view) instead of following the defaults like torch.fx")
+    add_view_option(graph, "instance")
 
 
 def add_report_arguments(report: argparse.ArgumentParser) -> None:
     report.add_argument("paths", nargs="+", metavar="DIR")
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     add_compile_options(report)
+    add_view_option(report, "lint")
+
+
+VIEWS = ("instance", "lint")
+
+
+def add_view_option(parser: argparse.ArgumentParser, default: str) -> None:
+    """The two views, named the same by every command: `instance` is what
+    torch.compile(Model()) compiles (constructor defaults, training mode, as torch.fx traces a
+    module built with defaults); `lint` keeps both sides of every branch on constructor
+    arguments and self.training, as the flake8 plugin checks them."""
+    parser.add_argument("--view", choices=VIEWS, default=default,
+                        help=f"instance: constructor defaults, as torch.compile(Model()) compiles; "
+                             f"lint: every path, as the plugin checks (default: {default})")
 
 
 def _options(args: argparse.Namespace) -> Options:
     return Options(fullgraph=args.fullgraph,
                    capture_scalar_outputs=args.capture_scalar_outputs,
-                   capture_dynamic_output_shape_ops=args.capture_dynamic_output_shape_ops)
+                   capture_dynamic_output_shape_ops=args.capture_dynamic_output_shape_ops,
+                   follow_defaults=args.view == "instance")
 
 
 def run_graph(args: argparse.Namespace) -> int:
@@ -71,10 +84,8 @@ def read_source(path: str) -> str | None:
 
 
 def graph_options(args: argparse.Namespace) -> Options:
-    """The options `graph` and `explain` analyse with: full graphs, the instance view unless
-    --all-paths, a generous time budget."""
-    return Options(**{**vars(_options(args)), "reuse_inlined": False, "follow_defaults": not args.all_paths,
-                      "file_time_budget": 60.0})
+    """The options `graph` and `explain` analyse with: full graphs, a generous time budget."""
+    return Options(**{**vars(_options(args)), "reuse_inlined": False, "file_time_budget": 60.0})
 
 
 def select_root(analysis: FileAnalysis, args: argparse.Namespace) -> list | None:

@@ -1,13 +1,13 @@
 """`flake8-staticfx explain FILE`: what `torch._dynamo.explain(model)(*inputs)` would print, from
 the source alone.
 
-    flake8-staticfx explain FILE [--root NAME] [--format text|json] [--all-paths] [compile options]
+    flake8-staticfx explain FILE [--root NAME] [--format text|json] [--view instance|lint] [compile options]
 
 Per compile root, in the shape of dynamo's ExplainOutput: the graph count, the break count, each
 break with its reason, GB ids and user stack (the chain of calls from the root to the construct,
 `file:line in function`), and the operations of each predicted graph. The counts are the ones
-`graph` prints (segments.py): like `graph`, it follows constructor defaults (the instance view)
-unless `--all-paths` asks for the lint's view. The break count is per source line, as flake8
+`graph` prints (segments.py): like `graph`, it takes the instance view unless
+`--view lint` asks for the lint's. The break count is per source line, as flake8
 reports breaks; dynamo's own count adds one each time a frame stops at it (a break inside an
 inlined call also stops the caller).
 """

@@ -96,3 +96,27 @@ def test_counts_agree_with_graph_and_the_plugin_on_every_case(view):
             breaks = {(b["line"], b["code"]) for item in explained for b in item["break_reasons"]}
             reported = {(line, message.split()[0]) for line, _, message, _ in diagnose(source, path, None, Options())}
             assert breaks == reported, name
+
+
+def test_view_lint_keeps_the_branch_the_instance_view_does_not_take(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self, debug=False):
+                super().__init__()
+                self.debug = debug
+
+            def forward(self, x):
+                if self.debug:
+                    print(x)
+                return x.relu()
+    """))
+    counts = {}
+    for view in ("instance", "lint"):
+        (root,) = json.loads(explain(str(path), "--format", "json", "--view", view).stdout)
+        counts[view] = root["graph_break_count"]
+    assert counts == {"instance": 0, "lint": 1}
