@@ -85,8 +85,8 @@ def _reads_metadata(node: Node) -> bool:
     if node.op == "call_function" and node.target == "operator.getitem":
         first = node.args[0] if node.args else None
         return isinstance(first, Node) and _is_metadata(first)
-    if node.op == "call_function" and node.target.startswith("operator."):
-        used = list(node.inputs())  # arithmetic on sizes: `h - self.crop`
+    if node.op == "call_function" and (node.target.startswith("operator.") or node.meta.get("on_python_numbers")):
+        used = list(node.inputs())  # arithmetic on sizes: `h - self.crop`, `math.sqrt(d // h)`
         return bool(used) and all(_is_metadata(u) for u in used)
     return False
 

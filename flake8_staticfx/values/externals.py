@@ -71,7 +71,12 @@ class External(Value):
         if qname in tables.NUMPY_ARRAY_FUNCTIONS and not any(isinstance(a, Tensor) for a in args):
             return NdArray()
         if qname.startswith("math."):
-            return Static() if all(isinstance(a, Static) for a in args) else UNKNOWN
+            if not all(isinstance(a, Static) for a in args):
+                return UNKNOWN
+            if any(a.node is not None for a in args):  # fx autowraps math: `math.sqrt(d // h)` is a node
+                return Static(node=tx.graph.call_function(qname, tuple(a.as_arg() for a in args),
+                                                          meta=dict(tx.meta(expr, frame), on_python_numbers=True)))
+            return Static()
         return opaque_call(tx, qname, args, kwargs, expr, frame)
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
