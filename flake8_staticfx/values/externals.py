@@ -72,6 +72,7 @@ class External(Value):
             return NdArray()
         if qname.startswith("math."):
             return Static() if all(isinstance(a, Static) for a in args) else UNKNOWN
+        tx.call_not_followed(qname, expr, frame)
         return opaque_call(tx, qname, args, kwargs, expr, frame)
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
