@@ -81,7 +81,7 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                             module_bases=options.module_bases,
                             libraries=libraries_for(options.library_path, root_dir))
         skipped: list[SkippedRoot] = []
-        roots = find_roots(resolver, skipped)
+        roots = find_roots(resolver, skipped, library_roots=options.library_roots)
     except (SyntaxError, ValueError, RecursionError) as exc:
         result.notices.append(Notice(1, 0, os.path.basename(path), _describe(exc)))
         return

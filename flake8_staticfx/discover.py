@@ -668,6 +668,8 @@ class Root:
     owner: nodes.ClassDef | None = None  # the class defining `function`, when inherited
     # Settings the code gives torch.compile for this root: `@torch.compile(fullgraph=True)`.
     settings: dict[str, bool] = field(default_factory=dict)
+    # A library's public function (--staticfx-library-roots): its callers' arguments are unknown.
+    library: bool = False
 
     @property
     def name(self) -> str:
@@ -687,9 +689,11 @@ class SkippedRoot:
         return f"{self.cls.name}.forward"
 
 
-def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None) -> list[Root]:
+def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
+               library_roots: bool = False) -> list[Root]:
     """The compile roots of the linted file; module classes left out because of an unknown
-    decorator are added to `skipped`, when given."""
+    decorator are added to `skipped`, when given. With `library_roots`, the file's public
+    functions and methods and its `__call__` overrides are roots too."""
     roots = []
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
@@ -715,7 +719,27 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None) -> 
         if function not in known:
             known.add(function)
             roots.append(Root(function, cls, settings=_compile_settings(call)))
+    for function, cls in _public_functions(resolver) if library_roots else ():
+        if function not in known:
+            known.add(function)
+            roots.append(Root(function, cls, library=True))
     return roots
+
+
+def _public_functions(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None]]:
+    """What users of a library may compile: its public functions, the public methods of its
+    classes and every `__call__`; not what a decorator may replace or what is compiled away
+    (torch.compiler.disable)."""
+    scopes: list[tuple[list[nodes.NodeNG], nodes.ClassDef | None]] = [(resolver.main.node.body, None)]
+    while scopes:
+        body, cls = scopes.pop(0)
+        for node in body:
+            if isinstance(node, nodes.ClassDef):
+                scopes.append((node.body, node))
+            elif isinstance(node, nodes.FunctionDef) and (not node.name.startswith("_") or
+                                                          (cls is not None and node.name == "__call__")) \
+                    and not is_opaque(resolver, node) and not is_disabled(resolver, node):
+                yield node, cls
 
 
 COMPILE_SETTINGS = ("fullgraph",)

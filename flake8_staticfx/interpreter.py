@@ -94,7 +94,7 @@ class Interpreter:
         receiver: Value | None = None
         if root.cls is not None and not is_staticmethod(self.resolver, function):
             receiver = UserModule("", cls=root.cls) if self.resolver.is_module_class(root.cls) else UNKNOWN
-        env = root_parameters(self, function, receiver)
+        env = root_parameters(self, function, receiver, annotated_only=root.library)
         frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
         frame.is_property = is_property(self.resolver, function)
         try:

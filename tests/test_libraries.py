@@ -1,4 +1,4 @@
-"""Following calls into installed libraries.
+"""Following calls into installed libraries, and linting a library with --staticfx-library-roots.
 
 The libraries are fake packages written into a `site-packages` directory under tmp_path, found
 through --staticfx-library-path, $VIRTUAL_ENV or a `.venv` at the project root; the user file
@@ -181,3 +181,80 @@ def test_each_library_module_is_parsed_once(tmp_path, user_file):
     second = list(flake8_diagnostics(analyze(source, str(user_file), None, options)))
     assert first == second and [m.split()[0] for _, _, m in first] == ["SFX102", "SFX201"]
     assert loaded is not None and libraries.package("fakelib").load("fakelib.layers") is loaded
+
+
+LIBRARY_FILE = """
+    from typing import Optional
+
+    import torch
+    from torch import Tensor, nn
+
+    MaybeTensor = Optional[Tensor]
+
+
+    def annotated(x: Tensor, eps: float = 1e-6):
+        return x / x.pow(2).mean().item()
+
+
+    def unannotated(x, dim=-1):
+        return x.abs().max(dim).item()
+
+
+    def aliased(x: MaybeTensor):
+        if x is not None and x.sum() > 0:
+            return x
+        return x
+
+
+    def optional(x: "Tensor | None" = None, y: Optional[torch.Tensor] = None):
+        return y.tolist()
+
+
+    def _private(x: Tensor):
+        return x.item()
+
+
+    class Helper:
+        def apply(self, x: torch.Tensor):
+            return x.tolist()
+
+        def __call__(self, x: Tensor):
+            return x.item()
+
+        def _hidden(self, x: Tensor):
+            return x.item()
+
+
+    class Layer(nn.Module):
+        def forward(self, x):
+            return x * 2
+
+        def extra(self, y: Tensor):
+            return y.item()
+
+        @torch.compiler.disable
+        def eager(self, y: Tensor):
+            return y.item()
+"""
+
+
+def test_library_roots_are_public_functions_with_annotated_tensors(tmp_path):
+    path = write(tmp_path / "lib" / "mylib.py", LIBRARY_FILE)
+    assert flake8(str(path), cwd=path.parent) == []
+    found = flake8("--staticfx-library-roots", str(path), cwd=path.parent)
+    assert [(line, code) for line, code, _ in found] == [
+        (10, "SFX102"),  # annotated Tensor
+        (18, "SFX101"),  # a module-level alias of Optional[Tensor]
+        (24, "SFX103"),  # Optional[torch.Tensor]
+        (33, "SFX103"),  # public method of a plain class
+        (36, "SFX102"),  # __call__
+        (47, "SFX102"),  # public method of a module
+    ], found
+
+
+def test_library_roots_in_options_table():
+    from flake8_staticfx.config import OPTION_SPECS
+
+    flags = {spec.flag: spec for spec in OPTION_SPECS}
+    assert flags["--staticfx-library-roots"].default_value is False
+    assert flags["--staticfx-library-path"].default_value == ()
