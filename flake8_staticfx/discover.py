@@ -35,8 +35,10 @@ MAX_RESOLVE_DEPTH = 12
 NEVER_PROJECT = frozenset({"torch"})
 # Packages never followed as libraries: torch and what ships with it, the third-party packages
 # dynamo 2.13 skips (torch/_dynamo/trace_rules.py THIRDPARTY_SKIPLIST: a call into them is not
-# traced, and numpy's meaning comes from our tables), and the standard library.
-NEVER_FOLLOWED = NEVER_PROJECT | {"functorch", "torchgen"} | {
+# traced, and numpy's meaning comes from our tables), einops (dynamo registers it itself,
+# torch/_dynamo/decorators.py _allow_in_graph_einops: its calls do not break), and the
+# standard library.
+NEVER_FOLLOWED = NEVER_PROJECT | {"functorch", "torchgen", "einops"} | {
     "fx2trt_oss", "hypothesis", "networkx", "numpy", "onnx", "onnxruntime", "onnx_tf", "pandas",
     "sklearn", "tabulate", "tensorflow", "tensorrt", "torch2trt", "tqdm", "tree", "tvm", "xarray",
 } | frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)

@@ -145,18 +145,21 @@ def test_the_project_shadows_a_library_of_the_same_name(tmp_path, user_file):
 
 
 def test_torch_is_never_followed(tmp_path):
-    """A torch (or functorch) package on the search path is not read: torch means our tables."""
+    """A torch (or functorch) package on the search path is not read: torch means our tables;
+    nor is einops, which dynamo registers itself."""
     site = tmp_path / "site-packages"
     write(site / "torch" / "__init__.py", "def relu(x):\n    return x.item()\n\nclass Tensor:\n    pass\n")
     write(site / "functorch" / "__init__.py", "def vmap(f):\n    print(f)\n    return f\n")
+    write(site / "einops" / "__init__.py", "def rearrange(x, pattern):\n    return x.item()\n")
     user = write(tmp_path / "user" / "model.py", """
         import torch
         import functorch
+        from einops import rearrange
 
 
         @torch.compile
         def f(x):
-            return functorch.vmap(torch.relu)(x)
+            return functorch.vmap(torch.relu)(rearrange(x, "b n -> n b"))
     """)
     assert flake8(f"--staticfx-library-path={site}", "--staticfx-notices", str(user), cwd=user.parent) == []
     libraries = discover.libraries_for((str(site),), str(user.parent))
