@@ -218,11 +218,15 @@ _LIBRARIES: OrderedDict[tuple[str, ...], Libraries] = OrderedDict()
 
 def libraries_for(configured: tuple[str, ...], root: str) -> Libraries:
     """The libraries a file of the project at `root` can call, searched in this order: the
-    configured directories, the site-packages of $VIRTUAL_ENV and of a `.venv` or `venv` at the
-    project root (flake8 often runs from an environment of its own: pre-commit, pipx), then
-    this interpreter's sys.path. One `Libraries` per search path and process."""
-    candidates = [*configured]
-    for venv in (os.environ.get("VIRTUAL_ENV"), os.path.join(root, ".venv"), os.path.join(root, "venv")):
+    configured directories; `root` itself when it is a site-packages (the linted file is an
+    installed library's, its neighbours are the libraries it calls); the site-packages of
+    $VIRTUAL_ENV and of a `.venv` or `venv` at the project root or in the working directory
+    (flake8 often runs from an environment of its own: pre-commit, pipx); then this
+    interpreter's sys.path. One `Libraries` per search path and process."""
+    candidates = [*configured, *([root] if _is_install_dir(root) else [])]
+    venvs = [os.environ.get("VIRTUAL_ENV"), *(os.path.join(directory, name) for directory in (root, os.getcwd())
+                                              for name in (".venv", "venv"))]
+    for venv in venvs:
         if venv:
             candidates.extend(venv_site_packages(venv))
     candidates.extend(entry for entry in sys.path if entry)

@@ -144,6 +144,45 @@ def test_the_project_shadows_a_library_of_the_same_name(tmp_path, user_file):
     assert found == [], found
 
 
+def test_a_venv_in_the_working_directory_is_searched(tmp_path):
+    """pre-commit runs flake8 from the repository root, above a project root of loose files."""
+    make_library(tmp_path / "venv" / "lib" / PYTHON_VERSION / "site-packages")
+    user = write(tmp_path / "src" / "model.py", USER)
+    assert [code for _, code, _ in flake8(str(user), cwd=tmp_path)] == ["SFX102", "SFX201"]
+
+
+def test_an_installed_librarys_neighbours_are_libraries(tmp_path):
+    """Linting a file inside site-packages follows its calls into the packages beside it."""
+    site = make_library(tmp_path / "site-packages")
+    user = write(site / "userpkg" / "model.py", USER)
+    write(site / "userpkg" / "__init__.py", "")
+    assert [code for _, code, _ in flake8(str(user), cwd=tmp_path)] == ["SFX102", "SFX201"]
+
+
+def test_table_functions_of_a_library_keep_their_meaning(tmp_path):
+    """transformers' is_torchdynamo_compiling is True under dynamo (tables.STATIC_FUNCTIONS),
+    whatever its installed source does."""
+    site = tmp_path / "site-packages"
+    write(site / "transformers" / "__init__.py", "")
+    write(site / "transformers" / "utils.py", """
+        def is_torchdynamo_compiling():
+            print("checking")
+            return False
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from transformers.utils import is_torchdynamo_compiling
+
+
+        @torch.compile
+        def f(x):
+            if is_torchdynamo_compiling():
+                return x * 2
+            return x.item()
+    """)
+    assert flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent) == []
+
+
 def test_torch_is_never_followed(tmp_path):
     """A torch (or functorch) package on the search path is not read: torch means our tables;
     nor is einops, which dynamo registers itself."""
