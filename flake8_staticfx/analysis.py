@@ -18,6 +18,7 @@ from .discover import (
     SourceModule,
     config_settings,
     find_roots,
+    libraries_for,
     parse_source,
     project_for,
     project_root,
@@ -77,9 +78,10 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         root_dir, modname = project_root(path)
         module = parse_source(tree, modname, path)
         resolver = Resolver(SourceModule(module, path, modname), project_for(root_dir, modname),
-                            module_bases=options.module_bases)
+                            module_bases=options.module_bases,
+                            libraries=libraries_for(options.library_path, root_dir))
         skipped: list[SkippedRoot] = []
-        roots = find_roots(resolver, skipped)
+        roots = find_roots(resolver, skipped, library_roots=options.library_roots)
     except (SyntaxError, ValueError, RecursionError) as exc:
         result.notices.append(Notice(1, 0, os.path.basename(path), _describe(exc)))
         return
@@ -100,6 +102,9 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                                          root.name, _describe(exc)))
         annotate(graph, root_options)
         result.graphs.append(graph)
+    for (package, line, col), qname in state.missing_libraries.items():
+        result.notices.append(Notice(line, col, qname, f"package `{package}` not found on the library "
+                                     "search path (--staticfx-library-path): the call is not followed"))
 
 
 def _unknown_decorator(root: SkippedRoot) -> str:

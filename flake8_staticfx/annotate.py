@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import messages
 from .breaks import Break
 from .config import Options
-from .ir import Graph, GraphBreakRegion, Node, SourceSpan
+from .ir import Graph, GraphBreakRegion, Node, SourceSpan, report_site
 
 
 def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
@@ -35,7 +35,7 @@ def _breaks(brk: Break, options: Options) -> bool:
 def _region(graph: Graph, node: Node, brk: Break) -> GraphBreakRegion:
     rule = brk.rule
     span: SourceSpan = node.meta["span"]
-    report = _report_site(graph.file, span, node.meta.get("stack", ()))
+    report = report_site(graph.file, span, node.meta.get("stack", ()))
     skipped, context = brk.frame_skip or (None, None)
     if skipped and brk.rest_only:
         impact = f"after {context}: dynamo compiles what came before, and the rest of `{skipped}` runs eagerly"
@@ -53,13 +53,3 @@ def _region(graph: Graph, node: Node, brk: Break) -> GraphBreakRegion:
         skips_rest=brk.rest_only, nodes=covered,
         what=brk.what, site=site,
     )
-
-
-def _report_site(main_file: str, span: SourceSpan, stack: tuple[SourceSpan, ...]) -> SourceSpan:
-    """The innermost place in the linted file: the construct, or the call that reaches it."""
-    if span.file == main_file:
-        return span
-    for site in reversed(stack):
-        if site.file == main_file:
-            return site
-    return span

@@ -21,6 +21,10 @@ class Options:
     ignore_logging_functions: tuple[str, ...] = ()
     # What counts as an nn.Module base besides torch.nn.Module (qualified or bare class names).
     module_bases: tuple[str, ...] = DEFAULT_MODULE_BASES
+    # Where installed libraries are looked for before $VIRTUAL_ENV, the project's venv and sys.path.
+    library_path: tuple[str, ...] = ()
+    # Every public function and method of the linted file, and every __call__, is a root too.
+    library_roots: bool = False
     # Report SFX900 "could not analyse" notices (off by default: they are about us, not the code).
     report_notices: bool = False
     # Limits that keep the analysis bounded on any input.
@@ -96,6 +100,13 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("--staticfx-extend-module-bases", "list", "module_bases",
                "Third-party base classes that are nn.Modules, added to --staticfx-module-bases "
                "(qualified or bare names).", extends=True),
+    OptionSpec("--staticfx-library-path", "list", "library_path",
+               "Directories (site-packages) where the libraries the code calls are found, searched "
+               "before $VIRTUAL_ENV, a .venv/venv at the project root and sys.path; found by path, "
+               "never imported."),
+    OptionSpec("--staticfx-library-roots", "bool", "library_roots",
+               "Lint a library: every public function and method of the file, and every __call__, "
+               "is a compile root (parameters annotated Tensor are tensors, others unknown)."),
     OptionSpec("--staticfx-notices", "bool", "report_notices",
                "Report SFX900 when a compile root could not be analysed (and why)."),
     OptionSpec("--staticfx-max-inline-depth", "int", "max_inline_depth",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import sys
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,6 +33,16 @@ MAX_RESOLVE_DEPTH = 12
 # Packages whose meaning comes from our tables, never from their sources (linting torch's own
 # tree, or a file beside an installed torch, must not inline torch).
 NEVER_PROJECT = frozenset({"torch"})
+# Packages never followed as libraries: torch and what ships with it, the third-party packages
+# dynamo 2.13 skips (torch/_dynamo/trace_rules.py THIRDPARTY_SKIPLIST: a call into them is not
+# traced, and numpy's meaning comes from our tables), einops (dynamo registers it itself,
+# torch/_dynamo/decorators.py _allow_in_graph_einops: its calls do not break), and the
+# standard library.
+NEVER_FOLLOWED = NEVER_PROJECT | {"functorch", "torchgen", "einops"} | {
+    "fx2trt_oss", "hypothesis", "networkx", "numpy", "onnx", "onnxruntime", "onnx_tf", "pandas",
+    "sklearn", "tabulate", "tensorflow", "tensorrt", "torch2trt", "tqdm", "tree", "tvm", "xarray",
+} | frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
+LIBRARY_PACKAGES_KEPT = 64  # per search path: each keeps its own bounded parse cache
 
 
 def normalize_qname(qname: str) -> str:
@@ -162,6 +173,86 @@ def project_for(root: str, modname: str) -> Project:
     return project
 
 
+class Libraries:
+    """Installed packages, found by path on an ordered search path, each read as a `Project`
+    limited to its own top-level package (so its parses are cached like the project's).
+
+    Located with os.path only: importing a package, or `find_spec` of a submodule (which
+    imports its parents), would run the library's code.
+    """
+
+    def __init__(self, search_path: tuple[str, ...]):
+        self.search_path = search_path
+        self._packages: OrderedDict[str, Project | None] = OrderedDict()
+
+    def package(self, top: str) -> Project | None:
+        """The project of top-level package (or module) `top`: the first directory of the
+        search path holding its Python source; None if followed nowhere."""
+        if top in self._packages:
+            self._packages.move_to_end(top)
+            return self._packages[top]
+        found = None
+        if top not in NEVER_FOLLOWED and top.isidentifier():
+            for directory in self.search_path:
+                if os.path.isfile(os.path.join(directory, top, "__init__.py")) \
+                        or os.path.isfile(os.path.join(directory, top + ".py")):
+                    found = Project(directory, frozenset({top}))
+                    break
+        self._packages[top] = found
+        if len(self._packages) > LIBRARY_PACKAGES_KEPT:
+            self._packages.popitem(last=False)
+        return found
+
+    def missing(self, qname: str) -> str | None:
+        """The top-level package of `qname` when it would be followed but has no source on the
+        search path (the linter cannot see inside it); None otherwise."""
+        top = qname.split(".", 1)[0]
+        if top in NEVER_FOLLOWED or not top.isidentifier() or self.package(top) is not None:
+            return None
+        return top
+
+
+NO_LIBRARIES = Libraries(())
+_LIBRARIES: OrderedDict[tuple[str, ...], Libraries] = OrderedDict()
+
+
+def libraries_for(configured: tuple[str, ...], root: str) -> Libraries:
+    """The libraries a file of the project at `root` can call, searched in this order: the
+    configured directories; `root` itself when it is a site-packages (the linted file is an
+    installed library's, its neighbours are the libraries it calls); the site-packages of
+    $VIRTUAL_ENV and of a `.venv` or `venv` at the project root or in the working directory
+    (flake8 often runs from an environment of its own: pre-commit, pipx); then this
+    interpreter's sys.path. One `Libraries` per search path and process."""
+    candidates = [*configured, *([root] if _is_install_dir(root) else [])]
+    venvs = [os.environ.get("VIRTUAL_ENV"), *(os.path.join(directory, name) for directory in (root, os.getcwd())
+                                              for name in (".venv", "venv"))]
+    for venv in venvs:
+        if venv:
+            candidates.extend(venv_site_packages(venv))
+    candidates.extend(entry for entry in sys.path if entry)
+    search_path = tuple(dict.fromkeys(os.path.abspath(c) for c in candidates if os.path.isdir(c)))
+    libraries = _LIBRARIES.get(search_path)
+    if libraries is None:
+        libraries = _LIBRARIES[search_path] = Libraries(search_path)
+        if len(_LIBRARIES) > 8:
+            _LIBRARIES.popitem(last=False)
+    return libraries
+
+
+def venv_site_packages(venv: str) -> list[str]:
+    """The site-packages directories of a virtual environment, by path: lib/pythonX.Y/site-packages
+    (this interpreter's version first), Lib/site-packages on Windows."""
+    own = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    try:
+        versions = sorted((e.name for e in os.scandir(os.path.join(venv, "lib"))
+                           if e.name.startswith("python") and e.is_dir()), key=lambda name: name != own)
+    except OSError:
+        versions = []
+    found = [os.path.join(venv, "lib", version, "site-packages") for version in versions]
+    found.append(os.path.join(venv, "Lib", "site-packages"))
+    return [directory for directory in found if os.path.isdir(directory)]
+
+
 @functools.lru_cache(maxsize=32)
 def _is_install_dir(directory: str) -> bool:
     if os.path.basename(directory) in ("site-packages", "dist-packages"):
@@ -197,6 +288,8 @@ class Resolver:
     main: SourceModule
     project: Project
     module_bases: tuple[str, ...] = DEFAULT_MODULE_BASES
+    # Installed packages, searched after the project (a project module shadows a library).
+    libraries: Libraries = NO_LIBRARIES
     # Per-file caches: the answers cannot change while one file is analysed.
     _class_is_module: dict[nodes.ClassDef, bool] = field(default_factory=dict)
     _qualified: dict[str, Binding] = field(default_factory=dict)
@@ -208,15 +301,31 @@ class Resolver:
     _bases: dict[nodes.NodeNG, Binding | None] = field(default_factory=dict)
 
     def is_project_module(self, modname: str) -> bool:
+        """Is `modname` a module whose source we read: the project's, or a library's?"""
         found = self._is_module.get(modname)
         if found is None:
-            found = self._is_module[modname] = self.project.module_path(modname) is not None
+            library = self._library(modname)
+            found = self._is_module[modname] = self.project.module_path(modname) is not None \
+                or library is not None and library.module_path(modname) is not None
         return found
 
+    def _library(self, modname: str) -> Project | None:
+        """The installed package a module name is in, unless the project has a module of that
+        top-level name, which shadows it (the project comes first on the user's path)."""
+        top = modname.split(".", 1)[0]
+        return None if self.project.module_path(top) is not None else self.libraries.package(top)
+
+    def missing_package(self, qname: str) -> str | None:
+        """The top-level package of `qname` when we would follow it but find its source neither
+        in the project nor on the library search path."""
+        top = qname.split(".", 1)[0]
+        return None if self.is_project_module(top) else self.libraries.missing(qname)
+
     def load(self, modname: str) -> SourceModule | None:
-        """A project module, checked on disk once per analysed file."""
+        """A project (or library) module, checked on disk once per analysed file."""
         if modname not in self._loaded:
-            self._loaded[modname] = self.project.load(modname)
+            library = None if self.project.module_path(modname) is not None else self._library(modname)
+            self._loaded[modname] = (library or self.project).load(modname)
         return self._loaded[modname]
 
     def source_of(self, node: nodes.NodeNG) -> SourceModule:
@@ -279,6 +388,8 @@ class Resolver:
 
     def _resolve_qualified(self, qname: str, depth: int) -> Binding:
         parts = qname.split(".")
+        if qname in _table_names() and self.project.module_path(parts[0]) is None:
+            return Binding("external", qname)  # a library function our tables know by name
         for cut in range(len(parts), 0, -1):
             modname = ".".join(parts[:cut])
             if not self.is_project_module(modname):
@@ -453,6 +564,15 @@ def _relative_module(module: SourceModule, modname: str | None, level: int) -> s
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
+@functools.lru_cache(maxsize=1)
+def _table_names() -> frozenset[str]:
+    """Library functions whose meaning comes from tables.py (transformers'
+    is_torchdynamo_compiling), which a followed library must not replace with its source."""
+    from .tables import STATIC_FUNCTIONS  # late: tables imports the values, which import us
+
+    return frozenset(name for name in STATIC_FUNCTIONS if name.split(".", 1)[0] not in NEVER_FOLLOWED)
+
+
 # ---------------------------------------------------------------------------
 # Decorators
 
@@ -554,6 +674,8 @@ class Root:
     owner: nodes.ClassDef | None = None  # the class defining `function`, when inherited
     # Settings the code gives torch.compile for this root: `@torch.compile(fullgraph=True)`.
     settings: dict[str, bool] = field(default_factory=dict)
+    # A library's public function (--staticfx-library-roots): its callers' arguments are unknown.
+    library: bool = False
 
     @property
     def name(self) -> str:
@@ -573,9 +695,11 @@ class SkippedRoot:
         return f"{self.cls.name}.forward"
 
 
-def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None) -> list[Root]:
+def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
+               library_roots: bool = False) -> list[Root]:
     """The compile roots of the linted file; module classes left out because of an unknown
-    decorator are added to `skipped`, when given."""
+    decorator are added to `skipped`, when given. With `library_roots`, the file's public
+    functions and methods and its `__call__` overrides are roots too."""
     roots = []
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
@@ -601,7 +725,27 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None) -> 
         if function not in known:
             known.add(function)
             roots.append(Root(function, cls, settings=_compile_settings(call)))
+    for function, cls in _public_functions(resolver) if library_roots else ():
+        if function not in known:
+            known.add(function)
+            roots.append(Root(function, cls, library=True))
     return roots
+
+
+def _public_functions(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None]]:
+    """What users of a library may compile: its public functions, the public methods of its
+    classes and every `__call__`; not what a decorator may replace or what is compiled away
+    (torch.compiler.disable)."""
+    scopes: list[tuple[list[nodes.NodeNG], nodes.ClassDef | None]] = [(resolver.main.node.body, None)]
+    while scopes:
+        body, cls = scopes.pop(0)
+        for node in body:
+            if isinstance(node, nodes.ClassDef):
+                scopes.append((node.body, node))
+            elif isinstance(node, nodes.FunctionDef) and (not node.name.startswith("_") or
+                                                          (cls is not None and node.name == "__call__")) \
+                    and not is_opaque(resolver, node) and not is_disabled(resolver, node):
+                yield node, cls
 
 
 COMPILE_SETTINGS = ("fullgraph",)

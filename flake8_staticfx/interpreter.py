@@ -22,7 +22,7 @@ from .discover import Binding, Resolver, Root, SourceModule, is_disabled, is_opa
 from .expressions import ExpressionEvaluator, narrowing
 from .heap import Heap
 from .inline import Frame, bind_arguments
-from .ir import Graph, Node, SourceSpan
+from .ir import Graph, Node, SourceSpan, report_site
 from .parameters import root_parameters
 from .rules import Rule
 from .values import (
@@ -67,6 +67,8 @@ class FileState:
         self.mutated_attrs: dict[nodes.ClassDef, frozenset[str]] = {}
         self.init_attrs: dict[tuple, dict[str, Value]] = {}
         self.summaries: dict[tuple, Value] = {}
+        # (package, line, col) of calls into packages whose source was not found: SFX900 notices.
+        self.missing_libraries: dict[tuple[str, int, int], str] = {}
 
 
 class Interpreter:
@@ -92,7 +94,7 @@ class Interpreter:
         receiver: Value | None = None
         if root.cls is not None and not is_staticmethod(self.resolver, function):
             receiver = UserModule("", cls=root.cls) if self.resolver.is_module_class(root.cls) else UNKNOWN
-        env = root_parameters(self, function, receiver)
+        env = root_parameters(self, function, receiver, annotated_only=root.library)
         frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
         frame.is_property = is_property(self.resolver, function)
         try:
@@ -565,6 +567,15 @@ class Interpreter:
         node = self.graph.python_call("resume", meta=self.meta(call, stack[0]))
         self.graph_break(rules.BREAK_IN_LOCAL_OBJECT, node, call, stack[0], cause=cause,
                          frame_skip=(stack[0].name, "that call"))
+
+    def call_not_followed(self, qname: str, expr: nodes.NodeNG, frame: Frame | None) -> None:
+        """A call into a package whose source is on no library search path is opaque: say so
+        (an SFX900 notice at the linted file's line), never a silent clean."""
+        package = self.resolver.missing_package(qname)
+        if package is not None:
+            meta = self.meta(expr, frame)
+            site = report_site(self.resolver.main.path, meta["span"], meta["stack"])
+            self.state.missing_libraries.setdefault((package, site.line, site.col), qname)
 
     def meta(self, expr: nodes.NodeNG | None, frame: Frame | None) -> dict:
         """Where a node comes from: its span and the stack of inlined calls leading there."""

@@ -30,6 +30,16 @@ class SourceSpan:
     function: str
 
 
+def report_site(main_file: str, span: SourceSpan, stack: tuple[SourceSpan, ...]) -> SourceSpan:
+    """The innermost place in the linted file: the construct, or the call that reaches it."""
+    if span.file == main_file:
+        return span
+    for site in reversed(stack):
+        if site.file == main_file:
+            return site
+    return span
+
+
 class Node:
     __slots__ = ("name", "op", "target", "args", "kwargs", "users", "meta")
 

@@ -1,4 +1,5 @@
-"""What a compile root's parameters are: tensors unless annotated or defaulted otherwise."""
+"""What a compile root's parameters are: tensors unless annotated or defaulted otherwise; for a
+library root (--staticfx-library-roots), tensors only when annotated so."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -13,9 +14,14 @@ if TYPE_CHECKING:
     from .interpreter import Interpreter
 
 
-def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None) -> dict[str, Value]:
-    """The environment a root starts in: one placeholder per parameter, as fx makes them."""
-    used_as_tensor = _names_used_as_tensors(tx, function, receiver)
+def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None,
+                    annotated_only: bool = False) -> dict[str, Value]:
+    """The environment a root starts in: one placeholder per parameter, as fx makes them.
+
+    `annotated_only`: a library's public function may be called with anything, so only an
+    annotation makes a parameter a tensor (the others are unknown, a default makes them static).
+    """
+    used_as_tensor = set() if annotated_only else _names_used_as_tensors(tx, function, receiver)
     spec = function.args
     params = [*spec.posonlyargs, *spec.args]
     env: dict[str, Value] = {}
@@ -28,12 +34,13 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
     for index, param in enumerate(params):
         default = defaults[index - first_default] if index >= first_default else None
         annotation = annotations[index] if index < len(annotations) else None
-        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor)
+        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, annotated_only)
     for param, annotation, default in zip(spec.kwonlyargs, spec.kwonlyargs_annotations,
                                           spec.kw_defaults or [None] * len(spec.kwonlyargs)):
-        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor)
+        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, annotated_only)
     if spec.vararg:
-        env[spec.vararg] = Seq(None, elem=Tensor(tx.graph.placeholder(spec.vararg), weak=True))
+        placeholder = tx.graph.placeholder(spec.vararg)
+        env[spec.vararg] = Seq(None, elem=UNKNOWN if annotated_only else Tensor(placeholder, weak=True))
     if spec.kwarg:
         tx.graph.placeholder(spec.kwarg)
         env[spec.kwarg] = Dict({}, complete=False)
@@ -66,9 +73,11 @@ def _takes_tensor(tx: Interpreter, func: nodes.NodeNG, receiver: Value | None) -
 
 
 def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.NodeNG | None,
-                 default: nodes.NodeNG | None, used_as_tensor: set[str]) -> Value:
+                 default: nodes.NodeNG | None, used_as_tensor: set[str], annotated_only: bool) -> Value:
     """Forward inputs are tensors unless annotated or defaulted otherwise."""
     kind = tables.annotation_kind(tx.resolver, annotation)
+    if kind is None and annotated_only:
+        kind = "unknown"
     if isinstance(default, nodes.Const) and default.value is not None:
         kind = "static"  # `output_attentions: Tensor | None = False` is a flag
     node = tx.graph.placeholder(param.name, meta=tx.meta(param, None))

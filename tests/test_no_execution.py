@@ -6,7 +6,8 @@ imported; its model file imports them, subclasses their classes and calls their 
 path shadows torch and numpy with modules that do the same, so importing torch would show
 too. Linted through real flake8 in a subprocess and through the plugin in this process:
 no marker appears, flake8 exits normally with the plugin's diagnostics, and no module of
-the project gets into sys.modules.
+the project gets into sys.modules. An installed library on the library search path
+(--staticfx-library-path) does the same on import; calls into it are followed all the same.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from flake8_staticfx.plugin import Checker
 from flake8_staticfx.report import flake8_diagnostics
 
 FORMAT = "--format=%(path)s|%(row)d|%(col)d|%(code)s|%(text)s"
-PROJECT_MODULES = ("evilproj",)
+PROJECT_MODULES = ("evilproj", "evillib")
 
 
 def _side_effects(marker_dir: Path, name: str, exit_how: str | None = None) -> str:
@@ -153,6 +154,44 @@ def make_project(base: Path) -> tuple[Path, Path, Path]:
     return root, package / "model.py", markers
 
 
+def make_library(base: Path, markers: Path) -> tuple[Path, Path]:
+    """(site-packages holding `evillib`, a user file calling it): the library's modules leave
+    markers and open sockets on import, and its function breaks on `.item()`."""
+    site = base / "site-packages"
+    package = site / "evillib"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(_side_effects(markers, "lib-init") + "from .ops import Norm, scale\n",
+                                         encoding="utf-8")
+    (package / "ops.py").write_text(_side_effects(markers, "lib-ops", "os._exit") + textwrap.dedent("""
+        import torch.nn as nn
+
+        def scale(x):
+            return x / x.sum().item()
+
+        class Norm(nn.Module):
+            def forward(self, x):
+                print(x)
+                return x
+    """), encoding="utf-8")
+    user = base / "user"
+    user.mkdir()
+    (user / "app.py").write_text(textwrap.dedent("""
+        import torch.nn as nn
+        import evillib
+        from evillib.ops import scale
+
+
+        class App(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = evillib.Norm()
+
+            def forward(self, x):
+                return self.norm(scale(x))
+    """), encoding="utf-8")
+    return site, user / "app.py"
+
+
 def traces(markers: Path) -> list[str]:
     return sorted(p.name for p in markers.iterdir())
 
@@ -220,6 +259,39 @@ def test_in_process_runs_nothing(project, monkeypatch):
     assert {"SFX101", "SFX102", "SFX201"} <= {message.split()[0] for _, _, message in found}, found
     assert len(via_checker) == len(found)
     assert analysis.graphs, analysis.notices
+
+
+def test_library_following_runs_nothing(project, tmp_path):
+    _, _, markers = project
+    site, app = make_library(tmp_path, markers)
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "--isolated", FORMAT,
+                             f"--staticfx-library-path={site}", str(app)],
+                            cwd=tmp_path / "shadow", capture_output=True, text=True, timeout=300)
+    assert traces(markers) == [], traces(markers)
+    assert "Traceback" not in result.stderr, result.stderr
+    found = sorted((code, int(row), text) for _, row, _, code, text in (line.split("|") for line in result.stdout.splitlines()))
+    assert [(code, row) for code, row, _ in found] == [("SFX102", 13), ("SFX201", 13)], result.stdout
+    ops = (site / "evillib" / "ops.py").read_text(encoding="utf-8").splitlines()
+    item_line, print_line = (1 + next(i for i, text in enumerate(ops) if what in text) for what in (".item()", "print(x)"))
+    assert f"at evillib/ops.py:{item_line}" in found[0][2] and f"at evillib/ops.py:{print_line}" in found[1][2], found
+
+    before = set(sys.modules)
+    with _AuditLog(site, tmp_path) as audit:
+        source = app.read_text(encoding="utf-8")
+        analysis = analyze(source, str(app), ast.parse(source), Options(library_path=(str(site),)))
+        in_process = sorted(message.split()[0] for _, _, message in flake8_diagnostics(analysis))
+    assert in_process == ["SFX102", "SFX201"], in_process
+    assert not [m for m in set(sys.modules) - before if m.split(".")[0] == "evillib"]
+    assert traces(markers) == [] and audit.events == [], (traces(markers), audit.events)
+
+
+def test_the_library_traps_are_live(project, tmp_path):
+    _, _, markers = project
+    site, _ = make_library(tmp_path, markers)
+    result = subprocess.run([sys.executable, "-c", "import evillib"], env=dict(os.environ, PYTHONPATH=str(site)),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 18, result.stderr
+    assert {"lib-init", "lib-ops"} <= set(traces(markers)), traces(markers)
 
 
 class _AuditLog:

@@ -61,7 +61,8 @@ def test_help_documents_every_option():
                             timeout=120)
     for option in ("--staticfx-fullgraph", "--staticfx-capture-scalar-outputs",
                    "--staticfx-capture-dynamic-output-shape-ops", "--staticfx-ignore-logging-functions",
-                   "--staticfx-module-bases", "--staticfx-max-inline-depth", "--staticfx-notices"):
+                   "--staticfx-module-bases", "--staticfx-max-inline-depth", "--staticfx-notices",
+                   "--staticfx-library-path", "--staticfx-library-roots"):
         assert option in result.stdout
 
 

@@ -77,6 +77,7 @@ class External(Value):
                 return Static(node=tx.graph.call_function(qname, tuple(a.as_arg() for a in args),
                                                           meta=dict(tx.meta(expr, frame), on_python_numbers=True)))
             return Static()
+        tx.call_not_followed(qname, expr, frame)
         return opaque_call(tx, qname, args, kwargs, expr, frame)
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:

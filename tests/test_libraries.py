@@ -1,0 +1,302 @@
+"""Following calls into installed libraries, and linting a library with --staticfx-library-roots.
+
+The libraries are fake packages written into a `site-packages` directory under tmp_path, found
+through --staticfx-library-path, $VIRTUAL_ENV or a `.venv` at the project root; the user file
+lives in a directory of its own, so that the library is not part of its project.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from flake8_staticfx import discover
+from flake8_staticfx.analysis import analyze
+from flake8_staticfx.config import Options
+from flake8_staticfx.report import flake8_diagnostics
+
+FORMAT = "--format=%(path)s|%(row)d|%(col)d|%(code)s|%(text)s"
+PYTHON_VERSION = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+
+LAYERS = """
+    import torch
+    from torch import nn
+
+
+    def scale(x):
+        s = x.abs().max().item()
+        return x / s
+
+
+    def clean(x):
+        return x * 2
+
+
+    class Block(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.proj = nn.Linear(dim, dim)
+
+        def forward(self, x):
+            print(x)
+            return self.proj(x)
+"""
+
+USER = """
+    import torch
+    from torch import nn
+    import fakelib
+    from fakelib.layers import scale, clean
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = fakelib.Block(4)
+
+        def forward(self, x):
+            y = scale(x)
+            y = clean(y)
+            return self.block(y)
+"""
+
+
+def write(path: Path, source: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def make_library(site_packages: Path) -> Path:
+    write(site_packages / "fakelib" / "__init__.py", "from .layers import Block, clean, scale\n")
+    write(site_packages / "fakelib" / "layers.py", LAYERS)
+    return site_packages
+
+
+@pytest.fixture()
+def user_file(tmp_path) -> Path:
+    return write(tmp_path / "user" / "model.py", USER)
+
+
+def flake8(*args: str, cwd: Path, env: dict[str, str] | None = None) -> list[tuple[int, str, str]]:
+    """(line, code, text) of each diagnostic of a real flake8 run, outside any virtualenv
+    unless `env` says so."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    environment.update(env or {})
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "--isolated", FORMAT, *args],
+                            cwd=cwd, env=environment, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode in (0, 1), result.stderr
+    found = []
+    for line in result.stdout.splitlines():
+        _, row, _, code, text = line.split("|", 4)
+        found.append((int(row), code, text))
+    return sorted(found)
+
+
+def test_library_breaks_are_reported_at_the_users_calls(tmp_path, user_file):
+    site = make_library(tmp_path / "site-packages")
+    found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
+    assert [(line, code) for line, code, _ in found] == [(13, "SFX102"), (15, "SFX201")], found
+    assert "in `scale` at fakelib/layers.py:6" in found[0][2]
+    assert "`print(x)` in `forward` at fakelib/layers.py:20" in found[1][2]
+
+
+def test_without_the_library_the_call_is_a_notice_not_a_clean(tmp_path, user_file):
+    assert flake8(str(user_file), cwd=user_file.parent) == []
+    found = flake8("--staticfx-notices", str(user_file), cwd=user_file.parent)
+    # the library class built in __init__ and the two functions called in forward
+    assert {(line, code) for line, code, _ in found} == {(10, "SFX900"), (13, "SFX900"), (14, "SFX900")}, found
+    assert all("package `fakelib` not found on the library search path" in text for _, _, text in found)
+
+
+def test_virtual_env_site_packages_are_searched(tmp_path, user_file):
+    venv = tmp_path / "venv-elsewhere"
+    make_library(venv / "lib" / PYTHON_VERSION / "site-packages")
+    found = flake8(str(user_file), cwd=user_file.parent, env={"VIRTUAL_ENV": str(venv)})
+    assert [code for _, code, _ in found] == ["SFX102", "SFX201"], found
+
+
+def test_a_venv_at_the_project_root_is_searched(tmp_path, user_file):
+    make_library(user_file.parent / ".venv" / "lib" / "python3.9" / "site-packages")
+    found = flake8(str(user_file), cwd=tmp_path)
+    assert [code for _, code, _ in found] == ["SFX102", "SFX201"], found
+
+
+def test_library_path_as_a_config_key(tmp_path, user_file):
+    site = make_library(tmp_path / "site-packages")
+    write(user_file.parent / "setup.cfg", f"[flake8]\nselect = SFX\nstaticfx-library-path = {site}\n")
+    result = subprocess.run([sys.executable, "-m", "flake8", FORMAT, "model.py"], cwd=user_file.parent,
+                            capture_output=True, text=True, timeout=300)
+    assert [line.split("|")[3] for line in result.stdout.splitlines()] == ["SFX102", "SFX201"], result
+
+
+def test_the_project_shadows_a_library_of_the_same_name(tmp_path, user_file):
+    """A project module named like the library hides all of it, its submodules too."""
+    site = make_library(tmp_path / "site-packages")
+    write(user_file.parent / "fakelib.py", "def scale(x):\n    return x\n\n\ndef clean(x):\n    return x\n\n"
+                                           "def Block(dim):\n    return None\n")
+    found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
+    assert found == [], found
+
+
+def test_a_venv_in_the_working_directory_is_searched(tmp_path):
+    """pre-commit runs flake8 from the repository root, above a project root of loose files."""
+    make_library(tmp_path / "venv" / "lib" / PYTHON_VERSION / "site-packages")
+    user = write(tmp_path / "src" / "model.py", USER)
+    assert [code for _, code, _ in flake8(str(user), cwd=tmp_path)] == ["SFX102", "SFX201"]
+
+
+def test_an_installed_librarys_neighbours_are_libraries(tmp_path):
+    """Linting a file inside site-packages follows its calls into the packages beside it."""
+    site = make_library(tmp_path / "site-packages")
+    user = write(site / "userpkg" / "model.py", USER)
+    write(site / "userpkg" / "__init__.py", "")
+    assert [code for _, code, _ in flake8(str(user), cwd=tmp_path)] == ["SFX102", "SFX201"]
+
+
+def test_table_functions_of_a_library_keep_their_meaning(tmp_path):
+    """transformers' is_torchdynamo_compiling is True under dynamo (tables.STATIC_FUNCTIONS),
+    whatever its installed source does."""
+    site = tmp_path / "site-packages"
+    write(site / "transformers" / "__init__.py", "")
+    write(site / "transformers" / "utils.py", """
+        def is_torchdynamo_compiling():
+            print("checking")
+            return False
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from transformers.utils import is_torchdynamo_compiling
+
+
+        @torch.compile
+        def f(x):
+            if is_torchdynamo_compiling():
+                return x * 2
+            return x.item()
+    """)
+    assert flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent) == []
+
+
+def test_torch_is_never_followed(tmp_path):
+    """A torch (or functorch) package on the search path is not read: torch means our tables;
+    nor is einops, which dynamo registers itself."""
+    site = tmp_path / "site-packages"
+    write(site / "torch" / "__init__.py", "def relu(x):\n    return x.item()\n\nclass Tensor:\n    pass\n")
+    write(site / "functorch" / "__init__.py", "def vmap(f):\n    print(f)\n    return f\n")
+    write(site / "einops" / "__init__.py", "def rearrange(x, pattern):\n    return x.item()\n")
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        import functorch
+        from einops import rearrange
+
+
+        @torch.compile
+        def f(x):
+            return functorch.vmap(torch.relu)(rearrange(x, "b n -> n b"))
+    """)
+    assert flake8(f"--staticfx-library-path={site}", "--staticfx-notices", str(user), cwd=user.parent) == []
+    libraries = discover.libraries_for((str(site),), str(user.parent))
+    assert libraries.package("torch") is None and libraries.package("functorch") is None
+    assert libraries.missing("torch.relu") is None and libraries.missing("functorch.vmap") is None
+
+
+def test_a_library_module_too_large_stays_opaque(tmp_path, user_file):
+    site = make_library(tmp_path / "site-packages")
+    padding = "\n".join(f"CONSTANT_{i} = {i}" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 12))
+    write(site / "fakelib" / "layers.py", textwrap.dedent(LAYERS) + "\n" + padding + "\n")
+    assert flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent) == []
+
+
+def test_each_library_module_is_parsed_once(tmp_path, user_file):
+    site = make_library(tmp_path / "site-packages")
+    options = Options(library_path=(str(site),))
+    source = user_file.read_text(encoding="utf-8")
+    first = list(flake8_diagnostics(analyze(source, str(user_file), None, options)))
+    libraries = discover.libraries_for((str(site),), str(user_file.parent))
+    loaded = libraries.package("fakelib").load("fakelib.layers")
+    second = list(flake8_diagnostics(analyze(source, str(user_file), None, options)))
+    assert first == second and [m.split()[0] for _, _, m in first] == ["SFX102", "SFX201"]
+    assert loaded is not None and libraries.package("fakelib").load("fakelib.layers") is loaded
+
+
+LIBRARY_FILE = """
+    from typing import Optional
+
+    import torch
+    from torch import Tensor, nn
+
+    MaybeTensor = Optional[Tensor]
+
+
+    def annotated(x: Tensor, eps: float = 1e-6):
+        return x / x.pow(2).mean().item()
+
+
+    def unannotated(x, dim=-1):
+        return x.abs().max(dim).item()
+
+
+    def aliased(x: MaybeTensor):
+        if x is not None and x.sum() > 0:
+            return x
+        return x
+
+
+    def optional(x: "Tensor | None" = None, y: Optional[torch.Tensor] = None):
+        return y.tolist()
+
+
+    def _private(x: Tensor):
+        return x.item()
+
+
+    class Helper:
+        def apply(self, x: torch.Tensor):
+            return x.tolist()
+
+        def __call__(self, x: Tensor):
+            return x.item()
+
+        def _hidden(self, x: Tensor):
+            return x.item()
+
+
+    class Layer(nn.Module):
+        def forward(self, x):
+            return x * 2
+
+        def extra(self, y: Tensor):
+            return y.item()
+
+        @torch.compiler.disable
+        def eager(self, y: Tensor):
+            return y.item()
+"""
+
+
+def test_library_roots_are_public_functions_with_annotated_tensors(tmp_path):
+    path = write(tmp_path / "lib" / "mylib.py", LIBRARY_FILE)
+    assert flake8(str(path), cwd=path.parent) == []
+    found = flake8("--staticfx-library-roots", str(path), cwd=path.parent)
+    assert [(line, code) for line, code, _ in found] == [
+        (10, "SFX102"),  # annotated Tensor
+        (18, "SFX101"),  # a module-level alias of Optional[Tensor]
+        (24, "SFX103"),  # Optional[torch.Tensor]
+        (33, "SFX103"),  # public method of a plain class
+        (36, "SFX102"),  # __call__
+        (47, "SFX102"),  # public method of a module
+    ], found
+
+
+def test_library_roots_in_options_table():
+    from flake8_staticfx.config import OPTION_SPECS
+
+    flags = {spec.flag: spec for spec in OPTION_SPECS}
+    assert flags["--staticfx-library-roots"].default_value is False
+    assert flags["--staticfx-library-path"].default_value == ()
