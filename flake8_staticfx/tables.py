@@ -234,7 +234,7 @@ def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
     """What a parameter annotation says the argument is: "tensor", "static", "unknown", or None."""
     if annotation is None:
         return None
-    names = _annotation_names(annotation)
+    names = _annotation_names(annotation, resolver)
     if not names:
         return "unknown"
     kinds = {"tensor" if n in _TENSOR_NAMES else "static" if n in _STATIC_NAMES else "unknown"
@@ -244,8 +244,9 @@ def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
     return kinds.pop() if len(kinds) == 1 else "unknown"
 
 
-def _annotation_names(annotation: nodes.NodeNG) -> list[str]:
-    """The leaf type names of an annotation, looking through Optional/Union/X | Y."""
+def _annotation_names(annotation: nodes.NodeNG, resolver, depth: int = 0) -> list[str]:
+    """The leaf type names of an annotation, looking through Optional/Union/X | Y and through
+    module-level aliases (`OptionalTensor = Optional[torch.Tensor]`)."""
     if isinstance(annotation, nodes.Const):
         if annotation.value is None:
             return ["None"]
@@ -254,18 +255,35 @@ def _annotation_names(annotation: nodes.NodeNG) -> list[str]:
             return [part.strip().rsplit(".", 1)[-1] for part in text.replace("|", ",").split(",")]
         return []
     if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
-        return _annotation_names(annotation.left) + _annotation_names(annotation.right)
+        return [*_annotation_names(annotation.left, resolver, depth),
+                *_annotation_names(annotation.right, resolver, depth)]
     if isinstance(annotation, nodes.Subscript):
-        outer = _annotation_names(annotation.value)
+        outer = _annotation_names(annotation.value, resolver, depth)
         if outer and outer[0] in _WRAPPERS:
             inner = annotation.slice
             elts = inner.elts if isinstance(inner, nodes.Tuple) else [inner]
             if outer[0] == "Annotated":
                 elts = elts[:1]
-            return [name for elt in elts for name in _annotation_names(elt)]
+            return [name for elt in elts for name in _annotation_names(elt, resolver, depth)]
         return ["<container>"]
     if isinstance(annotation, nodes.Name):
-        return [annotation.name]
+        alias = _type_alias(annotation, resolver, depth)
+        return _annotation_names(alias, resolver, depth + 1) if alias is not None else [annotation.name]
     if isinstance(annotation, nodes.Attribute):
         return [annotation.attrname]
     return []
+
+
+_MAX_ALIAS_DEPTH = 3
+
+
+def _type_alias(name: nodes.Name, resolver, depth: int) -> nodes.NodeNG | None:
+    """The annotation a module-level alias stands for, when `name` is one."""
+    if name.name in _TENSOR_NAMES or name.name in _STATIC_NAMES or name.name in _WRAPPERS \
+            or depth >= _MAX_ALIAS_DEPTH:
+        return None
+    binding = resolver.global_binding(resolver.source_of(name), name.name)
+    if binding is None or binding.kind != "assign" or binding.node is None:
+        return None
+    alias = binding.node
+    return alias if isinstance(alias, (nodes.Subscript, nodes.BinOp, nodes.Name, nodes.Attribute)) else None
