@@ -532,14 +532,15 @@ class Interpreter:
                     frame_skip: tuple[str, str] | None = None, skips_own_frame: str | None = None) -> None:
         """Dynamo breaks the graph at `node` (rule `rule`), when this code runs.
 
-        `frame_skip` names the function dynamo gives up on; `skips_own_frame` (why) says the
-        construct makes dynamo give up on the rest of the function it is in (it compiles what
-        it traced before), unless an outer one is given up on first (a loop around the call)."""
+        `frame_skip` names the function of `frame`, which dynamo gives up on (and why);
+        `skips_own_frame` (why) says the construct makes dynamo give up on the rest of the
+        function it is in (it compiles what it traced before), unless an outer one is given up
+        on first (a loop around the call)."""
         if _conditional_at_report_site(frame, self.resolver.main):
             return
         depths = _unresumable_depths(frame)
         if frame_skip is not None:
-            depths = (0, *depths)
+            depths = (frame.depth, *depths)
         if frame_skip is None:
             frame_skip = _skipped_function(frame)
         rest_only = frame_skip is None and bool(skips_own_frame)
