@@ -215,6 +215,15 @@ BREAK_IN_LOCAL_OBJECT = Rule(
     "make the object in __init__ (or outside the compiled call), or remove the break in its method",
 )
 
+CLASS_IN_COMPILED_CODE = Rule(
+    "SFX311",
+    "class-in-compiled-code",
+    ("GB8977",),
+    "class defined in compiled code",
+    "define the class at module level",
+    "define the class at module level (or in __init__'s module), and only instantiate it in forward",
+)
+
 DYNAMIC_OUTPUT_SHAPE = Rule(
     "SFX401",
     "dynamic-output-shape",
