@@ -124,10 +124,11 @@ SKIPPED_FUNCTION_CALL = Rule(
 EXPLICIT_GRAPH_BREAK = Rule(
     "SFX301",
     "explicit-graph-break",
-    ("GB0025",),
+    ("GB0025", "GB4636", "GB0275"),
     "explicit graph break",
     "remove it if the break is no longer needed",
     "remove the call if the break is no longer needed",
+    occurrence_gb_ids=("GB0025",),  # torch._dynamo.graph_break(); step_unsupported() names its own
 )
 
 COMPILER_DISABLED_CALL = Rule(

@@ -32,6 +32,8 @@ class External(Value):
         from ..breaks import breaking_call
 
         qname = self.qname
+        if qname == "torch._dynamo.step_unsupported":
+            return step_unsupported(tx, expr, frame)
         special = breaking_call(qname, args)
         if special is not None:
             if special.breaks(args, kwargs):
@@ -107,6 +109,22 @@ class Instance(Value):
         if self.qname in tables.UNSUPPORTED_CONTEXTS:
             node = tx.graph.python_call(self.qname, (), meta=tx.meta(expr, frame))
             tx.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, node, expr, frame)
+
+
+def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value:
+    """`torch._dynamo.step_unsupported()`. Measured with 2.13: dynamo compiles what the frame
+    traced before it and runs the rest of the frame eagerly (GB4636); with fewer than two ops
+    traced before ("empty checkpoint", GB0275, as its docstring warns) the whole frame runs
+    eagerly."""
+    traced = [n for n in tx.graph.nodes[tx.segment_start:] if n.op in ("call_function", "call_method", "call_module")]
+    node = tx.graph.python_call("torch._dynamo.step_unsupported", meta=tx.meta(expr, frame))
+    if len(traced) >= 2:
+        tx.graph_break(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, gb_ids=("GB4636",),
+                       skips_own_frame="torch._dynamo.step_unsupported()")
+    else:
+        tx.graph_break(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, gb_ids=("GB0275",),
+                       frame_skip=(frame.name, "an empty checkpoint"))
+    return Static(None)
 
 
 def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str, Value],
