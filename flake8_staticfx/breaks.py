@@ -135,6 +135,7 @@ class BreakingCall:
 
 
 SKIPPED = BreakingCall(rules.SKIPPED_FUNCTION_CALL)
+NON_TENSOR_RESULT = BreakingCall(rules.SKIPPED_FUNCTION_CALL, gb_ids=("GB0208",))
 LOGGER = BreakingCall(rules.LOGGER_CALL, none_result)
 DYNAMIC_SHAPE = BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, in_graph=True)
 AUTOGRAD = BreakingCall(rules.AUTOGRAD_IN_FORWARD, tensor_result, in_graph=True)
@@ -168,6 +169,10 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.random.manual_seed": SKIPPED,
     "torch.seed": SKIPPED,
     "torch.initial_seed": SKIPPED,  # GB0208: a torch op that returns no tensor
+    # Dtype queries dynamo does not fold (unlike promote_types, finfo, is_floating_point):
+    # "torch.* op returned non-Tensor" (GB0208, measured), even on constant dtypes.
+    "torch.result_type": NON_TENSOR_RESULT,
+    "torch.can_cast": NON_TENSOR_RESULT,
     "torch.save": SKIPPED,
     "inspect.currentframe": SKIPPED,
     "inspect.stack": SKIPPED,

@@ -153,9 +153,7 @@ STATIC_FUNCTIONS = {
     "torch.is_autocast_enabled": NOTHING,
     "torch.get_autocast_gpu_dtype": NOTHING,
     "torch.get_default_dtype": NOTHING,
-    "torch.promote_types": NOTHING,  # a dtype
-    "torch.result_type": NOTHING,
-    "torch.can_cast": NOTHING,
+    "torch.promote_types": NOTHING,  # a dtype: dynamo folds it on dtypes
     "torch.is_tensor": NOTHING,
     "torch.is_floating_point": NOTHING,
     "torch.is_complex": NOTHING,
