@@ -43,8 +43,12 @@ SIZE_FUNCTIONS = {
     "torch.empty": ALL_ARGUMENTS, "torch.rand": ALL_ARGUMENTS, "torch.randn": ALL_ARGUMENTS,
     "torch.full": FIRST_ARGUMENT,
     "torch.nn.functional.pad": SECOND_ARGUMENT,  # F.pad(x, (0, k.sum())): GB0033, measured
+    "torch.topk": SECOND_ARGUMENT,  # torch.topk(scores, (scores > 0).sum(-1).max()): GB0033, measured
 }
-SIZE_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand"})
+# x.narrow(1, mask.argmax(-1).min(), 2) and scores.topk((scores > 0).sum(-1).max()): GB0033, measured.
+SIZE_METHODS = frozenset({
+    "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "narrow", "topk",
+})
 REDUCTIONS = frozenset({"max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod"})
 # Methods whose output shape depends on the data (GB0036).
 TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
