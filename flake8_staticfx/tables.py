@@ -44,10 +44,15 @@ SIZE_FUNCTIONS = {
     "torch.full": FIRST_ARGUMENT,
     "torch.nn.functional.pad": SECOND_ARGUMENT,  # F.pad(x, (0, k.sum())): GB0033, measured
     "torch.topk": SECOND_ARGUMENT,  # torch.topk(scores, (scores > 0).sum(-1).max()): GB0033, measured
+    "torch.roll": SECOND_ARGUMENT,  # torch.roll(x, shifts=x.sum(0).argmax()): GB0033, measured
+    "torch.eye": ALL_ARGUMENTS,  # torch.eye((x.sum(-1) > 0).sum()): GB0033, measured
 }
-# x.narrow(1, mask.argmax(-1).min(), 2) and scores.topk((scores > 0).sum(-1).max()): GB0033, measured.
+# The same size arguments passed by keyword.
+SIZE_KEYWORDS = frozenset({"size", "k", "shifts", "pad", "n", "m"})
+# x.narrow(1, mask.argmax(-1).min(), 2), scores.topk((scores > 0).sum(-1).max()) and
+# x.split(mask.sum(-1).min()): GB0033, measured.
 SIZE_METHODS = frozenset({
-    "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "narrow", "topk",
+    "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "narrow", "topk", "split",
 })
 REDUCTIONS = frozenset({"max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod"})
 # Methods whose output shape depends on the data (GB0036).

@@ -150,7 +150,8 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
     generator = kwargs.get("generator")
     if isinstance(generator, Instance) and generator.qname == "torch.Generator":
         tx.graph_break(rules.GENERATOR_IN_FORWARD, node, expr, frame)  # made in this function: GB0055
-    if qname in tables.SIZE_FUNCTIONS and reduced_in_graph(tx, args[tables.SIZE_FUNCTIONS[qname]]):
+    if qname in tables.SIZE_FUNCTIONS and reduced_in_graph(
+            tx, [*args[tables.SIZE_FUNCTIONS[qname]], *(v for k, v in kwargs.items() if k in tables.SIZE_KEYWORDS)]):
         # torch.arange(lengths.max())
         tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, gb_ids=("GB0033",))
     if sets_requires_grad(kwargs.get("requires_grad")):
