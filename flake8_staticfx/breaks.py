@@ -187,8 +187,10 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.nn.utils.rnn.pad_packed_sequence": SKIPPED,
     "torch.nn.utils.rnn.pack_sequence": SKIPPED,
     "torch.Generator": BreakingCall(rules.GENERATOR_IN_FORWARD, generator_result),
-    # torch.equal gives a Python bool: the tensors' values are needed (GB0033, measured).
+    # torch.equal and torch.allclose give a Python bool: the tensors' values are needed
+    # (GB0033, measured; val_tensor_checks.py, val_any_generators.py).
     "torch.equal": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
+    "torch.allclose": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
     "torch.sparse_coo_tensor": SKIPPED,  # GB0007, then GB0015 wrapping the sparse result (measured)
     # torch.fx records torch._assert as a call_function node.
     "torch._assert": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise,
