@@ -61,9 +61,11 @@ TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
 })
 # numpy functions that make an array, and array methods that give an array back (measured
 # with 2.13: `.tolist()` of such arrays breaks with GB0033, as a tensor's does).
+# On an array made from a tensor they give one too (`np.abs(x.numpy()).max() > 1` is GB0170).
 NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
     "array", "asarray", "arange", "linspace", "zeros", "ones", "full", "empty", "concatenate",
     "stack", "round", "floor", "ceil", "clip", "cumsum", "sqrt", "exp", "log",
+    "abs", "absolute", "square", "mean", "sum", "max", "min", "amax", "amin", "std", "var",
 ))
 NDARRAY_METHODS = frozenset({
     "astype", "round", "copy", "reshape", "flatten", "ravel", "clip", "cumsum", "cumprod",

@@ -71,7 +71,8 @@ class External(Value):
         if qname in tables.TRACED_RANDOM_FUNCTIONS:
             return Tensor(None, python_random=True)
         if qname in tables.NUMPY_ARRAY_FUNCTIONS and not any(isinstance(a, Tensor) for a in args):
-            return NdArray()
+            # Dynamo traces numpy as tensor ops: on an array made from a tensor the result is data.
+            return NdArray(from_tensor=any(isinstance(a, NdArray) and a.from_tensor for a in args))
         if qname.startswith("math."):
             return Static() if all(isinstance(a, Static) for a in args) else UNKNOWN
         return opaque_call(tx, qname, args, kwargs, expr, frame)
