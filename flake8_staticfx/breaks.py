@@ -136,6 +136,7 @@ class BreakingCall:
 
 SKIPPED = BreakingCall(rules.SKIPPED_FUNCTION_CALL)
 NON_TENSOR_RESULT = BreakingCall(rules.SKIPPED_FUNCTION_CALL, gb_ids=("GB0208",))
+UNSUPPORTED_INSIDE = BreakingCall(rules.SKIPPED_FUNCTION_CALL, unknown_result, gb_ids=("GB0156",))
 LOGGER = BreakingCall(rules.LOGGER_CALL, none_result)
 DYNAMIC_SHAPE = BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, in_graph=True)
 AUTOGRAD = BreakingCall(rules.AUTOGRAD_IN_FORWARD, tensor_result, in_graph=True)
@@ -186,6 +187,12 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.nn.utils.rnn.pack_padded_sequence": SKIPPED,
     "torch.nn.utils.rnn.pad_packed_sequence": SKIPPED,
     "torch.nn.utils.rnn.pack_sequence": SKIPPED,
+    # The file-system queries of genericpath, which dynamo skips (GB0007, measured for exists).
+    **{f"os.path.{name}": SKIPPED for name in ("exists", "isfile", "isdir", "getsize", "getmtime")},
+    # Dynamo traces into these and meets a method it does not support (GB0156, measured);
+    # re.match on a constant pattern and string traces.
+    "json.dumps": UNSUPPORTED_INSIDE,
+    "datetime.datetime.now": UNSUPPORTED_INSIDE,
     "torch.Generator": BreakingCall(rules.GENERATOR_IN_FORWARD, generator_result),
     # torch.equal and torch.allclose give a Python bool: the tensors' values are needed
     # (GB0033, measured; val_tensor_checks.py, val_any_generators.py).

@@ -115,10 +115,11 @@ LOGGER_CALL = Rule(
 SKIPPED_FUNCTION_CALL = Rule(
     "SFX203",
     "skipped-function-call",
-    ("GB0007", "GB0208"),
+    ("GB0007", "GB0208", "GB0156"),
     "call to a function dynamo skips",
     "move it out of the compiled code",
     "move it out of forward, or guard it with `if not torch.compiler.is_compiling():`",
+    occurrence_gb_ids=("GB0007", "GB0208"),  # the stdlib calls that fail inside (GB0156) say so
 )
 
 EXPLICIT_GRAPH_BREAK = Rule(
