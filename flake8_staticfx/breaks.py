@@ -72,6 +72,13 @@ def tensor_repeats(args: list[Value], kwargs: dict[str, Value]) -> bool:
         or is_definite_tensor(kwargs.get("repeats", UNKNOWN))
 
 
+def no_class_count(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`F.one_hot(labels)` (or `num_classes` -1 by position) sizes its output from the labels'
+    values: dynamo 2.13 refuses it (GB0246, measured); with a class count it traces."""
+    count = args[1] if len(args) == 2 else None
+    return len(args) + len(kwargs) == 1 or (isinstance(count, Static) and count.known and count.value == -1)
+
+
 def tensor_lengths(args: list[Value], kwargs: dict[str, Value]) -> bool:
     """`ctc_loss` with tensor `input_lengths`/`target_lengths` reads them in Python (GB0036);
     with lists or tuples of ints it traces."""
@@ -162,6 +169,8 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.where": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, one_argument, in_graph=True),
     "torch.repeat_interleave": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, tensor_repeats,
                                             in_graph=True),
+    "torch.nn.functional.one_hot": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, no_class_count,
+                                                in_graph=True, gb_ids=("GB0246",)),
     "torch.nn.functional.ctc_loss": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, tensor_lengths,
                                                  in_graph=True),
     "warnings.warn": SKIPPED,

@@ -229,12 +229,13 @@ CLASS_IN_COMPILED_CODE = Rule(
 DYNAMIC_OUTPUT_SHAPE = Rule(
     "SFX401",
     "dynamic-output-shape",
-    ("GB0036",),
+    ("GB0036", "GB0246"),
     "dynamic output shape",
     "use masked_fill/torch.where or nonzero_static",
     "use a fixed-size form (torch.where(mask, x, 0), masked_fill, nonzero_static) or set "
     "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
     captured_by=("capture_dynamic_output_shape_ops", "fullgraph"),
+    occurrence_gb_ids=("GB0036",),  # F.one_hot without a class count names GB0246
 )
 
 ANALYSIS_SKIPPED = Rule(
