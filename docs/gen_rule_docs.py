@@ -671,6 +671,48 @@ PAGES["SFX310"] = Page(
     with_codes=("SFX102",),
 )
 
+PAGES["SFX311"] = Page(
+    dynamo="A `class` statement runs the builtin `__build_class__`, which dynamo 2.13 cannot "
+           "trace (\"Invalid call to __build_class__\"). A class defined inside forward, or "
+           "inside a helper forward calls, ends the graph at the class statement; dynamo "
+           "runs it eagerly and starts a new graph after it, on every call.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                class Scale:
+                    def __init__(self, factor):
+                        self.factor = factor
+
+                    def __call__(self, t):
+                        return t * self.factor
+
+                return Scale(0.5)(x) + x
+    """,
+    fixed="""
+        class Scale:
+            def __init__(self, factor):
+                self.factor = factor
+
+            def __call__(self, t):
+                return t * self.factor
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return Scale(0.5)(x) + x
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                def scale(t, factor=0.5):
+                    return t * factor
+
+                return scale(x) + x
+    """,
+    not_flagged_notes="Classes defined at module level and only instantiated in forward, and "
+                      "local functions and lambdas, which dynamo traces.",
+)
+
 PAGES["SFX401"] = Page(
     dynamo="Operators whose output shape depends on tensor values (`torch.nonzero`, boolean "
            "mask indexing, `torch.unique`, ...) cannot be traced with static shapes. By default "

@@ -72,6 +72,13 @@ def tensor_repeats(args: list[Value], kwargs: dict[str, Value]) -> bool:
         or is_definite_tensor(kwargs.get("repeats", UNKNOWN))
 
 
+def no_class_count(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`F.one_hot(labels)` (or `num_classes` -1 by position) sizes its output from the labels'
+    values: dynamo 2.13 refuses it (GB0246, measured); with a class count it traces."""
+    count = args[1] if len(args) == 2 else None
+    return len(args) + len(kwargs) == 1 or (isinstance(count, Static) and count.known and count.value == -1)
+
+
 def tensor_lengths(args: list[Value], kwargs: dict[str, Value]) -> bool:
     """`ctc_loss` with tensor `input_lengths`/`target_lengths` reads them in Python (GB0036);
     with lists or tuples of ints it traces."""
@@ -135,6 +142,8 @@ class BreakingCall:
 
 
 SKIPPED = BreakingCall(rules.SKIPPED_FUNCTION_CALL)
+NON_TENSOR_RESULT = BreakingCall(rules.SKIPPED_FUNCTION_CALL, gb_ids=("GB0208",))
+UNSUPPORTED_INSIDE = BreakingCall(rules.SKIPPED_FUNCTION_CALL, unknown_result, gb_ids=("GB0156",))
 LOGGER = BreakingCall(rules.LOGGER_CALL, none_result)
 DYNAMIC_SHAPE = BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, in_graph=True)
 AUTOGRAD = BreakingCall(rules.AUTOGRAD_IN_FORWARD, tensor_result, in_graph=True)
@@ -160,6 +169,8 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.where": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, one_argument, in_graph=True),
     "torch.repeat_interleave": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, tensor_repeats,
                                             in_graph=True),
+    "torch.nn.functional.one_hot": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, no_class_count,
+                                                in_graph=True, gb_ids=("GB0246",)),
     "torch.nn.functional.ctc_loss": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, tensor_lengths,
                                                  in_graph=True),
     "warnings.warn": SKIPPED,
@@ -168,6 +179,10 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.random.manual_seed": SKIPPED,
     "torch.seed": SKIPPED,
     "torch.initial_seed": SKIPPED,  # GB0208: a torch op that returns no tensor
+    # Dtype queries dynamo does not fold (unlike promote_types, finfo, is_floating_point):
+    # "torch.* op returned non-Tensor" (GB0208, measured), even on constant dtypes.
+    "torch.result_type": NON_TENSOR_RESULT,
+    "torch.can_cast": NON_TENSOR_RESULT,
     "torch.save": SKIPPED,
     "inspect.currentframe": SKIPPED,
     "inspect.stack": SKIPPED,
@@ -181,9 +196,17 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.nn.utils.rnn.pack_padded_sequence": SKIPPED,
     "torch.nn.utils.rnn.pad_packed_sequence": SKIPPED,
     "torch.nn.utils.rnn.pack_sequence": SKIPPED,
+    # The file-system queries of genericpath, which dynamo skips (GB0007, measured for exists).
+    **{f"os.path.{name}": SKIPPED for name in ("exists", "isfile", "isdir", "getsize", "getmtime")},
+    # Dynamo traces into these and meets a method it does not support (GB0156, measured);
+    # re.match on a constant pattern and string traces.
+    "json.dumps": UNSUPPORTED_INSIDE,
+    "datetime.datetime.now": UNSUPPORTED_INSIDE,
     "torch.Generator": BreakingCall(rules.GENERATOR_IN_FORWARD, generator_result),
-    # torch.equal gives a Python bool: the tensors' values are needed (GB0033, measured).
+    # torch.equal and torch.allclose give a Python bool: the tensors' values are needed
+    # (GB0033, measured; val_tensor_checks.py, val_any_generators.py).
     "torch.equal": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
+    "torch.allclose": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
     "torch.sparse_coo_tensor": SKIPPED,  # GB0007, then GB0015 wrapping the sparse result (measured)
     # torch.fx records torch._assert as a call_function node.
     "torch._assert": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise,

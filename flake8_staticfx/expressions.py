@@ -20,6 +20,7 @@ from .values import (
     Seq,
     Static,
     Tensor,
+    TensorSlice,
     Value,
     assumed_truth,
     derived,
@@ -142,7 +143,7 @@ class ExpressionEvaluator:
                 return Static(slice(*(p.value for p in parts)))
             except TypeError:
                 return Static()
-        return Seq(parts) if any(isinstance(p, Tensor) for p in parts) else Static()
+        return TensorSlice(parts) if any(isinstance(p, Tensor) for p in parts) else Static()
 
     def eval_Lambda(self, expr: nodes.Lambda, frame: Frame) -> Value:
         return Function(expr, closure=frame, cls=frame.cls)

@@ -203,6 +203,10 @@ class Interpreter:
         frame.env[stmt.name] = Function(stmt, closure=frame, cls=frame.cls)
 
     def exec_ClassDef(self, stmt: nodes.ClassDef, frame: Frame) -> None:
+        """Dynamo 2.13 cannot run `__build_class__` (GB8977, measured): the graph splits at the
+        class statement and resumes after it."""
+        node = self.graph.python_call("__build_class__", (stmt.name,), meta=self.meta(stmt, frame))
+        self.graph_break(rules.CLASS_IN_COMPILED_CODE, node, stmt, frame)
         frame.env[stmt.name] = ClassRef(stmt)
 
     def exec_Assert(self, stmt: nodes.Assert, frame: Frame) -> None:
@@ -534,14 +538,15 @@ class Interpreter:
                     frame_skip: tuple[str, str] | None = None, skips_own_frame: str | None = None) -> None:
         """Dynamo breaks the graph at `node` (rule `rule`), when this code runs.
 
-        `frame_skip` names the function dynamo gives up on; `skips_own_frame` (why) says the
-        construct makes dynamo give up on the rest of the function it is in (it compiles what
-        it traced before), unless an outer one is given up on first (a loop around the call)."""
+        `frame_skip` names the function of `frame`, which dynamo gives up on (and why);
+        `skips_own_frame` (why) says the construct makes dynamo give up on the rest of the
+        function it is in (it compiles what it traced before), unless an outer one is given up
+        on first (a loop around the call)."""
         if _conditional_at_report_site(frame, self.resolver.main):
             return
         depths = _unresumable_depths(frame)
         if frame_skip is not None:
-            depths = (0, *depths)
+            depths = (frame.depth, *depths)
         if frame_skip is None:
             frame_skip = _skipped_function(frame)
         rest_only = frame_skip is None and bool(skips_own_frame)
@@ -623,6 +628,8 @@ _MUTATES: dict[nodes.NodeNG, bool] = {}
 
 
 def _source(expr: nodes.NodeNG) -> str:
+    if isinstance(expr, nodes.ClassDef):
+        return f"class {expr.name}"  # its header, not its body
     try:
         text = expr.as_string()
     except Exception:  # noqa: BLE001 - as_string on odd nodes

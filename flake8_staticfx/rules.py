@@ -115,19 +115,21 @@ LOGGER_CALL = Rule(
 SKIPPED_FUNCTION_CALL = Rule(
     "SFX203",
     "skipped-function-call",
-    ("GB0007", "GB0208"),
+    ("GB0007", "GB0208", "GB0156"),
     "call to a function dynamo skips",
     "move it out of the compiled code",
     "move it out of forward, or guard it with `if not torch.compiler.is_compiling():`",
+    occurrence_gb_ids=("GB0007", "GB0208"),  # the stdlib calls that fail inside (GB0156) say so
 )
 
 EXPLICIT_GRAPH_BREAK = Rule(
     "SFX301",
     "explicit-graph-break",
-    ("GB0025",),
+    ("GB0025", "GB4636", "GB0275"),
     "explicit graph break",
     "remove it if the break is no longer needed",
     "remove the call if the break is no longer needed",
+    occurrence_gb_ids=("GB0025",),  # torch._dynamo.graph_break(); step_unsupported() names its own
 )
 
 COMPILER_DISABLED_CALL = Rule(
@@ -215,15 +217,25 @@ BREAK_IN_LOCAL_OBJECT = Rule(
     "make the object in __init__ (or outside the compiled call), or remove the break in its method",
 )
 
+CLASS_IN_COMPILED_CODE = Rule(
+    "SFX311",
+    "class-in-compiled-code",
+    ("GB8977",),
+    "class defined in compiled code",
+    "define the class at module level",
+    "define the class at module level (or in __init__'s module), and only instantiate it in forward",
+)
+
 DYNAMIC_OUTPUT_SHAPE = Rule(
     "SFX401",
     "dynamic-output-shape",
-    ("GB0036",),
+    ("GB0036", "GB0246"),
     "dynamic output shape",
     "use masked_fill/torch.where or nonzero_static",
     "use a fixed-size form (torch.where(mask, x, 0), masked_fill, nonzero_static) or set "
     "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
     captured_by=("capture_dynamic_output_shape_ops", "fullgraph"),
+    occurrence_gb_ids=("GB0036",),  # F.one_hot without a class count names GB0246
 )
 
 ANALYSIS_SKIPPED = Rule(

@@ -43,8 +43,18 @@ SIZE_FUNCTIONS = {
     "torch.empty": ALL_ARGUMENTS, "torch.rand": ALL_ARGUMENTS, "torch.randn": ALL_ARGUMENTS,
     "torch.full": FIRST_ARGUMENT,
     "torch.nn.functional.pad": SECOND_ARGUMENT,  # F.pad(x, (0, k.sum())): GB0033, measured
+    "torch.topk": SECOND_ARGUMENT,  # torch.topk(scores, (scores > 0).sum(-1).max()): GB0033, measured
+    "torch.roll": SECOND_ARGUMENT,  # torch.roll(x, shifts=x.sum(0).argmax()): GB0033, measured
+    "torch.eye": ALL_ARGUMENTS,  # torch.eye((x.sum(-1) > 0).sum()): GB0033, measured
 }
-SIZE_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand"})
+# The same size arguments passed by keyword.
+SIZE_KEYWORDS = frozenset({"size", "k", "shifts", "pad", "n", "m"})
+# x.narrow(1, mask.argmax(-1).min(), 2), scores.topk((scores > 0).sum(-1).max()),
+# x.split(mask.sum(-1).min()) and x.select(1, x.sum(-1).sum(0).argmax()): GB0033, measured.
+SIZE_METHODS = frozenset({
+    "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "narrow", "topk", "split",
+    "select",
+})
 REDUCTIONS = frozenset({"max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod"})
 # Methods whose output shape depends on the data (GB0036).
 TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
@@ -52,9 +62,11 @@ TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
 })
 # numpy functions that make an array, and array methods that give an array back (measured
 # with 2.13: `.tolist()` of such arrays breaks with GB0033, as a tensor's does).
+# On an array made from a tensor they give one too (`np.abs(x.numpy()).max() > 1` is GB0170).
 NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
     "array", "asarray", "arange", "linspace", "zeros", "ones", "full", "empty", "concatenate",
     "stack", "round", "floor", "ceil", "clip", "cumsum", "sqrt", "exp", "log",
+    "abs", "absolute", "square", "mean", "sum", "max", "min", "amax", "amin", "std", "var",
 ))
 NDARRAY_METHODS = frozenset({
     "astype", "round", "copy", "reshape", "flatten", "ravel", "clip", "cumsum", "cumprod",
@@ -153,9 +165,7 @@ STATIC_FUNCTIONS = {
     "torch.is_autocast_enabled": NOTHING,
     "torch.get_autocast_gpu_dtype": NOTHING,
     "torch.get_default_dtype": NOTHING,
-    "torch.promote_types": NOTHING,  # a dtype
-    "torch.result_type": NOTHING,
-    "torch.can_cast": NOTHING,
+    "torch.promote_types": NOTHING,  # a dtype: dynamo folds it on dtypes
     "torch.is_tensor": NOTHING,
     "torch.is_floating_point": NOTHING,
     "torch.is_complex": NOTHING,
@@ -244,12 +254,9 @@ def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
     return kinds.pop() if len(kinds) == 1 else "unknown"
 
 
-MAX_ALIAS_DEPTH = 4
-
-
 def _annotation_names(annotation: nodes.NodeNG, resolver, depth: int = 0) -> list[str]:
     """The leaf type names of an annotation, looking through Optional/Union/X | Y and through
-    module-level aliases (`MaybeTensor = Optional[Tensor]`)."""
+    module-level aliases (`OptionalTensor = Optional[torch.Tensor]`)."""
     if isinstance(annotation, nodes.Const):
         if annotation.value is None:
             return ["None"]
@@ -258,7 +265,8 @@ def _annotation_names(annotation: nodes.NodeNG, resolver, depth: int = 0) -> lis
             return [part.strip().rsplit(".", 1)[-1] for part in text.replace("|", ",").split(",")]
         return []
     if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
-        return _annotation_names(annotation.left, resolver, depth) + _annotation_names(annotation.right, resolver, depth)
+        return [*_annotation_names(annotation.left, resolver, depth),
+                *_annotation_names(annotation.right, resolver, depth)]
     if isinstance(annotation, nodes.Subscript):
         outer = _annotation_names(annotation.value, resolver, depth)
         if outer and outer[0] in _WRAPPERS:
@@ -269,33 +277,23 @@ def _annotation_names(annotation: nodes.NodeNG, resolver, depth: int = 0) -> lis
             return [name for elt in elts for name in _annotation_names(elt, resolver, depth)]
         return ["<container>"]
     if isinstance(annotation, nodes.Name):
-        alias = _alias_value(resolver, annotation, depth)
+        alias = _type_alias(annotation, resolver, depth)
         return _annotation_names(alias, resolver, depth + 1) if alias is not None else [annotation.name]
     if isinstance(annotation, nodes.Attribute):
         return [annotation.attrname]
     return []
 
 
-def _alias_value(resolver, name: nodes.Name, depth: int) -> nodes.NodeNG | None:
-    """The value of a module-level type alias named by `name`, if it is one."""
-    if depth >= MAX_ALIAS_DEPTH or name.name in _TENSOR_NAMES or name.name in _STATIC_NAMES \
-            or name.name in _WRAPPERS:
+_MAX_ALIAS_DEPTH = 3
+
+
+def _type_alias(name: nodes.Name, resolver, depth: int) -> nodes.NodeNG | None:
+    """The annotation a module-level alias stands for, when `name` is one."""
+    if name.name in _TENSOR_NAMES or name.name in _STATIC_NAMES or name.name in _WRAPPERS \
+            or depth >= _MAX_ALIAS_DEPTH:
         return None
     binding = resolver.global_binding(resolver.source_of(name), name.name)
-    return binding.node if binding is not None and binding.kind == "assign" else None
-    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
-        return _annotation_names(annotation.left) + _annotation_names(annotation.right)
-    if isinstance(annotation, nodes.Subscript):
-        outer = _annotation_names(annotation.value)
-        if outer and outer[0] in _WRAPPERS:
-            inner = annotation.slice
-            elts = inner.elts if isinstance(inner, nodes.Tuple) else [inner]
-            if outer[0] == "Annotated":
-                elts = elts[:1]
-            return [name for elt in elts for name in _annotation_names(elt)]
-        return ["<container>"]
-    if isinstance(annotation, nodes.Name):
-        return [annotation.name]
-    if isinstance(annotation, nodes.Attribute):
-        return [annotation.attrname]
-    return []
+    if binding is None or binding.kind != "assign" or binding.node is None:
+        return None
+    alias = binding.node
+    return alias if isinstance(alias, (nodes.Subscript, nodes.BinOp, nodes.Name, nodes.Attribute)) else None

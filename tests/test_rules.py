@@ -174,6 +174,10 @@ CASES: dict[str, tuple[str, str]] = {
         net("stats = Running(h)\nh = h / stats.count()  # expect: SFX310", extra=RUNNING),
         net("stats = Running(h)\nh = h / stats.total", extra=RUNNING),
     ),
+    "SFX311": (
+        net("class Scale:  # expect: SFX311\n    factor = 0.5\nh = h * Scale.factor"),
+        net("def scale(t):\n    return t * 0.5\nh = scale(h)"),
+    ),
     "SFX401": (
         net("idx = torch.nonzero(h)  # expect: SFX401"),
         net("h = torch.where(h > 0, h, 0)"),

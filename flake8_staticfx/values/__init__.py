@@ -18,6 +18,7 @@ from .static import EnumMember, Static, assume, assumed_truth, derived
 from .tensors import (
     NdArray,
     Tensor,
+    TensorSlice,
     all_scalar,
     has_bool_mask,
     is_definite_tensor,
@@ -30,6 +31,6 @@ __all__ = [
     "Builtin", "Dict", "Seq", "External", "Instance", "external", "opaque_call", "MAX_FOLDED_SIZE", "fold",
     "printable", "join", "join_all", "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
     "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Partial", "Super", "EnumMember", "Static",
-    "assume", "assumed_truth", "derived", "NdArray", "Tensor", "all_scalar", "has_bool_mask",
+    "assume", "assumed_truth", "derived", "NdArray", "Tensor", "TensorSlice", "all_scalar", "has_bool_mask",
     "is_definite_tensor", "needs_grad_from", "only_weak",
 ]

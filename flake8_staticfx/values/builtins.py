@@ -183,9 +183,18 @@ class Builtin(External):
         return Static()
 
     def call_any(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
-        """any(t), all(t) over a tensor test each element for truth (GB0170, measured)."""
+        """any(t), all(t) over a tensor test each element for truth (GB0170, measured); over a
+        list of tensor conditions they test each item (GB0170, measured). Over a generator of
+        them (`any(row.sum() > 0 for row in x)`) dynamo then cannot rebuild the generator to
+        resume: the frame runs eagerly (GB0170, then GB8335, measured)."""
         if len(args) == 1 and is_definite_tensor(args[0]):
             tx.branch(args[0], expr, frame)
+        elif len(args) == 1 and isinstance(args[0], Seq) and is_definite_tensor(args[0].element_kind()):
+            if over_generator(expr):
+                node = tx.graph.call_function("bool", (args[0].element_kind().as_arg(),), meta=tx.meta(expr, frame))
+                tx.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame, frame_skip=(frame.name, "a generator"))
+            else:
+                tx.branch(args[0].element_kind(), expr, frame)
         return Static()
 
     call_all = call_any
@@ -205,6 +214,11 @@ class Builtin(External):
         if len(args) == 3 and isinstance(args[1], Static) and isinstance(args[1].value, str):
             args[0].store_attribute(tx, args[1].value, args[2], expr, frame)
         return Static(None)
+
+
+def over_generator(call: nodes.NodeNG) -> bool:
+    """Is the call's only argument a generator expression (`any(x > 0 for x in xs)`)?"""
+    return isinstance(call, nodes.Call) and len(call.args) == 1 and isinstance(call.args[0], nodes.GeneratorExp)
 
 
 def run_key(tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> None:

@@ -32,6 +32,8 @@ class External(Value):
         from ..breaks import breaking_call
 
         qname = self.qname
+        if qname == "torch._dynamo.step_unsupported":
+            return step_unsupported(tx, expr, frame)
         special = breaking_call(qname, args)
         if special is not None:
             if special.breaks(args, kwargs):
@@ -69,7 +71,8 @@ class External(Value):
         if qname in tables.TRACED_RANDOM_FUNCTIONS:
             return Tensor(None, python_random=True)
         if qname in tables.NUMPY_ARRAY_FUNCTIONS and not any(isinstance(a, Tensor) for a in args):
-            return NdArray()
+            # Dynamo traces numpy as tensor ops: on an array made from a tensor the result is data.
+            return NdArray(from_tensor=any(isinstance(a, NdArray) and a.from_tensor for a in args))
         if qname.startswith("math."):
             if not all(isinstance(a, Static) for a in args):
                 return UNKNOWN
@@ -115,6 +118,22 @@ class Instance(Value):
             tx.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, node, expr, frame)
 
 
+def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value:
+    """`torch._dynamo.step_unsupported()`. Measured with 2.13: dynamo compiles what the frame
+    traced before it and runs the rest of the frame eagerly (GB4636); with fewer than two ops
+    traced before ("empty checkpoint", GB0275, as its docstring warns) the whole frame runs
+    eagerly."""
+    traced = [n for n in tx.graph.nodes[tx.segment_start:] if n.op in ("call_function", "call_method", "call_module")]
+    node = tx.graph.python_call("torch._dynamo.step_unsupported", meta=tx.meta(expr, frame))
+    if len(traced) >= 2:
+        tx.graph_break(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, gb_ids=("GB4636",),
+                       skips_own_frame="torch._dynamo.step_unsupported()")
+    else:
+        tx.graph_break(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, gb_ids=("GB0275",),
+                       frame_skip=(frame.name, "an empty checkpoint"))
+    return Static(None)
+
+
 def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str, Value],
                expr: nodes.NodeNG, frame: Frame) -> Value:
     """A torch function, layer or class: a graph op unless it makes a module or a Python value."""
@@ -138,7 +157,8 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
     generator = kwargs.get("generator")
     if isinstance(generator, Instance) and generator.qname == "torch.Generator":
         tx.graph_break(rules.GENERATOR_IN_FORWARD, node, expr, frame)  # made in this function: GB0055
-    if qname in tables.SIZE_FUNCTIONS and reduced_in_graph(tx, args[tables.SIZE_FUNCTIONS[qname]]):
+    if qname in tables.SIZE_FUNCTIONS and reduced_in_graph(
+            tx, [*args[tables.SIZE_FUNCTIONS[qname]], *(v for k, v in kwargs.items() if k in tables.SIZE_KEYWORDS)]):
         # torch.arange(lengths.max())
         tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, gb_ids=("GB0033",))
     if sets_requires_grad(kwargs.get("requires_grad")):

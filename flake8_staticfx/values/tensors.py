@@ -116,6 +116,9 @@ class Tensor(Value):
         node = tx.graph.call_function("operator.getitem", (self.as_arg(), key.as_arg()), meta=tx.meta(expr, frame))
         if has_bool_mask(key):
             tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
+        elif any(part.needs_tensor_value() for part in slices_of(key)):
+            tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame,
+                           frame_skip=(frame.name, "a tensor slice bound"))
         # `dims[0]`, `dims[1:]` are as valid on a tuple: an assumed input stays assumed.
         weak = self.weak and isinstance(key, Static) and (not key.known or type(key.value) in (int, slice))
         return Tensor(node, weak=weak, is_bool=self.is_bool, needs_grad=self.needs_grad)
@@ -189,6 +192,31 @@ class NdArray(Value):
         if self.from_tensor:
             return None, tx.branch(self, expr, frame)
         return None, None
+
+
+@dataclass(eq=False)
+class TensorSlice(Value):
+    """A slice with a tensor among its bounds (`x[:, :lengths.max()]`, `x[:, :budget]`).
+
+    Indexing a tensor with it needs the bound as a Python int: measured with 2.13, dynamo
+    calls the bound's `.item()` (GB0124) and gives up on the frame the slice is in (forward,
+    or the helper forward calls), whether the bound was computed in the graph or is a 0-d input."""
+
+    bounds: list[Value]
+
+    def needs_tensor_value(self) -> bool:
+        return any(is_definite_tensor(bound) and not bound.scalar for bound in self.bounds)
+
+    def as_arg(self) -> Any:
+        return tuple(bound.as_arg() for bound in self.bounds)
+
+
+def slices_of(key: Value) -> list[TensorSlice]:
+    """The slices with a tensor bound in an index (`x[:n]`, `x[:, :n]`)."""
+    from .containers import Seq
+
+    parts = key.items if isinstance(key, Seq) and key.items is not None else [key]
+    return [part for part in parts if isinstance(part, TensorSlice)]
 
 
 def is_definite_tensor(value: Value) -> bool:
