@@ -15,11 +15,12 @@ import sys
 import time
 from typing import Callable, Iterable, Iterator
 
-from .config import OPTION_SPECS, Options, options_from, split_list
+from .config import Options, options_from, split_list
 from .formats import FORMATS, statistics
 from .lint import Finding, lint_file, read_stdin_lines
 from .selection import Selection, parse_per_file_ignores
-from .settings import DEFAULT_EXCLUDE, DEFAULT_FILENAME, PATH_KEYS, ConfigError, load, normalize_path
+from .settings import (DEFAULT_EXCLUDE, DEFAULT_FILENAME, PATH_KEYS, ConfigError, add_analysis_arguments,
+                       analysis_values, load, normalize_path)
 
 HELP = "lint files and directories (the flake8 plugin's diagnostics, without flake8)"
 PROGRESS_AFTER = 0.5  # seconds before a progress line appears (a terminal only)
@@ -54,24 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         flake8_keys.add_argument(f"--{key}", metavar="LIST", help=what)
     flake8_keys.add_argument("--per-file-ignores", metavar="MAPPING",
                              help="codes to leave out per file pattern: `legacy/*.py:SFX101 tests/*:SFX`")
-    staticfx = parser.add_argument_group("analysis options (the plugin's; also read from [flake8])")
-    for spec in OPTION_SPECS:
-        text = spec.help.replace("%(default)s", str(spec.default_value))
-        if spec.kind == "bool":
-            staticfx.add_argument(spec.flag, action="store_true", default=None, help=text)
-        elif spec.kind == "int":
-            staticfx.add_argument(spec.flag, type=int, default=None, metavar="N", help=text)
-        else:
-            staticfx.add_argument(spec.flag, default=None, metavar="LIST", help=text)
+    add_analysis_arguments(parser)
 
 
 def _values(args: argparse.Namespace) -> dict:
     """[flake8] values overridden by the command line's, keyed by argparse dest."""
-    values = load(args.config, args.isolated).values
-    for spec in OPTION_SPECS:
-        given = getattr(args, spec.dest)
-        if given is not None:
-            values[spec.dest] = split_list(given) if spec.kind == "list" else given
+    values = analysis_values(args, load(args.config, args.isolated))
     if args.per_file_ignores is not None:
         values["per_file_ignores"] = args.per_file_ignores
     for key in ("select", "ignore", "extend_select", "extend_ignore", "exclude", "extend_exclude", "filename"):

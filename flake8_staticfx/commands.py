@@ -10,10 +10,12 @@ import json
 import os
 import sys
 from collections import Counter
+from dataclasses import replace
 
 from .analysis import FileAnalysis, analyze
-from .config import Options
+from .config import Options, options_from
 from .report import RENDERERS, predicted_graphs
+from .settings import add_analysis_arguments, analysis_values, load
 
 GRAPH_FORMATS = (*RENDERERS, "svg", "html")
 GRAPH_HELP = "the static graph of each compile root in FILE"
@@ -48,11 +50,15 @@ def add_view_option(parser: argparse.ArgumentParser, default: str) -> None:
                              f"lint: every path, as the plugin checks (default: {default})")
 
 
-def _options(args: argparse.Namespace) -> Options:
-    return Options(fullgraph=args.fullgraph,
-                   capture_scalar_outputs=args.capture_scalar_outputs,
-                   capture_dynamic_output_shape_ops=args.capture_dynamic_output_shape_ops,
-                   follow_defaults=args.view == "instance")
+def command_options(args: argparse.Namespace) -> Options:
+    """The plugin's options as the [flake8] section and the staticfx-* flags give them, the
+    short compile flags and the view on top."""
+    options = options_from(analysis_values(args, load(args.config, args.isolated)))
+    return replace(options, fullgraph=options.fullgraph or args.fullgraph,
+                   capture_scalar_outputs=options.capture_scalar_outputs or args.capture_scalar_outputs,
+                   capture_dynamic_output_shape_ops=options.capture_dynamic_output_shape_ops
+                   or args.capture_dynamic_output_shape_ops,
+                   follow_defaults=getattr(args, "view", "lint") == "instance")
 
 
 def run_graph(args: argparse.Namespace) -> int:
@@ -60,13 +66,18 @@ def run_graph(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    return _report(args, _options(args))
+    return _report(args, command_options(args))
 
 
 def add_compile_options(parser: argparse.ArgumentParser) -> None:
+    """The dynamo settings as short flags, every staticfx-* option, and where [flake8] is read."""
     parser.add_argument("--fullgraph", action="store_true", help="as torch.compile(fullgraph=True)")
     parser.add_argument("--capture-scalar-outputs", action="store_true")
     parser.add_argument("--capture-dynamic-output-shape-ops", action="store_true")
+    parser.add_argument("--config", metavar="FILE", help="read [flake8] from FILE instead of searching for "
+                                                         "setup.cfg, tox.ini or .flake8")
+    parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    add_analysis_arguments(parser)
 
 
 def _read(path: str) -> str:
@@ -85,7 +96,7 @@ def read_source(path: str) -> str | None:
 
 def graph_options(args: argparse.Namespace) -> Options:
     """The options `graph` and `explain` analyse with: full graphs, a generous time budget."""
-    return Options(**{**vars(_options(args)), "reuse_inlined": False, "file_time_budget": 60.0})
+    return replace(command_options(args), reuse_inlined=False, file_time_budget=60.0)
 
 
 def select_root(analysis: FileAnalysis, args: argparse.Namespace) -> list | None:

@@ -13,6 +13,7 @@ tests/test_check.py holds it to flake8's answer on the same files.
 """
 from __future__ import annotations
 
+import argparse
 import configparser
 import os
 from dataclasses import dataclass, field
@@ -116,3 +117,28 @@ def load(config: str | None = None, isolated: bool = False, cwd: str | None = No
                 items = [normalize_path(item, cfg_dir) for item in items]
             settings.values[name.replace("-", "_")] = items
     return settings
+
+
+# -- the staticfx-* options on a command line --------------------------------------------------
+
+def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every staticfx-* option as a flag (None when not given, so that [flake8] decides)."""
+    group = parser.add_argument_group("analysis options (the plugin's; also read from [flake8])")
+    for spec in OPTION_SPECS:
+        text = spec.help.replace("%(default)s", str(spec.default_value))
+        if spec.kind == "bool":
+            group.add_argument(spec.flag, action="store_true", default=None, help=text)
+        elif spec.kind == "int":
+            group.add_argument(spec.flag, type=int, default=None, metavar="N", help=text)
+        else:
+            group.add_argument(spec.flag, default=None, metavar="LIST", help=text)
+
+
+def analysis_values(args: argparse.Namespace, settings: Settings) -> dict:
+    """The [flake8] section's values, the staticfx-* flags given on the command line winning."""
+    values = dict(settings.values)
+    for spec in OPTION_SPECS:
+        given = getattr(args, spec.dest, None)
+        if given is not None:
+            values[spec.dest] = split_list(given) if spec.kind == "list" else given
+    return values

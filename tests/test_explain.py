@@ -120,3 +120,18 @@ def test_view_lint_keeps_the_branch_the_instance_view_does_not_take(tmp_path):
         (root,) = json.loads(explain(str(path), "--format", "json", "--view", view).stdout)
         counts[view] = root["graph_break_count"]
     assert counts == {"instance": 0, "lint": 1}
+
+
+def test_commands_read_the_flake8_section_and_take_the_plugin_options(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(HELPER)
+    (tmp_path / "setup.cfg").write_text("[flake8]\nstaticfx-capture-scalar-outputs = true\n")
+
+    def breaks(*args):
+        proc = subprocess.run([sys.executable, "-m", "flake8_staticfx", "explain", "model.py", "--format", "json",
+                               *args], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        return json.loads(proc.stdout)[0]["graph_break_count"]
+
+    assert breaks() == 0  # .item() is captured, as [flake8] says
+    assert breaks("--isolated") == 1
+    assert breaks("--isolated", "--staticfx-capture-scalar-outputs") == 0

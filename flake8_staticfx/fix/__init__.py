@@ -20,7 +20,7 @@ import difflib
 import os
 import sys
 
-from ..commands import add_compile_options, python_files
+from ..commands import add_compile_options, command_options, python_files
 from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_spans
 from .guard import GuardSideEffect
@@ -259,11 +259,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         print("fix needs libcst: pip install 'libcst>=1.1,<2'", file=sys.stderr)
         return 2
-    from ..config import Options
-
-    options = Options(fullgraph=getattr(args, "fullgraph", False),
-                      capture_scalar_outputs=getattr(args, "capture_scalar_outputs", False),
-                      capture_dynamic_output_shape_ops=getattr(args, "capture_dynamic_output_shape_ops", False))
+    options = command_options(args)
     select = tuple(code.strip() for code in (args.select or "").split(",") if code.strip()) or None
     status = 0
     for path in python_files(args.paths):
