@@ -13,6 +13,7 @@ from .values import (
     ClassRef,
     Dict,
     EnumMember,
+    External,
     Function,
     Module,
     NdArray,
@@ -171,6 +172,8 @@ def identity(left: Value, right: Value) -> bool | None:
                 return a.value is None
             if isinstance(a, (Module, Function, Seq, Dict, ClassRef)) or is_definite_tensor(a):
                 return False
+            if isinstance(a, External) and a.qname.split(".", 1)[0] == "torch":
+                return False  # `norm_layer=nn.BatchNorm2d` handed in; other imports may be None-guarded
             return None
     if isinstance(left, Static) and isinstance(right, Static) and left.known and right.known:
         singletons = (bool, type(None), EnumMember)

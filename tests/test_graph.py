@@ -466,3 +466,45 @@ def test_forward_writes_to_an_init_container_stay_visible(tmp_path):
     ''')
     graph, = analyze(source, str(tmp_path / "memo.py")).graphs
     assert [node.target for node in graph.nodes] == ["x", "proj", "operator.mul", "output"]
+
+
+def test_norm_layer_class_handed_to_init_is_drawn(tmp_path):
+    """torchvision's ResNet hands `norm_layer=nn.BatchNorm2d` to each block, whose `__init__`
+    defaults it with `if norm_layer is None:`: a torch class is never None, so the block's
+    norm is the class handed in (before, both branches were joined and the norm was lost)."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+
+
+        class Block(nn.Module):
+            def __init__(self, dim, norm_layer=None):
+                super().__init__()
+                if norm_layer is None:
+                    norm_layer = nn.BatchNorm1d
+                self.fc = nn.Linear(dim, dim)
+                self.bn = norm_layer(dim)
+
+            def forward(self, x):
+                return self.bn(self.fc(x))
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._norm_layer = nn.LayerNorm
+                self.layer = self._make()
+
+            def _make(self):
+                return Block(4, self._norm_layer)
+
+            def forward(self, x):
+                return self.layer(x)
+    '''))
+    for follow_defaults in (True, False):
+        graphs = analyze(path.read_text(), str(path), options=Options(follow_defaults=follow_defaults)).graphs
+        net = next(g for g in graphs if g.root == "Net.forward")
+        assert [n.target for n in net.nodes if n.op == "call_module"] == ["layer.fc", "layer.bn"]
