@@ -30,8 +30,8 @@ A diagnostic is judged at statement granularity (tests/oracle/scoring.py's Sourc
                a message naming an inner location ("... at pkg/mod.py:LINE") also needs that
                location on the same stack: a break below the call it names;
   false alarm  the statement ran eagerly and no break is there or below it;
-  no verdict   it never ran (library roots no model calls), or it follows a break after which
-               dynamo gave up on the whole frame.
+  no verdict   it never ran (library roots no model calls), it follows a break after which
+               dynamo gave up on the whole frame, or it ran only in a case whose compile crashed.
 A break (unique stack and reason, eval and train merged) is hit by a diagnostic on any frame of
 its stack; user side by the case files' diagnostics, library side by that library's own.
 Rows per package; HELD_OUT packages are printed apart.
@@ -266,6 +266,9 @@ class Evidence:
                 for key in ("worker_error", "eager_error"):
                     if case.get(key):
                         self.errors.append(f"{label}: {case[key]}")
+                if case.get("compile_error"):  # dynamo crashed: it judged none of the lines
+                    self.errors.append(f"{label}: compile error {case['compile_error'][:160]}")
+                    continue
                 for name, lines in (case.get("executed") or {}).items():
                     for line in record_truth.expand_lines(lines):
                         self.executed[name] |= self.src(name).statement_lines(line)
