@@ -26,9 +26,9 @@ the packages: --follow passes --staticfx-library-path=<pkgvenv site-packages> so
                 --staticfx-library-roots: every public function is a compile root).
 Neither option exists in today's linter: without them the score is the baseline.
 A diagnostic is judged at statement granularity (tests/oracle/scoring.py's SourceFile):
-  correct      some break's stack has a frame in that statement (the user's call site counts);
-               a message naming an inner location ("... at pkg/mod.py:LINE") also needs that
-               location on the same stack: a break below the call it names;
+  correct      some break's stack has a frame in that statement (the user's call site counts):
+               a break there or below the call there; "wrong site" counts the correct ones whose
+               message names an inner location ("... at pkg/mod.py:LINE") on no such stack;
   false alarm  the statement ran eagerly and no break is there or below it;
   no verdict   it never ran (library roots no model calls), it follows a break after which
                dynamo gave up on the whole frame, or it ran only in a case whose compile crashed.
@@ -131,6 +131,60 @@ def _in_mode(make_model, mode):
     return make
 
 
+def _library_entries(make_model, make_inputs, locator):
+    """In a forked child: run the case eagerly under sys.setprofile and record, for every library
+    function called from a case file (torch and stdlib frames in between skipped, as
+    nn.Module.__call__), the case-file line of the call: [library file, first line, last line,
+    case file, call line].  The scorer puts that call site under a break stack that starts in the
+    library (dynamo compiled the callee as a frame of its own and logged no caller)."""
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        entries = set()
+
+        def profile(frame, event, arg):
+            if event != "call":
+                return
+            name = locator.case_name(frame.f_code.co_filename)
+            if name is None or name.startswith("benchmarks/"):
+                return
+            caller = frame.f_back
+            while caller is not None and locator.case_name(caller.f_code.co_filename) is None:
+                caller = caller.f_back
+            if caller is not None:
+                caller_name = locator.case_name(caller.f_code.co_filename)
+                if caller_name.startswith("benchmarks/"):
+                    lines = [ln for _, _, ln in frame.f_code.co_lines() if ln]
+                    entries.add((name, frame.f_code.co_firstlineno, max(lines, default=0),
+                                 caller_name, caller.f_lineno))
+
+        try:
+            import torch
+            record_truth._seed_everything()
+            model = make_model()
+            inputs = make_inputs()
+            with torch.compiler.set_stance("force_eager"):
+                sys.setprofile(profile)
+                try:
+                    record_truth._unwrap_compiled(model)(*inputs)
+                finally:
+                    sys.setprofile(None)
+        except BaseException:  # noqa: BLE001 - the line trace reports the eager error
+            pass
+        with os.fdopen(write_fd, "w") as out:
+            json.dump(sorted(entries), out)
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as pipe:
+        text = pipe.read()
+    os.waitpid(pid, 0)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return []
+
+
 def worker(case_file, index, mode, out_path):
     """One case in one mode: record_truth's eager line trace and graph-break capture."""
     import logging
@@ -149,6 +203,7 @@ def worker(case_file, index, mode, out_path):
     make_model = _in_mode(make_model, mode)
     result = {"name": name, "index": index, "mode": mode}
     result.update(record_truth._eager_lines(CASES_DIR, make_model, make_inputs, locator))
+    result["library_entries"] = _library_entries(make_model, make_inputs, locator)
 
     records = []
 
@@ -157,7 +212,7 @@ def worker(case_file, index, mode, out_path):
             exc = record.exc_info[1] if record.exc_info else None
             records.append((record.getMessage(), exc))
 
-    result["linetable_fixed"] = patch_linetable()
+    result["linetable_fixed"] = os.environ.get("ORACLE_NO_LINETABLE_FIX") != "1" and patch_linetable()
     torch._dynamo.reset()
     torch._logging.set_logs(graph_breaks=True)
     handler = Collect(level=logging.DEBUG)
@@ -272,8 +327,9 @@ class Evidence:
                 for name, lines in (case.get("executed") or {}).items():
                     for line in record_truth.expand_lines(lines):
                         self.executed[name] |= self.src(name).statement_lines(line)
-                for brk in case.get("breaks", []):
-                    stack = tuple((name, line) for name, line, _ in brk["stack"])
+                stacks = stitched_stacks([[(n, x) for n, x, _ in b["stack"]] for b in case.get("breaks", [])],
+                                         case.get("library_entries", []))
+                for brk, stack in zip(case.get("breaks", []), stacks):
                     if not stack:
                         self.errors.append(f"{label}: a break outside case and library files: "
                                            f"{brk['title']} ({brk.get('origin')})")
@@ -298,18 +354,52 @@ class Evidence:
                    for f, x in brk["stack"])
 
     def judge(self, name, line, message):
-        """-> "correct" | "false alarm" | "no verdict" for one diagnostic."""
+        """-> ("correct" | "false alarm" | "no verdict", named site right).  The issue's rule:
+        correct when a break is at that statement or below the call there.  A message that
+        names an inner location ("... at pkg/mod.py:LINE") has it right when that location is
+        on the stack of such a break too; a wrong one is counted apart, not as a false alarm."""
         named = [(p, int(n)) for p, n in INNER_LOCATION.findall(message)]
-        for brk in self.breaks.values():
-            if not self.on_stack(brk, name, line):
-                continue
-            if all(any(f.endswith(p) and self.on_stack(brk, f, n) for f, _ in brk["stack"])
-                   for p, n in named):
-                return "correct"
+        through = [b for b in self.breaks.values() if self.on_stack(b, name, line)]
+        if through:
+            right = any(all(any(f.endswith(p) and self.on_stack(b, f, n) for f, _ in b["stack"])
+                            for p, n in named) for b in through)
+            return "correct", right
         lines = self.src(name).statement_lines(line)
         if lines & self.executed.get(name, set()) and not lines & self.unobservable.get(name, set()):
-            return "false alarm"
-        return "no verdict"
+            return "false alarm", False
+        return "no verdict", False
+
+
+def stitched_stacks(stacks, entries=()):
+    """Give back the callers dynamo's log leaves out.  After a break inside an inlined call,
+    dynamo compiles the callee as a frame of its own, and a break there is logged with a stack
+    that starts at that library frame: the user's call site is missing.  Another break of the
+    same run whose stack passes through that same outermost frame (file and line) has the
+    callers; its prefix is put in front (repeated while it helps).  A stack still starting in a
+    library gets the case-file call of that library function recorded in the eager run
+    (`entries`, see _library_entries).  -> tuples of (file, line)."""
+    stacks = [list(s) for s in stacks]
+    for stack in stacks:
+        if stack and not stack[0][0].startswith("benchmarks/"):
+            name, line = stack[0]
+            calls = sorted((case, at) for lib, first, last, case, at in entries
+                           if lib == name and first <= line <= last)
+            if calls:
+                stack.insert(0, tuple(calls[0]))
+    for _ in range(8):
+        changed = False
+        for stack in stacks:
+            if not stack:
+                continue
+            for other in stacks:
+                if other is not stack and stack[0] in other[1:]:
+                    cut = other.index(stack[0])
+                    stack[:0] = other[:cut]
+                    changed = True
+                    break
+        if not changed:
+            break
+    return [tuple(s) for s in stacks]
 
 
 INNER_LOCATION = re.compile(r" at (\S+?\.py):(\d+)\b")
@@ -332,20 +422,31 @@ def run_flake8(paths, extra):
     return out
 
 
-def score_rows(label, evidence, diagnostics, in_scope):
-    """One table row: breaks with a frame in scope, hits by in-scope diagnostics, verdicts."""
-    verdicts = [(d, evidence.judge(d[0], d[1], d[3])) for d in diagnostics if in_scope(d[0])]
+def score_rows(label, evidence, diagnostics, in_scope, own_frames_only=False):
+    """One table row: breaks with a frame in scope, hits by in-scope diagnostics, verdicts.
+    own_frames_only (library rows): breaks that differ only outside the scope, e.g. one library
+    site reached from two case files, count once."""
+    judged = [(d, evidence.judge(d[0], d[1], d[3])) for d in diagnostics if in_scope(d[0])]
+    verdicts = [(d, v) for d, (v, _) in judged]
+    wrong_site = sum(1 for _, (v, right) in judged if v == "correct" and not right)
     breaks = [b for b in evidence.breaks.values() if any(in_scope(f) for f, _ in b["stack"])]
+    if own_frames_only:
+        unique = {}
+        for b in breaks:
+            own = tuple(fr for fr in b["stack"] if in_scope(fr[0]))
+            unique.setdefault((b["title"], own), dict(b, stack=own))
+        breaks = list(unique.values())
     hit = [b for b in breaks if any(in_scope(f) and evidence.on_stack(b, d[0], d[1])
                                     for d in diagnostics for f, _ in b["stack"] if f == d[0])]
     count = {v: sum(1 for _, x in verdicts if x == v) for v in ("correct", "false alarm", "no verdict")}
     return {"scope": label, "breaks": len(breaks), "hits": len(hit), "diagnostics": len(verdicts),
+            "wrong site": wrong_site,
             **count, "verdicts": verdicts, "missed": [b for b in breaks if b not in hit]}
 
 
 def render(rows):
-    head = (f"{'scope':44s} {'breaks':>6s} {'hits':>4s} {'diags':>5s} {'correct':>7s} {'false':>5s} "
-            f"{'no verdict':>10s} {'precision':>9s} {'recall':>6s}")
+    head = (f"{'scope':44s} {'breaks':>6s} {'hits':>4s} {'diags':>5s} {'correct':>7s} {'wrong site':>10s} "
+            f"{'false':>5s} {'no verdict':>10s} {'precision':>9s} {'recall':>6s}")
     out = [head, "-" * len(head)]
     for r in rows:
         if r is None:
@@ -355,12 +456,12 @@ def render(rows):
         precision = f"{r['correct'] / judged:.3f}" if judged else "-"
         recall = f"{r['hits'] / r['breaks']:.3f}" if r["breaks"] else "-"
         out.append(f"{r['scope']:44s} {r['breaks']:6d} {r['hits']:4d} {r['diagnostics']:5d} "
-                   f"{r['correct']:7d} {r['false alarm']:5d} {r['no verdict']:10d} {precision:>9s} {recall:>6s}")
+                   f"{r['correct']:7d} {r['wrong site']:10d} {r['false alarm']:5d} {r['no verdict']:10d} {precision:>9s} {recall:>6s}")
     return "\n".join(out)
 
 
 def total(label, rows):
-    keys = ("breaks", "hits", "diagnostics", "correct", "false alarm", "no verdict")
+    keys = ("breaks", "hits", "diagnostics", "correct", "wrong site", "false alarm", "no verdict")
     return {"scope": label, **{k: sum(r[k] for r in rows) for k in keys},
             "verdicts": [v for r in rows for v in r["verdicts"]], "missed": [m for r in rows for m in r["missed"]]}
 
@@ -394,7 +495,7 @@ def score(args):
     for lib in libraries:
         ran = [n for n in library_files if n.split("/")[0].removesuffix(".py") == lib]
         library_rows[lib] = score_rows(f"library {lib} ({len(ran)} files ran)", everything, library_diags,
-                                       lambda name, ran=ran: name in ran)
+                                       lambda name, ran=ran: name in ran, own_frames_only=True)
     held_user = [r for p, r in user_rows.items() if p in HELD_OUT]
     open_user = [r for p, r in user_rows.items() if p not in HELD_OUT]
     held_lib = [r for p, r in library_rows.items() if p in HELD_OUT]
