@@ -322,7 +322,7 @@ class Evidence:
                     if case.get(key):
                         self.errors.append(f"{label}: {case[key]}")
                 if case.get("compile_error"):  # dynamo crashed: it judged none of the lines
-                    self.errors.append(f"{label}: compile error {case['compile_error'][:160]}")
+                    self.errors.append(f"{label}: compile error {case['compile_error'].splitlines()[0][:160]}")
                     continue
                 for name, lines in (case.get("executed") or {}).items():
                     for line in record_truth.expand_lines(lines):
