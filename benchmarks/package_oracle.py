@@ -436,8 +436,7 @@ def score_rows(label, evidence, diagnostics, in_scope, own_frames_only=False):
             own = tuple(fr for fr in b["stack"] if in_scope(fr[0]))
             unique.setdefault((b["title"], own), dict(b, stack=own))
         breaks = list(unique.values())
-    hit = [b for b in breaks if any(in_scope(f) and evidence.on_stack(b, d[0], d[1])
-                                    for d in diagnostics for f, _ in b["stack"] if f == d[0])]
+    hit = [b for b in breaks if any(evidence.on_stack(b, d[0], d[1]) for d in diagnostics if in_scope(d[0]))]
     count = {v: sum(1 for _, x in verdicts if x == v) for v in ("correct", "false alarm", "no verdict")}
     return {"scope": label, "breaks": len(breaks), "hits": len(hit), "diagnostics": len(verdicts),
             "wrong site": wrong_site,
