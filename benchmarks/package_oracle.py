@@ -455,7 +455,8 @@ def render(rows):
         precision = f"{r['correct'] / judged:.3f}" if judged else "-"
         recall = f"{r['hits'] / r['breaks']:.3f}" if r["breaks"] else "-"
         out.append(f"{r['scope']:44s} {r['breaks']:6d} {r['hits']:4d} {r['diagnostics']:5d} "
-                   f"{r['correct']:7d} {r['wrong site']:10d} {r['false alarm']:5d} {r['no verdict']:10d} {precision:>9s} {recall:>6s}")
+                   f"{r['correct']:7d} {r['wrong site']:10d} {r['false alarm']:5d} {r['no verdict']:10d} "
+                   f"{precision:>9s} {recall:>6s}")
     return "\n".join(out)
 
 
