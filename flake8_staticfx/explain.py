@@ -60,7 +60,8 @@ def explain_root(graph: Graph) -> dict:
         number = assignment.graph_of.get(node)
         if number is not None and node.op in segments.TRACED_OPS:
             ops.setdefault(number, []).append({"op": node.op, "target": node.target, "line": node.line})
-    return {"root": graph.root, "file": display_path(graph.file), "graph_count": assignment.count,
+    return {"root": graph.root, "file": display_path(graph.file), "unknown_values": graph.unknown_values(),
+            "graph_count": assignment.count,
             "graph_break_count": len({(b["code"], b["line"]) for b in breaks}),  # as flake8 reports them
             "break_reasons": breaks, "ops_per_graph": [ops[number] for number in sorted(ops)]}
 
@@ -76,6 +77,8 @@ def render(item: dict) -> str:
              f"Graph Count: {item['graph_count']}",
              f"Graph Break Count: {item['graph_break_count']}",
              f"Op Count: {sum(len(ops) for ops in item['ops_per_graph'])}",
+             *([f"Not Followed: {item['unknown_values']} value(s), drawn <?>: the counts hold as far as "
+                "the analysis went"] if item["unknown_values"] else []),
              "Break Reasons:"]
     for number, brk in enumerate(item["break_reasons"], 1):
         lines.append(f"  Break Reason {number}:")

@@ -201,6 +201,11 @@ class Graph:
     def output(self, result: Any, meta: dict | None = None) -> Node:
         return self.create_node("output", "output", (result,), name="output", meta=meta)
 
+    def unknown_values(self) -> int:
+        """Node arguments the analysis could not follow, drawn `<?>` (UNKNOWN_ARG): a root with
+        no break but some of these is clean only as far as it was analysed."""
+        return sum(_unknown_in(node.args) + _unknown_in(node.kwargs) for node in self.nodes)
+
     def lint(self) -> None:
         seen: set[Node] = set()
         names: set[str] = set()
@@ -241,6 +246,17 @@ class Graph:
             lines.append(f"    %{node.name} : [op={node.op}] [target={node.target}]"
                          f" [args = {args}{kwargs}]")
         return "\n".join(lines)
+
+
+UNKNOWN_ARG = "<?>"  # how a node prints a value the analysis could not follow
+
+
+def _unknown_in(arg: Any) -> int:
+    if isinstance(arg, (tuple, list)):
+        return sum(_unknown_in(a) for a in arg)
+    if isinstance(arg, dict):
+        return sum(_unknown_in(a) for a in arg.values())
+    return int(isinstance(arg, str) and arg == UNKNOWN_ARG)
 
 
 def _default_name(op: str, target: str) -> str:

@@ -85,8 +85,7 @@ def render_html(analysis: FileAnalysis) -> str:
     sections = []
     for graph in analysis.graphs:
         regions = "".join(_region_html(region, analysis.lines, has_rewrite(region, graph))
-                          for region in graph.regions) or \
-            '<p class="clean">No graph break: the root compiles as one graph.</p>'
+                          for region in graph.regions) or _clean_html(graph)
         sections.append(
             f'<section><h2>{html.escape(graph.root)}</h2>'
             f'<p class="facts">{len(graph.nodes)} nodes · {len(graph.regions)} breaks · '
@@ -106,7 +105,7 @@ h1 {{ font-size: 1.4em; }} h2 {{ font-size: 1.15em; margin-top: 2em; }}
 .drawing {{ overflow: auto; max-width: 60%; border: 1px solid #e5e7eb; }}
 .regions {{ flex: 1; }} .region {{ border-left: 4px solid #dc2626; padding: .4em .8em; margin-bottom: 1em;
   background: #fef2f2; }} .region.skip {{ border-color: #7f1d1d; }}
-.region code {{ background: #fff; padding: 0 .2em; }} .clean {{ color: #15803d; }}
+.region code {{ background: #fff; padding: 0 .2em; }} .clean {{ color: #15803d; }} .partial {{ color: #b45309; }}
 .legend span {{ display: inline-block; padding: 0 .5em; margin-right: .5em; border: 1px solid #4b5563; }}
 </style></head><body>
 <h1>Static graphs of <code>{html.escape(analysis.path)}</code></h1>
@@ -122,6 +121,15 @@ h1 {{ font-size: 1.4em; }} h2 {{ font-size: 1.15em; margin-top: 2em; }}
 {f'<h2>Not analysed</h2><ul>{notices}</ul>' if notices else ''}
 </body></html>
 """
+
+
+def _clean_html(graph: Graph) -> str:
+    """A root without a break compiles as one graph only if nothing in it went unanalysed."""
+    unknown = graph.unknown_values()
+    if unknown:
+        return (f'<p class="partial">No graph break found in what was analysed, but {unknown} value(s) '
+                f'could not be followed (drawn <code>&lt;?&gt;</code>): a break may hide there.</p>')
+    return '<p class="clean">No graph break: the root compiles as one graph.</p>'
 
 
 def _region_html(region: GraphBreakRegion, lines: list[str], fixable: bool = False) -> str:

@@ -48,8 +48,10 @@ def predicted_graphs(graph: Graph) -> int:
 def render_text(analysis: FileAnalysis) -> str:
     parts = []
     for graph in analysis.graphs:
+        unknown = graph.unknown_values()
+        partly = f", {unknown} value(s) not followed (<?>)" if unknown else ""
         parts.append(f"{graph.root}  ({len(graph.nodes)} nodes, {len(graph.regions)} graph breaks, "
-                     f"{predicted_graphs(graph)} graph(s) predicted)")
+                     f"{predicted_graphs(graph)} graph(s) predicted{partly})")
         parts.append(graph.tabular())
         if any(node.meta.get("repeat") for node in graph.nodes):
             parts.append("  ×? drawn once: repeated by a loop whose trip count is not known statically")
@@ -115,6 +117,7 @@ def graph_json(graph: Graph) -> dict:
         "name": graph.root,
         "file": graph.file,
         "predicted_graphs": split.count,
+        "unknown_values": graph.unknown_values(),
         "nodes": [
             {
                 "name": node.name, "op": node.op, "target": node.target,

@@ -135,3 +135,28 @@ def test_commands_read_the_flake8_section_and_take_the_plugin_options(tmp_path):
     assert breaks() == 0  # .item() is captured, as [flake8] says
     assert breaks("--isolated") == 1
     assert breaks("--isolated", "--staticfx-capture-scalar-outputs") == 0
+
+
+def test_what_was_not_followed_is_said_not_called_clean(tmp_path):
+    from flake8_staticfx.pictures import render_html
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent("""\
+        from torch import nn
+        from somewhere_unknown import make_body
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = make_body()
+
+            def forward(self, x):
+                return self.body(x)
+    """))
+    analysis = analyze(path.read_text(), str(path))
+    (graph,) = analysis.graphs
+    assert not graph.regions and graph.unknown_values() >= 1
+    page = render_html(analysis)
+    assert "compiles as one graph" not in page and "could not be followed" in page
+    assert "Not Followed: " in explain(str(path)).stdout

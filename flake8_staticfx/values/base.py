@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..ir import UNKNOWN_ARG
+
 if TYPE_CHECKING:
     from astroid import nodes
 
@@ -70,7 +72,7 @@ class Value:
 
     def as_arg(self) -> Any:
         """The argument torch.fx would print for this value in a node."""
-        return "<?>"
+        return UNKNOWN_ARG
 
     def signature(self, depth: int) -> Any:
         """A hashable description of the value's kind, for caching calls by argument kinds."""
