@@ -25,6 +25,7 @@ NOT_LEAVES = CONTAINERS | {TORCH_MODULE, "torch.nn.Parameter", "torch.nn.Paramet
                            "torch.nn.ParameterDict", "torch.nn.Buffer"}
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
+DATACLASS = "dataclass"  # decorator_names keeps the bare name of dataclasses.dataclass (TRANSPARENT_LIBRARY_DECORATORS)
 PROJECT_CACHE_SIZE = 64
 # Imported project modules larger than this (characters) are treated like a library's: their
 # names resolve but are not analysed. transformers' modeling_utils.py is 280 KB.
@@ -513,6 +514,19 @@ class Resolver:
                     b.kind != "class" and not (b.kind == "external" and b.qname == "object") for b in bindings):
                 return False
         return not self.is_module_class(cls)
+
+    def is_dataclass(self, cls: nodes.ClassDef) -> bool:
+        """A project class made by `@dataclasses.dataclass` (called or not) over plain classes
+        and other such dataclasses: its generated `__init__` is known from its fields."""
+        for owner in self.mro(cls):
+            names = decorator_names(self, owner)
+            if names and names != [DATACLASS]:
+                return False
+            bindings = list(self.base_classes(owner))
+            if len(bindings) != len(owner.bases) or any(
+                    b.kind != "class" and not (b.kind == "external" and b.qname == "object") for b in bindings):
+                return False
+        return decorator_names(self, cls) == [DATACLASS] and not self.is_module_class(cls)
 
     def is_module_class(self, cls: nodes.ClassDef) -> bool:
         cached = self._class_is_module.get(cls)

@@ -508,3 +508,17 @@ def test_norm_layer_class_handed_to_init_is_drawn(tmp_path):
         graphs = analyze(path.read_text(), str(path), options=Options(follow_defaults=follow_defaults)).graphs
         net = next(g for g in graphs if g.root == "Net.forward")
         assert [n.target for n in net.nodes if n.op == "call_module"] == ["layer.fc", "layer.bn"]
+
+
+def test_dataclass_config_gives_its_fields_and_post_init_values(tmp_path):
+    """`TowerConfig()` of a @dataclass: defaults (a `field(default=...)` too) and `__post_init__`
+    values are known, so `range(config.depth)` unrolls and `config.hidden` sizes the layers."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = ROOT / "tests" / "cases" / "cfg_dataclass_blocks.py"
+    graphs = analyze(path.read_text(), str(path), options=Options(follow_defaults=True, reuse_inlined=False)).graphs
+    tower = next(g for g in graphs if g.root == "Tower.forward")
+    assert [n.target for n in tower.nodes if n.op == "call_module"] == [
+        f"blocks.{i}.{name}" for i in range(2) for name in ("up", "down", "drop")]
+    assert not tower.regions and tower.unknown_values() == 0

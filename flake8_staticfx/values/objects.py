@@ -83,6 +83,8 @@ class ClassRef(Value):
         cls = self.node
         if tx.resolver.is_module_class(cls):
             return UserModule("", cls=cls, ctor_args=None if unknown_rest else (args, kwargs))
+        if tx.resolver.is_dataclass(cls):
+            return construct_dataclass(tx, cls, args, kwargs, expr, frame, unknown_rest)
         if tx.resolver.is_plain_class(cls):
             obj = tx.new_object(cls)
             init = find_method(tx.resolver, cls, "__init__")
@@ -100,6 +102,51 @@ class ClassRef(Value):
 
     def signature(self, depth: int) -> Any:
         return ("F", self.node)
+
+
+def construct_dataclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value], kwargs: dict[str, Value],
+                        expr: nodes.NodeNG, frame: Frame, unknown_rest: bool) -> Value:
+    """`Config(layers=3)` of a `@dataclass`: each field from the arguments or its default, as the
+    generated `__init__` sets it, then `__post_init__`. Configuration objects written this way
+    are what `range(config.num_layers)` reads."""
+    obj = tx.new_object(cls)
+    fields = dataclass_fields(tx.resolver, cls)
+    given = dict(zip(fields, args))
+    if len(args) > len(fields) or any(name in given or name not in fields for name in kwargs):
+        return UNKNOWN  # the call would raise TypeError
+    given.update(kwargs)
+    for name, default in fields.items():
+        if name in given:
+            value = given[name]
+        elif unknown_rest or default is None:
+            value = UNKNOWN
+        else:
+            value = tx.eval_static_expr(default, frame)
+        obj.store_attribute(tx, name, value, expr, frame)
+    post_init = find_method(tx.resolver, cls, "__post_init__")
+    if post_init is not None:
+        function, owner = post_init
+        if tx.call_function(Function(function, bound=obj, cls=owner), [], {}, expr, frame) is UNKNOWN:
+            return UNKNOWN
+    return obj
+
+
+def dataclass_fields(resolver, cls: nodes.ClassDef) -> dict[str, nodes.NodeNG | None]:
+    """The fields of a dataclass in `__init__` order (bases first; a redefined field keeps its
+    place), each with its default
+    expression: None when it has none, or when `field(...)` gives no plain `default=`."""
+    fields: dict[str, nodes.NodeNG | None] = {}
+    for owner in reversed(resolver.mro(cls)):
+        for statement in owner.body:
+            if not (isinstance(statement, nodes.AnnAssign) and isinstance(statement.target, nodes.AssignName)):
+                continue
+            if "ClassVar" in statement.annotation.as_string():
+                continue
+            default = statement.value
+            if isinstance(default, nodes.Call) and (default.func.as_string() in ("field", "dataclasses.field")):
+                default = next((k.value for k in default.keywords or () if k.arg == "default"), None)
+            fields[statement.target.name] = default
+    return fields
 
 
 @dataclass(eq=False)
