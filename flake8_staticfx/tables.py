@@ -139,6 +139,12 @@ STATIC_BUILTINS = frozenset({
 })
 
 LOGGER_FACTORIES = frozenset({"logging.getLogger", "logging.get_logger"})
+# `logger.isEnabledFor(level)` for a logger nobody configured: it inherits the root logger's
+# WARNING level. Only assumed (the lint still explores both sides; the instance view follows it).
+ENABLED_AT_DEFAULT_LEVEL = {
+    "logging.DEBUG": False, "logging.INFO": False,
+    "logging.WARNING": True, "logging.ERROR": True, "logging.CRITICAL": True,
+}
 LOGGER_METHODS = frozenset({
     "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
     "warning_once",  # transformers' addition to logging.Logger

@@ -311,3 +311,25 @@ def test_a_dynamic_shape_operator_ends_the_graph_before_it(tmp_path):
             return y[y.sum(-1) > 0]
     """
     assert _count(tmp_path, last, "M.forward") == 1
+
+
+def test_unconfigured_logger_is_at_warning_in_the_instance_view(tmp_path):
+    """trunk_logging.py's DebugAwareTrunk: dynamo breaks on `isEnabledFor(DEBUG)` and, the
+    logger being at the root's WARNING level, skips the debug line: 2 graphs, not 3."""
+    source = """
+    import logging
+    logger = logging.getLogger(__name__)
+
+    class Trunk(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 4)
+            self.b = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.a(x)
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug("mean %s", h.mean())
+            return self.b(h)
+    """
+    assert _count(tmp_path, source, "Trunk.forward") == 2

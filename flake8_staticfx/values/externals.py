@@ -107,6 +107,10 @@ class Instance(Value):
             qname = f"logging.Logger.{name}"
             call = tx.graph.python_call(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
             tx.graph_break(rules.LOGGER_CALL, call, expr, frame, qname=qname)
+            if name == "isEnabledFor" and args and isinstance(args[0], External):
+                enabled = tables.ENABLED_AT_DEFAULT_LEVEL.get(args[0].qname)
+                if enabled is not None:
+                    return Static(enabled, assumed=True)
         if self.qname == "torch.Generator" and name == "manual_seed":
             return self  # it returns the generator
         return UNKNOWN
