@@ -48,13 +48,18 @@ def run(args: argparse.Namespace) -> int:
 def explain_root(graph: Graph) -> dict:
     """The root's ExplainOutput fields: graph_count, graph_break_count, break_reasons, ops_per_graph."""
     assignment = segments.assign(graph)
-    breaks = []
+    breaks: dict[tuple, dict] = {}  # a loop unrolled meets the same break once per iteration: listed once
     for node in [*graph.nodes, *graph.python_calls]:
         region = node.meta.get("region")
-        if region is not None:
-            breaks.append({"code": region.code, "line": region.line, "reason": region.reason,
-                           "gb_ids": list(region.gb_ids), "impact": region.impact, "user_stack": user_stack(node)})
-    breaks.sort(key=lambda b: [(f["file"], f["line"]) for f in b["user_stack"]])
+        if region is None:
+            continue
+        stack = user_stack(node)
+        key = (region.code, region.reason, tuple((f["file"], f["line"]) for f in stack))
+        if key in breaks:
+            breaks[key]["times"] += 1
+            continue
+        breaks[key] = {"code": region.code, "line": region.line, "reason": region.reason,
+                       "gb_ids": list(region.gb_ids), "impact": region.impact, "user_stack": stack, "times": 1}
     ops: dict[int, list[dict]] = {}
     for node in graph.nodes:
         number = assignment.graph_of.get(node)
@@ -62,8 +67,9 @@ def explain_root(graph: Graph) -> dict:
             ops.setdefault(number, []).append({"op": node.op, "target": node.target, "line": node.line})
     return {"root": graph.root, "file": display_path(graph.file), "unknown_values": graph.unknown_values(),
             "graph_count": assignment.count,
-            "graph_break_count": len({(b["code"], b["line"]) for b in breaks}),  # as flake8 reports them
-            "break_reasons": breaks, "ops_per_graph": [ops[number] for number in sorted(ops)]}
+            "graph_break_count": len({(b["code"], b["line"]) for b in breaks.values()}),  # as flake8 reports them
+            "break_reasons": sorted(breaks.values(), key=lambda b: [(f["file"], f["line"]) for f in b["user_stack"]]),
+            "ops_per_graph": [ops[number] for number in sorted(ops)]}
 
 
 def user_stack(node: Node) -> list[dict]:
@@ -81,7 +87,7 @@ def render(item: dict) -> str:
                 "the analysis went"] if item["unknown_values"] else []),
              "Break Reasons:"]
     for number, brk in enumerate(item["break_reasons"], 1):
-        lines.append(f"  Break Reason {number}:")
+        lines.append(f"  Break Reason {number}:" + (f" (×{brk['times']}, once per iteration)" if brk["times"] > 1 else ""))
         lines.append(f"    Reason: {brk['code']} {brk['reason']} ({'/'.join(brk['gb_ids'])})")
         if brk["impact"]:
             lines.append(f"    Impact: {brk['impact']}")

@@ -160,3 +160,21 @@ def test_what_was_not_followed_is_said_not_called_clean(tmp_path):
     page = render_html(analysis)
     assert "compiles as one graph" not in page and "could not be followed" in page
     assert "Not Followed: " in explain(str(path)).stdout
+
+
+def test_a_break_in_an_unrolled_loop_is_listed_once_with_its_count(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                for _ in range(3):
+                    x = x * x.sum().item()
+                return x
+    """))
+    (root,) = json.loads(explain(str(path), "--format", "json").stdout)
+    assert [b["times"] for b in root["break_reasons"]] == [3] and root["graph_break_count"] == 1
+    assert "(×3, once per iteration)" in explain(str(path)).stdout
