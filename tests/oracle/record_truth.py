@@ -493,23 +493,31 @@ class CaseServer:
     """
 
     def __init__(self, cases_dir: str, config: dict, fullgraph: bool, timeout: float):
-        cmd = [sys.executable, os.path.abspath(__file__), "--serve", "--cases", cases_dir,
-               "--timeout", str(timeout)]
+        self.cases_dir = cases_dir
+        self.command = [sys.executable, os.path.abspath(__file__), "--serve", "--cases", cases_dir,
+                        "--timeout", str(timeout)]
         for key, value in sorted(config.items()):
-            cmd += ["--config", f"{key}={value!r}"]
+            self.command += ["--config", f"{key}={value!r}"]
         if fullgraph:
-            cmd.append("--fullgraph")
-        self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, env=_clean_env(),
-                                        cwd=cases_dir)
+            self.command.append("--fullgraph")
+        self.process = self._start()
+
+    def _start(self) -> subprocess.Popen:
+        return subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True, env=_clean_env(), cwd=self.cases_dir)
 
     def run(self, file_name: str, index: int) -> dict:
+        if self.process.poll() is not None:
+            self.process = self._start()  # the server died with the last case: the next gets a new one
         fd, out_path = tempfile.mkstemp(prefix="sfx_truth_", suffix=".json")
         os.close(fd)
         try:
-            self.process.stdin.write(json.dumps([file_name, index, out_path]) + "\n")
-            self.process.stdin.flush()
-            status = self.process.stdout.readline().strip()
+            try:
+                self.process.stdin.write(json.dumps([file_name, index, out_path]) + "\n")
+                self.process.stdin.flush()
+                status = self.process.stdout.readline().strip()
+            except OSError as exc:  # BrokenPipeError: the server is gone
+                status = f"the case server died: {exc}"
             try:
                 with open(out_path, encoding="utf-8") as handle:
                     return json.load(handle)
