@@ -234,6 +234,8 @@ class Interpreter:
         self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
+        if _returns_from(stmt.body, flow_then) or _returns_from(stmt.orelse, flow_else):
+            frame.after_early_return = True
         if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
             return flow_then if flow_then == flow_else else RETURNS
         return FALLS_THROUGH
@@ -677,19 +679,28 @@ def _is_classmethod(function: nodes.FunctionDef) -> bool:
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
 
 
+def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:
+    """Did this block end its function with a `return` (not only a `raise`, whose path fails
+    and so is not a call that runs)?"""
+    return flow == RETURNS and any(
+        next(statement.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda)), None)
+        is not None for statement in block)
+
+
 def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:
     """Would the line we report at run without this construct on some calls?
 
     A diagnostic says "when this line runs, dynamo breaks here". The line is the construct's
     own in the linted file, or the call site in it that leads to another file. It does not
     hold when the construct sits under a short-circuit or ternary of that line whose outcome
-    is not known, or under any unknown branch inside the other files' functions.
+    is not known, or under any unknown branch inside the other files' functions (or after a
+    `return` under one).
     """
     stack = frame.stack()
     report = max((i for i, f in enumerate(stack) if f.module is main), default=0)
     if stack[report].short_circuit:
         return True
-    return any(f.conditional or f.short_circuit for f in stack[report + 1:])
+    return any(f.conditional or f.short_circuit or f.after_early_return for f in stack[report + 1:])
 
 
 def merge_envs(env_a: dict[str, Value], flow_a: str | None, env_b: dict[str, Value],

@@ -300,3 +300,43 @@ def test_library_roots_in_options_table():
     flags = {spec.flag: spec for spec in OPTION_SPECS}
     assert flags["--staticfx-library-roots"].default_value is False
     assert flags["--staticfx-library-path"].default_value == ()
+
+
+def test_a_break_after_a_libraries_early_return_runs_only_on_some_calls(tmp_path):
+    """pytorch-metric-learning's convert_to_weights returns `weights + 1` when `indices_tuple`
+    is None, before its `torch.unique(indices, return_counts=True)`: dynamo traced the loss with
+    no miner to the return and did not break (the package oracle). A `raise` guard is not such
+    a return: the calls that get past it all break."""
+    site = tmp_path / "site-packages"
+    write(site / "weightlib" / "__init__.py", """
+        import torch
+
+
+        def weights(pairs, labels):
+            ones = torch.zeros(labels.shape[0])
+            if pairs is None:
+                return ones + 1
+            unique, counts = torch.unique(torch.cat(pairs), return_counts=True)
+            return counts
+
+
+        def checked(pairs, labels):
+            if pairs is None:
+                raise ValueError("pairs needed")
+            unique, counts = torch.unique(torch.cat(pairs), return_counts=True)
+            return counts
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from weightlib import checked, weights
+
+
+        def loss(embeddings, labels, pairs):
+            return weights(pairs, labels)
+
+
+        def strict_loss(embeddings, labels, pairs):
+            return checked(pairs, labels)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", "--staticfx-library-roots", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(10, "SFX401")], found
