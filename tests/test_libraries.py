@@ -340,3 +340,57 @@ def test_a_break_after_a_libraries_early_return_runs_only_on_some_calls(tmp_path
     """)
     found = flake8(f"--staticfx-library-path={site}", "--staticfx-library-roots", str(user), cwd=user.parent)
     assert [(line, code) for line, code, _ in found] == [(10, "SFX401")], found
+
+
+def test_a_base_init_builds_what_the_subclass_override_returns(tmp_path):
+    """pytorch-metric-learning's base __init__ sets `self.distance = self.get_default_distance()`,
+    which ArcFaceLoss's base overrides in another file (CosineSimilarity): the loss's forward
+    calls that module, and dynamo broke on `cosine[mask == 1]` after it (the package oracle)."""
+    site = tmp_path / "site-packages"
+    write(site / "losslib" / "__init__.py", "from .losses import MarginLoss\n")
+    write(site / "losslib" / "base.py", """
+        from torch import nn
+
+
+        class BaseLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.distance = self.get_default_distance()
+
+            def get_default_distance(self):
+                return None
+
+            def forward(self, x):
+                cosine = self.distance(x)
+                return cosine[cosine > 0]
+    """)
+    write(site / "losslib" / "losses.py", """
+        from torch import nn
+        from .base import BaseLoss
+
+
+        class Cosine(nn.Module):
+            def forward(self, x):
+                return x / x.norm()
+
+
+        class MarginLoss(BaseLoss):
+            def get_default_distance(self):
+                return Cosine()
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        from torch import nn
+        from losslib import MarginLoss
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.loss = MarginLoss()
+
+            def forward(self, x):
+                return self.loss(x)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(11, "SFX401")], found
+    assert "at losslib/base.py:14" in found[0][2], found
