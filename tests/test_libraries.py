@@ -213,6 +213,17 @@ def test_a_library_module_too_large_stays_opaque(tmp_path, user_file):
     assert flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent) == []
 
 
+def test_a_research_packages_one_file_core_is_followed(tmp_path, user_file):
+    """vector-quantize-pytorch keeps its VectorQuantize in one 51 KB module, where dynamo
+    breaks on `if self.initted:` (the package oracle)."""
+    site = make_library(tmp_path / "site-packages")
+    padding = "\n".join(f"# {i:06d}" + "-" * 90 for i in range(600))
+    write(site / "fakelib" / "layers.py", textwrap.dedent(LAYERS) + "\n" + padding + "\n")
+    assert len((site / "fakelib" / "layers.py").read_text()) > 55_000
+    found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
+    assert [code for _, code, _ in found] == ["SFX102", "SFX201"], found
+
+
 def test_each_library_module_is_parsed_once(tmp_path, user_file):
     site = make_library(tmp_path / "site-packages")
     options = Options(library_path=(str(site),))
