@@ -405,3 +405,44 @@ def test_a_base_init_builds_what_the_subclass_override_returns(tmp_path):
     found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
     assert [(line, code) for line, code, _ in found] == [(11, "SFX401")], found
     assert "at losslib/base.py:14" in found[0][2], found
+
+
+def test_requires_grad_on_a_registered_buffer_breaks(tmp_path):
+    """vector-quantize-pytorch's `loss = self.zero` then `loss.requires_grad_()` in training:
+    `zero` is a buffer, autograd does not track it, dynamo broke there (GB0125, the package
+    oracle). On a parameter it changes nothing and dynamo traces it."""
+    site = tmp_path / "site-packages"
+    write(site / "vqlib" / "__init__.py", """
+        import torch
+        from torch import nn
+
+
+        class Quantizer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("zero", torch.tensor(0.0), persistent=False)
+                self.scale = nn.Parameter(torch.ones(1))
+
+            def forward(self, x):
+                self.scale.requires_grad_()
+                loss = self.zero
+                if self.training:
+                    loss.requires_grad_()
+                return x * self.scale, loss
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        from torch import nn
+        from vqlib import Quantizer
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.vq = Quantizer()
+
+            def forward(self, x):
+                return self.vq(x)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(11, "SFX304")], found
+    assert "at vqlib/__init__.py:15" in found[0][2], found
