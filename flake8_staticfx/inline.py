@@ -34,6 +34,9 @@ class Frame:
     # or ternary within the current statement): code here runs only on some calls.
     conditional: int = 0
     short_circuit: int = 0
+    # A `return` under such a branch came before: the rest of the function runs only on some
+    # calls (`if indices is None: return ones` then `torch.unique(indices)`).
+    after_early_return: bool = False
     returns: list[Value] = field(default_factory=list)
 
     @property

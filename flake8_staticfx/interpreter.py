@@ -214,7 +214,7 @@ class Interpreter:
         self.eval(stmt.test, frame)
 
     def exec_If(self, stmt: nodes.If, frame: Frame) -> str | None:
-        _, known, branch = self.expressions.condition(stmt.test, frame)
+        test, known, branch = self.expressions.condition(stmt.test, frame)
         narrowed = narrowing(stmt.test, frame)
         if known is not None:
             return self.exec_block(stmt.body if known else stmt.orelse, frame)
@@ -223,17 +223,22 @@ class Interpreter:
         if narrowed:
             frame.env[narrowed[0]] = narrowed[1]
         mark = self.heap.begin_branch()
-        frame.conditional += 1
+        # `if self.training:` picks its path by the mode, not by the call: a break under it
+        # happens on every call in that mode (vector-quantize-pytorch's `loss.requires_grad_()`)
+        by_call = 0 if isinstance(test, Static) and test.varies else 1
+        frame.conditional += by_call
         try:
             flow_then = self.exec_block(stmt.body, frame)
             env_then, changed_then = frame.env, self.heap.end_path(mark)
             frame.env = dict(saved)
             flow_else = self.exec_block(stmt.orelse, frame)
         finally:
-            frame.conditional -= 1
+            frame.conditional -= by_call
         self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
+        if by_call and (_returns_from(stmt.body, flow_then) or _returns_from(stmt.orelse, flow_else)):
+            frame.after_early_return = True
         if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
             return flow_then if flow_then == flow_else else RETURNS
         return FALLS_THROUGH
@@ -455,13 +460,13 @@ class Interpreter:
     def written_attribute(self, module: Value, name: str) -> Value | None:
         return self.heap.written.values.get((id(module), name))
 
-    def get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame) -> Tensor:
-        """A parameter or buffer: one get_attr node per target."""
+    def get_attr(self, target: str, expr: nodes.NodeNG | None, frame: Frame, needs_grad: bool = True) -> Tensor:
+        """A parameter or buffer (`needs_grad` False): one get_attr node per target."""
         node = self._attr_nodes.get(target)
         if node is None:
             node = self._attr_nodes[target] = self.graph.get_attr(
                 target, meta=self.meta(expr, frame) if expr is not None else {})
-        return Tensor(node, needs_grad=True)
+        return Tensor(node, needs_grad=needs_grad)
 
     def tensor_constant(self, node: Node) -> Node:
         """The `_tensor_constantN` of this graph for a tensor made outside it."""
@@ -677,19 +682,28 @@ def _is_classmethod(function: nodes.FunctionDef) -> bool:
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
 
 
+def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:
+    """Did this block end its function with a `return` (not only a `raise`, whose path fails
+    and so is not a call that runs)?"""
+    return flow == RETURNS and any(
+        next(statement.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda)), None)
+        is not None for statement in block)
+
+
 def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:
     """Would the line we report at run without this construct on some calls?
 
     A diagnostic says "when this line runs, dynamo breaks here". The line is the construct's
     own in the linted file, or the call site in it that leads to another file. It does not
     hold when the construct sits under a short-circuit or ternary of that line whose outcome
-    is not known, or under any unknown branch inside the other files' functions.
+    is not known, or under any unknown branch inside the other files' functions (or after a
+    `return` under one).
     """
     stack = frame.stack()
     report = max((i for i, f in enumerate(stack) if f.module is main), default=0)
     if stack[report].short_circuit:
         return True
-    return any(f.conditional or f.short_circuit for f in stack[report + 1:])
+    return any(f.conditional or f.short_circuit or f.after_early_return for f in stack[report + 1:])
 
 
 def merge_envs(env_a: dict[str, Value], flow_a: str | None, env_b: dict[str, Value],

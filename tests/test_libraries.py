@@ -213,6 +213,17 @@ def test_a_library_module_too_large_stays_opaque(tmp_path, user_file):
     assert flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent) == []
 
 
+def test_a_research_packages_one_file_core_is_followed(tmp_path, user_file):
+    """vector-quantize-pytorch keeps its VectorQuantize in one 51 KB module, where dynamo
+    breaks on `if self.initted:` (the package oracle)."""
+    site = make_library(tmp_path / "site-packages")
+    padding = "\n".join(f"# {i:06d}" + "-" * 90 for i in range(600))
+    write(site / "fakelib" / "layers.py", textwrap.dedent(LAYERS) + "\n" + padding + "\n")
+    assert len((site / "fakelib" / "layers.py").read_text()) > 55_000
+    found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
+    assert [code for _, code, _ in found] == ["SFX102", "SFX201"], found
+
+
 def test_each_library_module_is_parsed_once(tmp_path, user_file):
     site = make_library(tmp_path / "site-packages")
     options = Options(library_path=(str(site),))
@@ -300,3 +311,138 @@ def test_library_roots_in_options_table():
     flags = {spec.flag: spec for spec in OPTION_SPECS}
     assert flags["--staticfx-library-roots"].default_value is False
     assert flags["--staticfx-library-path"].default_value == ()
+
+
+def test_a_break_after_a_libraries_early_return_runs_only_on_some_calls(tmp_path):
+    """pytorch-metric-learning's convert_to_weights returns `weights + 1` when `indices_tuple`
+    is None, before its `torch.unique(indices, return_counts=True)`: dynamo traced the loss with
+    no miner to the return and did not break (the package oracle). A `raise` guard is not such
+    a return: the calls that get past it all break."""
+    site = tmp_path / "site-packages"
+    write(site / "weightlib" / "__init__.py", """
+        import torch
+
+
+        def weights(pairs, labels):
+            ones = torch.zeros(labels.shape[0])
+            if pairs is None:
+                return ones + 1
+            unique, counts = torch.unique(torch.cat(pairs), return_counts=True)
+            return counts
+
+
+        def checked(pairs, labels):
+            if pairs is None:
+                raise ValueError("pairs needed")
+            unique, counts = torch.unique(torch.cat(pairs), return_counts=True)
+            return counts
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from weightlib import checked, weights
+
+
+        def loss(embeddings, labels, pairs):
+            return weights(pairs, labels)
+
+
+        def strict_loss(embeddings, labels, pairs):
+            return checked(pairs, labels)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", "--staticfx-library-roots", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(10, "SFX401")], found
+
+
+def test_a_base_init_builds_what_the_subclass_override_returns(tmp_path):
+    """pytorch-metric-learning's base __init__ sets `self.distance = self.get_default_distance()`,
+    which ArcFaceLoss's base overrides in another file (CosineSimilarity): the loss's forward
+    calls that module, and dynamo broke on `cosine[mask == 1]` after it (the package oracle)."""
+    site = tmp_path / "site-packages"
+    write(site / "losslib" / "__init__.py", "from .losses import MarginLoss\n")
+    write(site / "losslib" / "base.py", """
+        from torch import nn
+
+
+        class BaseLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.distance = self.get_default_distance()
+
+            def get_default_distance(self):
+                return None
+
+            def forward(self, x):
+                cosine = self.distance(x)
+                return cosine[cosine > 0]
+    """)
+    write(site / "losslib" / "losses.py", """
+        from torch import nn
+        from .base import BaseLoss
+
+
+        class Cosine(nn.Module):
+            def forward(self, x):
+                return x / x.norm()
+
+
+        class MarginLoss(BaseLoss):
+            def get_default_distance(self):
+                return Cosine()
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        from torch import nn
+        from losslib import MarginLoss
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.loss = MarginLoss()
+
+            def forward(self, x):
+                return self.loss(x)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(11, "SFX401")], found
+    assert "at losslib/base.py:14" in found[0][2], found
+
+
+def test_requires_grad_on_a_registered_buffer_breaks(tmp_path):
+    """vector-quantize-pytorch's `loss = self.zero` then `loss.requires_grad_()` in training:
+    `zero` is a buffer, autograd does not track it, dynamo broke there (GB0125, the package
+    oracle). On a parameter it changes nothing and dynamo traces it."""
+    site = tmp_path / "site-packages"
+    write(site / "vqlib" / "__init__.py", """
+        import torch
+        from torch import nn
+
+
+        class Quantizer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("zero", torch.tensor(0.0), persistent=False)
+                self.scale = nn.Parameter(torch.ones(1))
+
+            def forward(self, x):
+                self.scale.requires_grad_()
+                loss = self.zero
+                if self.training:
+                    loss.requires_grad_()
+                return x * self.scale, loss
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        from torch import nn
+        from vqlib import Quantizer
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.vq = Quantizer()
+
+            def forward(self, x):
+                return self.vq(x)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(11, "SFX304")], found
+    assert "at vqlib/__init__.py:15" in found[0][2], found

@@ -1,7 +1,7 @@
 """nn.Module instances: torch.nn layers, the project's own modules, and containers."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -60,6 +60,8 @@ class Module(Value):
                 value = args[1]
                 if name != "add_module" and not isinstance(value, Tensor):
                     value = Tensor(None) if not (isinstance(value, Static) and value.value is None) else value
+                if name == "register_buffer" and isinstance(value, Tensor):
+                    value = replace(value, buffer=True)
                 tx.store_module_attribute(self, key.value, value)
             return Static(None)
         if name in ("parameters", "buffers"):
@@ -135,7 +137,7 @@ class UserModule(Module):
         if name in attrs:
             value = attrs[name]
             if isinstance(value, Tensor):
-                return tx.get_attr(join_path(self.path, name), expr, frame)
+                return tx.get_attr(join_path(self.path, name), expr, frame, needs_grad=not value.buffer)
             if name in reassigned_attributes(tx, self.cls) and not isinstance(value, Module):
                 return Static() if isinstance(value, Static) else UNKNOWN
             return value.in_graph(tx)

@@ -36,6 +36,9 @@ class Tensor(Value):
     python_random: bool = False
     # Computed from parameters, so autograd already tracks it (requires_grad_ is a no-op).
     needs_grad: bool = False
+    # Registered with register_buffer: a module tensor autograd does not track, so
+    # `self.zero.requires_grad_()` breaks (GB0125, vector-quantize-pytorch in the package oracle).
+    buffer: bool = False
 
     def describe(self) -> str:
         return "tensor"
