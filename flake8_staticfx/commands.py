@@ -151,7 +151,7 @@ def _rows(analysis: FileAnalysis, path: str) -> list[dict]:
         rows.append({
             "file": path, "class": cls, "root": function or graph.root, "nodes": len(graph.nodes),
             "breaks": dict(sorted(Counter(r.code for r in graph.regions).items())),
-            "graphs": predicted_graphs(graph),
+            "graphs": predicted_graphs(graph), "not_followed": graph.unknown_values(),
         })
     return rows
 
@@ -167,9 +167,10 @@ def _report(args: argparse.Namespace, options: Options) -> int:
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return 0
-    header = ("file", "class", "root", "nodes", "breaks", "graphs")
+    header = ("file", "class", "root", "nodes", "breaks", "graphs", "not followed")
     table = [[r["file"], r["class"], r["root"], str(r["nodes"]),
-              ", ".join(f"{code}×{n}" for code, n in r["breaks"].items()) or "-", str(r["graphs"])]
+              ", ".join(f"{code}×{n}" for code, n in r["breaks"].items()) or "-", str(r["graphs"]),
+              str(r["not_followed"] or "-")]
              for r in rows]
     total_breaks = sum(sum(r["breaks"].values()) for r in rows)
     summary = f"{len(rows)} compile roots, {total_breaks} graph breaks, " \

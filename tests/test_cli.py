@@ -205,6 +205,7 @@ def test_report_json_lists_every_root_of_the_examples():
     assert rows[("conditional_net.py", "ConditionalNet")]["graphs"] == 2
     assert set(rows[("transformer_block.py", "TransformerBlock")]["breaks"]) == {"SFX102", "SFX202"}
     assert rows[("resnet_block.py", "ResNetStage")]["breaks"] == {}
+    assert {row["not_followed"] for row in rows.values()} == {0}  # the examples are analysed through
     assert {cls for _, cls in rows} == {"SimpleNet", "ConditionalNet", "FeedForward", "TransformerBlock",
                                         "BasicBlock", "ResNetStage", "Expert", "MoELayer"}
 

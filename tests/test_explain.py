@@ -178,3 +178,23 @@ def test_a_break_in_an_unrolled_loop_is_listed_once_with_its_count(tmp_path):
     (root,) = json.loads(explain(str(path), "--format", "json").stdout)
     assert [b["times"] for b in root["break_reasons"]] == [3] and root["graph_break_count"] == 1
     assert "(×3, once per iteration)" in explain(str(path)).stdout
+
+
+def test_report_counts_what_was_not_followed(tmp_path):
+    (tmp_path / "model.py").write_text(textwrap.dedent("""\
+        from torch import nn
+        from somewhere_unknown import make_body
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = make_body()
+
+            def forward(self, x):
+                return self.body(x)
+    """))
+    proc = subprocess.run([sys.executable, "-m", "flake8_staticfx", "report", str(tmp_path), "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    (row,) = json.loads(proc.stdout)
+    assert row["breaks"] == {} and row["not_followed"] >= 1
