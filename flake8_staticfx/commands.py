@@ -61,10 +61,6 @@ def command_options(args: argparse.Namespace) -> Options:
                    follow_defaults=getattr(args, "view", "lint") == "instance")
 
 
-def run_graph(args: argparse.Namespace) -> int:
-    return _graph(args)
-
-
 def run_report(args: argparse.Namespace) -> int:
     return _report(args, command_options(args))
 
@@ -85,40 +81,28 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-def read_source(path: str) -> str | None:
-    """The file's text, or None after saying on stderr why it cannot be read."""
+def analyse_roots(args: argparse.Namespace) -> FileAnalysis | None:
+    """`graph` and `explain`: FILE analysed as full graphs (a generous time budget), only the
+    roots `--root` asks for; None after saying on stderr why not (the exit status is 2)."""
     try:
-        return _read(path)
+        source = _read(args.file)
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"cannot read {path}: {exc}", file=sys.stderr)
+        print(f"cannot read {args.file}: {exc}", file=sys.stderr)
         return None
+    options = replace(command_options(args), reuse_inlined=False, file_time_budget=60.0)
+    analysis = analyze(source, args.file, options=options)
+    if args.root:
+        analysis.graphs = [g for g in analysis.graphs if args.root in (g.root, g.root.split(".")[0])]
+        if not analysis.graphs:
+            print(f"no compile root named {args.root!r} in {args.file}", file=sys.stderr)
+            return None
+    return analysis
 
 
-def graph_options(args: argparse.Namespace) -> Options:
-    """The options `graph` and `explain` analyse with: full graphs, a generous time budget."""
-    return replace(command_options(args), reuse_inlined=False, file_time_budget=60.0)
-
-
-def select_root(analysis: FileAnalysis, args: argparse.Namespace) -> list | None:
-    """The graphs `--root` asks for (all without it), or None after saying that none matched."""
-    if not args.root:
-        return analysis.graphs
-    graphs = [g for g in analysis.graphs if args.root in (g.root, g.root.split(".")[0])]
-    if not graphs:
-        print(f"no compile root named {args.root!r} in {args.file}", file=sys.stderr)
-        return None
-    return graphs
-
-
-def _graph(args: argparse.Namespace) -> int:
-    source = read_source(args.file)
-    if source is None:
+def run_graph(args: argparse.Namespace) -> int:
+    analysis = analyse_roots(args)
+    if analysis is None:
         return 2
-    analysis = analyze(source, args.file, options=graph_options(args))
-    graphs = select_root(analysis, args)
-    if graphs is None:
-        return 2
-    analysis.graphs = graphs
     if args.format in ("svg", "html"):
         from . import pictures  # only the picture formats need it
 

@@ -17,8 +17,7 @@ import argparse
 import json
 
 from . import segments
-from .analysis import analyze
-from .commands import add_graph_arguments, graph_options, read_source, select_root
+from .commands import add_graph_arguments, analyse_roots
 from .ir import Graph, Node
 from .messages import display_path
 
@@ -28,14 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    source = read_source(args.file)
-    if source is None:
+    analysis = analyse_roots(args)
+    if analysis is None:
         return 2
-    analysis = analyze(source, args.file, options=graph_options(args))
-    graphs = select_root(analysis, args)
-    if graphs is None:
-        return 2
-    explained = [explain_root(graph) for graph in graphs]
+    explained = [explain_root(graph) for graph in analysis.graphs]
     if args.format == "json":
         print(json.dumps(explained, indent=2))
     elif not explained:
