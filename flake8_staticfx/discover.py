@@ -507,27 +507,24 @@ class Resolver:
         """A project class whose instances dynamo traces as user objects: no decorator, and
         only project classes or `object` as bases (no library base such as dict, Exception,
         Enum or a dataclass, whose behaviour we do not see)."""
-        for owner in self.mro(cls):
-            if owner.decorators:
-                return False
-            bindings = list(self.base_classes(owner))
-            if len(bindings) != len(owner.bases) or any(
-                    b.kind != "class" and not (b.kind == "external" and b.qname == "object") for b in bindings):
-                return False
+        if any(owner.decorators or not self._project_bases_only(owner) for owner in self.mro(cls)):
+            return False
         return not self.is_module_class(cls)
+
+    def _project_bases_only(self, cls: nodes.ClassDef) -> bool:
+        """Are the class's own bases project classes or `object`, each resolved?"""
+        bindings = list(self.base_classes(cls))
+        return len(bindings) == len(cls.bases) and all(
+            b.kind == "class" or b.kind == "external" and b.qname == "object" for b in bindings)
 
     def is_dataclass(self, cls: nodes.ClassDef) -> bool:
         """A project class made by `@dataclasses.dataclass` (called or not) over plain classes
         and other such dataclasses: its generated `__init__` is known from its fields."""
-        for owner in self.mro(cls):
-            names = decorator_names(self, owner)
-            if names and names != [DATACLASS]:
-                return False
-            bindings = list(self.base_classes(owner))
-            if len(bindings) != len(owner.bases) or any(
-                    b.kind != "class" and not (b.kind == "external" and b.qname == "object") for b in bindings):
-                return False
-        return decorator_names(self, cls) == [DATACLASS] and not self.is_module_class(cls)
+        if decorator_names(self, cls) != [DATACLASS] or any(
+                decorator_names(self, owner) not in ([], [DATACLASS]) or not self._project_bases_only(owner)
+                for owner in self.mro(cls)):
+            return False
+        return not self.is_module_class(cls)
 
     def is_module_class(self, cls: nodes.ClassDef) -> bool:
         cached = self._class_is_module.get(cls)
