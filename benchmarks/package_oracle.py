@@ -137,10 +137,7 @@ def _library_entries(make_model, make_inputs, locator):
     nn.Module.__call__), the case-file line of the call: [library file, first line, last line,
     case file, call line].  The scorer puts that call site under a break stack that starts in the
     library (dynamo compiled the callee as a frame of its own and logged no caller)."""
-    read_fd, write_fd = os.pipe()
-    sys.stdout.flush()
-    pid = os.fork()
-    if pid == 0:
+    def run() -> list:
         entries = set()
 
         def profile(frame, event, arg):
@@ -172,17 +169,9 @@ def _library_entries(make_model, make_inputs, locator):
                     sys.setprofile(None)
         except BaseException:  # noqa: BLE001 - the line trace reports the eager error
             pass
-        with os.fdopen(write_fd, "w") as out:
-            json.dump(sorted(entries), out)
-        os._exit(0)
-    os.close(write_fd)
-    with os.fdopen(read_fd) as pipe:
-        text = pipe.read()
-    os.waitpid(pid, 0)
-    try:
-        return json.loads(text)
-    except ValueError:
-        return []
+        return sorted(entries)
+
+    return record_truth.in_child(run, [])
 
 
 def worker(case_file, index, mode, out_path):

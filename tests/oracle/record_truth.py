@@ -328,16 +328,36 @@ def _unwrap_compiled(target):
     return target
 
 
-def _eager_lines(cases_dir: str, make_model, make_inputs, locator: _Locator) -> dict:
-    """In a forked child: run the case eagerly, tracing lines of the cases directory."""
-    import torch
-
+def in_child(run, fallback):
+    """`run()` in a forked child, its JSON-able result sent back through a pipe (`fallback` when
+    the child died): whatever the case does to the process stays out of the next step."""
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # child
         os.close(read_fd)
+        try:
+            result = run()
+            with os.fdopen(write_fd, "w") as out:
+                json.dump(result, out)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as pipe:
+        text = pipe.read()
+    os.waitpid(pid, 0)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return fallback
+
+
+def _eager_lines(cases_dir: str, make_model, make_inputs, locator: _Locator) -> dict:
+    """In a forked child: run the case eagerly, tracing lines of the cases directory."""
+    import torch
+
+    def run() -> dict:
         result = {"executed": {}, "eager_error": None}
         executed: dict[str, set[int]] = {}
         code_file: dict[object, str | None] = {}
@@ -369,17 +389,9 @@ def _eager_lines(cases_dir: str, make_model, make_inputs, locator: _Locator) -> 
         except BaseException as exc:  # noqa: BLE001 - reported, the truth says the case is broken
             result["eager_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
         result["executed"] = {name: compress_lines(lines) for name, lines in sorted(executed.items()) if lines}
-        with os.fdopen(write_fd, "w") as out:
-            json.dump(result, out)
-        os._exit(0)
-    os.close(write_fd)
-    with os.fdopen(read_fd) as pipe:
-        text = pipe.read()
-    os.waitpid(pid, 0)
-    try:
-        return json.loads(text)
-    except ValueError:
-        return {"executed": {}, "eager_error": "eager run died"}
+        return result
+
+    return in_child(run, {"executed": {}, "eager_error": "eager run died"})
 
 
 def worker(cases_dir: str, file_name: str, index: int, config: dict, fullgraph: bool) -> dict:
