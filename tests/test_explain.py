@@ -38,6 +38,22 @@ HELPER = textwrap.dedent("""\
 """)
 
 
+# A submodule made by a function of a package that is nowhere: nothing in it can be followed.
+UNFOLLOWED = textwrap.dedent("""\
+    from torch import nn
+    from somewhere_unknown import make_body
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = make_body()
+
+        def forward(self, x):
+            return self.body(x)
+""")
+
+
 def explain(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "flake8_staticfx", "explain", *args],
                           capture_output=True, text=True, timeout=120)
@@ -141,19 +157,7 @@ def test_what_was_not_followed_is_said_not_called_clean(tmp_path):
     from flake8_staticfx.pictures import render_html
 
     path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent("""\
-        from torch import nn
-        from somewhere_unknown import make_body
-
-
-        class Net(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.body = make_body()
-
-            def forward(self, x):
-                return self.body(x)
-    """))
+    path.write_text(UNFOLLOWED)
     analysis = analyze(path.read_text(), str(path))
     (graph,) = analysis.graphs
     assert not graph.regions and graph.unknown_values() >= 1
@@ -181,19 +185,7 @@ def test_a_break_in_an_unrolled_loop_is_listed_once_with_its_count(tmp_path):
 
 
 def test_report_counts_what_was_not_followed(tmp_path):
-    (tmp_path / "model.py").write_text(textwrap.dedent("""\
-        from torch import nn
-        from somewhere_unknown import make_body
-
-
-        class Net(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.body = make_body()
-
-            def forward(self, x):
-                return self.body(x)
-    """))
+    (tmp_path / "model.py").write_text(UNFOLLOWED)
     proc = subprocess.run([sys.executable, "-m", "flake8_staticfx", "report", str(tmp_path), "--format", "json"],
                           capture_output=True, text=True, timeout=120)
     (row,) = json.loads(proc.stdout)
