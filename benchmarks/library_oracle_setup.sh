@@ -27,14 +27,11 @@ MIRROR=${ORACLE_MIRROR:-$REPO/.oracle/libsrc}
 REQS=$REPO/benchmarks/library_oracle_requirements.txt
 PY=${PYTHON:-python3}
 PIP_FLAGS=(--disable-pip-version-check --quiet)
+# shellcheck source=benchmarks/oracle_venv.sh
+source "$REPO/benchmarks/oracle_venv.sh"
 
 echo "oracle venv: $VENV"
-if [ ! -x "$VENV/bin/python" ]; then
-    mkdir -p "$(dirname "$VENV")"
-    "$PY" -m venv "$VENV"
-fi
-# --no-deps: the requirements file is the whole environment, pinned.
-"$VENV/bin/pip" install "${PIP_FLAGS[@]}" --no-deps -r "$REQS"
+pinned_venv "$VENV" "$REQS"
 
 "$VENV/bin/python" - <<'EOF'
 import importlib.util, os, re
@@ -59,18 +56,8 @@ print(f"torchvision patch: {done} registration(s) made conditional in {path}"
       if done else f"torchvision patch: already applied ({path})")
 EOF
 
-# the installed versions must be the pinned ones, and the libraries must import
-"$VENV/bin/python" - "$REQS" <<'EOF'
-import importlib.metadata as md, sys
-pins = {}
-for ln in open(sys.argv[1]):
-    ln = ln.split("#")[0].strip()
-    if ln:
-        name, ver = ln.split("==")
-        pins[name] = ver
-bad = [(n, v, md.version(n)) for n, v in pins.items() if md.version(n).split("+")[0] != v]
-if bad:
-    raise SystemExit(f"versions differ from {sys.argv[1]}: {bad}")
+# the libraries must import
+"$VENV/bin/python" - <<'EOF'
 import torch, torchvision, timm, transformers, diffusers  # noqa
 print(f"ok: torch {torch.__version__}, torchvision {torchvision.__version__} "
       f"(C ops: {torchvision.extension._has_ops()}), timm {timm.__version__}, "
@@ -87,11 +74,5 @@ for lib in transformers diffusers timm; do
 done
 echo "mirror: $MIRROR/{transformers,diffusers,timm}"
 
-echo "lint venv: $LINT_VENV"
-if [ ! -x "$LINT_VENV/bin/flake8" ]; then
-    [ -x "$LINT_VENV/bin/python" ] || "$PY" -m venv "$LINT_VENV"
-    "$LINT_VENV/bin/pip" install "${PIP_FLAGS[@]}" torch==2.13.0
-    "$LINT_VENV/bin/pip" install "${PIP_FLAGS[@]}" -e "$REPO[test]"
-fi
-"$LINT_VENV/bin/flake8" --version
+lint_venv "$LINT_VENV" "$REPO"
 echo "run: $VENV/bin/python benchmarks/library_oracle.py -j 2"

@@ -27,27 +27,15 @@ LINT_VENV=${ORACLE_LINT_VENV:-$REPO/.venv}
 REQS=$REPO/benchmarks/package_oracle_requirements.txt
 PY=${PYTHON:-python3}
 PIP_FLAGS=(--disable-pip-version-check --quiet)
+# shellcheck source=benchmarks/oracle_venv.sh
+source "$REPO/benchmarks/oracle_venv.sh"
 
 echo "package oracle venv: $VENV"
-if [ ! -x "$VENV/bin/python" ]; then
-    mkdir -p "$(dirname "$VENV")"
-    "$PY" -m venv "$VENV"
-fi
-# --no-deps: the requirements file is the whole environment, pinned.
-"$VENV/bin/pip" install "${PIP_FLAGS[@]}" --no-deps -r "$REQS"
+pinned_venv "$VENV" "$REQS"
 
-# the installed versions must be the pinned ones, and every package must import beside torch
-"$VENV/bin/python" - "$REQS" <<'EOF'
-import importlib, importlib.metadata as md, sys
-pins = {}
-for ln in open(sys.argv[1]):
-    ln = ln.split("#")[0].strip()
-    if ln:
-        name, ver = ln.split("==")
-        pins[name] = ver
-bad = [(n, v, md.version(n)) for n, v in pins.items() if md.version(n).split("+")[0] != v]
-if bad:
-    raise SystemExit(f"versions differ from {sys.argv[1]}: {bad}")
+# every package must import beside torch
+"$VENV/bin/python" - <<'EOF'
+import importlib
 import torch
 modules = ("vector_quantize_pytorch", "rotary_embedding_torch", "perceiver_pytorch",
            "pytorch_metric_learning", "torchmetrics", "pyro", "zuko", "torch_harmonics", "torchode")
@@ -56,12 +44,6 @@ for name in modules:
 print(f"ok: torch {torch.__version__}; imported {', '.join(modules)}")
 EOF
 
-echo "lint venv: $LINT_VENV"
-if [ ! -x "$LINT_VENV/bin/flake8" ]; then
-    [ -x "$LINT_VENV/bin/python" ] || "$PY" -m venv "$LINT_VENV"
-    "$LINT_VENV/bin/pip" install "${PIP_FLAGS[@]}" torch==2.13.0
-    "$LINT_VENV/bin/pip" install "${PIP_FLAGS[@]}" -e "$REPO[test]"
-fi
-"$LINT_VENV/bin/flake8" --version
+lint_venv "$LINT_VENV" "$REPO"
 echo "record: $VENV/bin/python benchmarks/package_oracle.py record"
 echo "score:  $VENV/bin/python benchmarks/package_oracle.py score"
