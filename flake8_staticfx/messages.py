@@ -87,9 +87,9 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     full = site.text() if site else ""
     bare = site.text(with_function=False) if site else ""
     cost, short_cost = impact(frame_skipped, skip_context, skips_rest), impact(frame_skipped, None, skips_rest)
-    hinted = f"{rule.fix} ({FIX_HINT})" if fixable else rule.fix
-    variants = [(full, cost, hinted), (bare, cost, hinted), (bare, short_cost, hinted),
-                (full, cost, rule.fix), (bare, cost, rule.fix), (bare, short_cost, rule.fix),
+    fixes = [f"{rule.fix} ({FIX_HINT})", rule.fix] if fixable else [rule.fix]
+    places = ((full, cost), (bare, cost), (bare, short_cost))
+    variants = [*((located, why, fix) for fix in fixes for located, why in places),
                 (bare, short_cost, ""), (bare, "", "")]
     head = f"{rule.code} {rule.summary}: `"
     for located, cost, fix in variants:
