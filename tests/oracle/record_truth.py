@@ -12,8 +12,9 @@ Usage (from the repository root, with torch 2.13.0 installed):
 
 A case file is a module of the cases package with a top-level
 ``CASES = [(name, make_model, make_inputs), ...]``. ``make_model()`` returns an ``nn.Module`` or
-a plain callable (a ``@torch.compile``-decorated function is unwrapped and compiled again with
-the eager backend); ``make_inputs()`` returns the tuple of positional inputs.
+a plain callable (a ``@torch.compile``-decorated function or a ``torch.compile``d module is
+unwrapped and compiled again with the eager backend, keeping its own ``fullgraph=True``);
+``make_inputs()`` returns the tuple of positional inputs.
 
 Every case runs in its own process (dynamo's caches are process-wide), forked from a server
 that has imported torch and nothing more (`CaseServer`):
@@ -328,6 +329,20 @@ def _unwrap_compiled(target):
     return target
 
 
+def _own_fullgraph(target) -> bool:
+    """Did the case itself compile `target` with fullgraph=True (`@torch.compile(fullgraph=True)`,
+    `model = torch.compile(Model(), fullgraph=True)`)? Read from the OptimizeContext torch.compile
+    wrapped it with: an OptimizedModule's `dynamo_ctx`, a decorated function's closure."""
+    from torch._dynamo.eval_frame import OptimizeContext
+    contexts = [getattr(target, "dynamo_ctx", None)]
+    for cell in getattr(target, "__closure__", None) or ():
+        try:
+            contexts.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    return any(isinstance(context, OptimizeContext) and context.fullgraph for context in contexts)
+
+
 def in_child(run, fallback):
     """`run()` in a forked child, its JSON-able result sent back through a pipe (`fallback` when
     the child died): whatever the case does to the process stays out of the next step."""
@@ -432,7 +447,8 @@ def worker(cases_dir: str, file_name: str, index: int, config: dict, fullgraph: 
         _seed_everything()
         model = make_model()
         inputs = make_inputs()
-        compiled = torch.compile(_unwrap_compiled(model), backend="eager", fullgraph=fullgraph)
+        compiled = torch.compile(_unwrap_compiled(model), backend="eager",
+                                 fullgraph=fullgraph or _own_fullgraph(model))
         compiled(*inputs)
     except BaseException as exc:  # noqa: BLE001 - under fullgraph a break is an exception
         gb_type = getattr(exc, "gb_type", None)
