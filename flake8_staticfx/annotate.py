@@ -19,7 +19,7 @@ def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
             continue
         if brk.cause is not None and not _breaks(brk.cause.meta["break"], options):
             continue  # SFX310: only if the break inside the method happens
-        node.meta["region"] = _region(graph, node, brk)  # segments.py: the breaks that happen
+        node.meta["region"] = _region(graph, node, brk, options.fullgraph)  # segments.py: the breaks that happen
         graph.regions.append(node.meta["region"])
     graph.regions.sort(key=lambda region: (region.line, region.col))
     return graph.regions
@@ -32,12 +32,14 @@ def _breaks(brk: Break, options: Options) -> bool:
     return not (brk.rule.ignored_by and brk.qname in getattr(options, brk.rule.ignored_by))
 
 
-def _region(graph: Graph, node: Node, brk: Break) -> GraphBreakRegion:
+def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreakRegion:
     rule = brk.rule
     span: SourceSpan = node.meta["span"]
     report = report_site(graph.file, span, node.meta.get("stack", ()))
     skipped, context = brk.frame_skip or (None, None)
-    if skipped and brk.rest_only:
+    if fullgraph:
+        impact = "compiled with fullgraph=True: torch.compile raises here instead of splitting the graph"
+    elif skipped and brk.rest_only:
         impact = f"after {context}: dynamo compiles what came before, and the rest of `{skipped}` runs eagerly"
     elif skipped:
         impact = f"inside {context}: dynamo gives up and the whole function `{skipped}` runs eagerly"
@@ -50,6 +52,6 @@ def _region(graph: Graph, node: Node, brk: Break) -> GraphBreakRegion:
         code=rule.code, reason=reason, gb_ids=brk.gb_ids, workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
         construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context,
-        skips_rest=brk.rest_only, nodes=covered,
+        skips_rest=brk.rest_only, fails_compile=fullgraph, nodes=covered,
         what=brk.what, site=site,
     )

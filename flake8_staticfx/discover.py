@@ -713,6 +713,7 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
     decorator are added to `skipped`, when given. With `library_roots`, the file's public
     functions and methods and its `__call__` overrides are roots too."""
     roots = []
+    compiled_modules = _compiled_module_settings(resolver)
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
             owner = next((c for c in resolver.iter_mro(node) if "forward" in c.locals), None)
@@ -723,7 +724,7 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                     and resolver.is_module_class(node):
                 opaque = resolver.opaque_decorator(node)
                 if opaque is None:
-                    roots.append(Root(forward, node, owner))
+                    roots.append(Root(forward, node, owner, settings=compiled_modules.get(node, {})))
                 elif skipped is not None:
                     skipped.append(SkippedRoot(node, *opaque))
         elif node.decorators:
@@ -788,15 +789,33 @@ def config_settings(resolver: Resolver) -> dict[str, bool]:
     return settings
 
 
-def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None, nodes.Call]]:
-    """Functions the file compiles by calling torch.compile: `step = torch.compile(step)` on a
-    function of the file, `self.f = torch.compile(self.f)` on a method of the class."""
+def _torch_compile_calls(resolver: Resolver) -> Iterator[nodes.Call]:
+    """The file's calls of torch.compile with something to compile."""
     for call in resolver.main.node.nodes_of_class(nodes.Call):
         func = call.func
         name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
-        if name != "compile" or not call.args or not _imported_from_torch(resolver, func) \
-                or resolver.expr_qname(func) not in COMPILE_DECORATORS:
-            continue
+        if name == "compile" and call.args and _imported_from_torch(resolver, func) \
+                and resolver.expr_qname(func) in COMPILE_DECORATORS:
+            yield call
+
+
+def _compiled_module_settings(resolver: Resolver) -> dict[nodes.ClassDef, dict[str, bool]]:
+    """The settings of `torch.compile(Model(...), fullgraph=True)` for each module class of the
+    file compiled so: its forward is compiled with them."""
+    settings = {}
+    for call in _torch_compile_calls(resolver):
+        target = call.args[0]
+        if isinstance(target, nodes.Call) and isinstance(target.func, nodes.Name):
+            defined = resolver.main.node.locals.get(target.func.name, ())
+            if defined and isinstance(defined[-1], nodes.ClassDef):
+                settings[defined[-1]] = _compile_settings(call)
+    return settings
+
+
+def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None, nodes.Call]]:
+    """Functions the file compiles by calling torch.compile: `step = torch.compile(step)` on a
+    function of the file, `self.f = torch.compile(self.f)` on a method of the class."""
+    for call in _torch_compile_calls(resolver):
         target = call.args[0]
         if isinstance(target, nodes.Name):
             defined = resolver.main.node.locals.get(target.name, ())

@@ -104,13 +104,14 @@ class GraphBreakRegion:
     frame_skipped: str | None  # the function dynamo would run eagerly, if any
     skip_context: str | None  # why it cannot resume: "a loop", "a `with` block", "a property"
     skips_rest: bool = False  # only the rest of `frame_skipped`, after the break, runs eagerly
+    fails_compile: bool = False  # compiled with fullgraph=True: the break is an error, not a split
     nodes: list[Node] = field(default_factory=list)
     what: str = ""  # the construct as written, for the message
     site: Site | None = None  # where the construct is, when in another file than the linted one
 
     @property
     def severity(self) -> str:
-        return "error" if self.frame_skipped else "warning"
+        return "error" if self.frame_skipped or self.fails_compile else "warning"
 
 
 class _Namespace:

@@ -57,8 +57,12 @@ def shorten(text: str, width: int) -> str:
     return text[:width - len(ELLIPSIS)].rstrip() + ELLIPSIS
 
 
-def impact(frame_skipped: str | None, skip_context: str | None, rest: bool = False) -> str:
-    """What a break costs beyond the split, in a few words ('' when dynamo resumes)."""
+def impact(frame_skipped: str | None, skip_context: str | None, rest: bool = False,
+           fails_compile: bool = False) -> str:
+    """What a break costs beyond the split, in a few words ('' when dynamo resumes). Under
+    fullgraph=True there is no split: the compile fails at the first break."""
+    if fails_compile:
+        return "fullgraph=True: the compile fails here"
     if not frame_skipped:
         return ""
     if rest:
@@ -75,7 +79,7 @@ def describe(rule: Rule, what: str, site: Site | None = None) -> str:
 
 def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped: str | None = None,
            skip_context: str | None = None, skips_rest: bool = False, site: Site | None = None,
-           fixable: bool = False, limit: int = LIMIT) -> str:
+           fails_compile: bool = False, fixable: bool = False, limit: int = LIMIT) -> str:
     """The flake8 message of one occurrence, code first, at most `limit` characters.
 
     The construct is shortened to fit. When it would be cut below MIN_WHAT characters, the
@@ -86,7 +90,8 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     gb = f" ({'/'.join(gb_ids)})" if gb_ids else ""
     full = site.text() if site else ""
     bare = site.text(with_function=False) if site else ""
-    cost, short_cost = impact(frame_skipped, skip_context, skips_rest), impact(frame_skipped, None, skips_rest)
+    cost = impact(frame_skipped, skip_context, skips_rest, fails_compile)
+    short_cost = impact(frame_skipped, None, skips_rest, fails_compile)
     fixes = [f"{rule.fix} ({FIX_HINT})", rule.fix] if fixable else [rule.fix]
     places = ((full, cost), (bare, cost), (bare, short_cost))
     variants = [*((located, why, fix) for fix in fixes for located, why in places),

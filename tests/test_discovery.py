@@ -387,6 +387,51 @@ def test_settings_written_in_the_code_are_read(tmp_path):
     assert codes(configured) == []
 
 
+def test_a_module_compiled_at_module_level_keeps_its_settings(tmp_path):
+    """`model = torch.compile(Model(), fullgraph=True)` compiles Model's forward with
+    fullgraph=True, which captures `.item()` (tests/cases/cfg_compiled_model_global.py)."""
+    path = write(tmp_path / "model.py", """
+        import torch
+        import torch.nn as nn
+
+
+        class Whole(nn.Module):
+            def forward(self, x):
+                return x.sum().item()
+
+
+        class Split(nn.Module):
+            def forward(self, x):
+                return x.sum().item()
+
+
+        model = torch.compile(Whole(), fullgraph=True)
+        other = torch.compile(Split())
+    """)
+    assert codes(path) == [(12, "SFX102")]
+
+
+def test_a_break_under_fullgraph_says_the_compile_fails(tmp_path):
+    """With fullgraph=True dynamo raises at the first break instead of splitting the graph."""
+    path = write(tmp_path / "model.py", """
+        import torch
+
+
+        @torch.compile(fullgraph=True)
+        def whole(x):
+            print(x.shape)
+            return x
+
+
+        @torch.compile
+        def split(x):
+            print(x.shape)
+            return x
+    """)
+    messages = [message for _, _, message in flake8_diagnostics(analyse(path))]
+    assert ["fullgraph=True: the compile fails here" in message for message in messages] == [True, False]
+
+
 def test_functions_named_compile_elsewhere_are_not_roots(tmp_path):
     path = write(tmp_path / "model.py", """
         import re
