@@ -183,12 +183,14 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     # "torch.* op returned non-Tensor" (GB0208, measured), even on constant dtypes.
     "torch.result_type": NON_TENSOR_RESULT,
     "torch.can_cast": NON_TENSOR_RESULT,
+    "torch.is_same_size": NON_TENSOR_RESULT,  # measured: cfg_tensor_equal.py
     "torch.save": SKIPPED,
     "inspect.currentframe": SKIPPED,
     "inspect.stack": SKIPPED,
     "inspect.getframeinfo": SKIPPED,
     "inspect.getouterframes": SKIPPED,
     "inspect.trace": SKIPPED,
+    "traceback.format_stack": SKIPPED,  # measured: cfg_skipped_stdlib.py
     "pdb.set_trace": SKIPPED,
     "os.getpid": SKIPPED,
     "random.random": SKIPPED,

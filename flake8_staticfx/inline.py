@@ -29,6 +29,7 @@ class Frame:
     cls: nodes.ClassDef | None = None
     loop_depth: int = 0
     with_depth: int = 0
+    try_depth: int = 0  # inside a `try` body, which dynamo cannot resume in either
     is_property: bool = False
     # Inside a branch whose outcome is not known statically (an `if` block, or a short-circuit
     # or ternary within the current statement): code here runs only on some calls.

@@ -18,7 +18,8 @@ from astroid.const import Context
 from . import rules, tables
 from .breaks import Break
 from .config import Options
-from .discover import Binding, Resolver, Root, SourceModule, is_disabled, is_opaque, is_property, is_staticmethod
+from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_opaque, is_property,
+                       is_staticmethod)
 from .expressions import ExpressionEvaluator, narrowing
 from .heap import Heap
 from .inline import Frame, bind_arguments
@@ -320,8 +321,13 @@ class Interpreter:
             frame.with_depth -= depth
 
     def exec_Try(self, stmt: nodes.Try, frame: Frame) -> str | None:
-        # Handlers run only when something failed: they are not the compiled path.
-        flow = self.exec_block(stmt.body, frame)
+        # Handlers run only when something failed: they are not the compiled path. A break in
+        # the body makes dynamo give up on the function (measured: cfg_try_except.py).
+        frame.try_depth += 1
+        try:
+            flow = self.exec_block(stmt.body, frame)
+        finally:
+            frame.try_depth -= 1
         if flow is FALLS_THROUGH:
             flow = self.exec_block(stmt.orelse, frame)
         final = self.exec_block(stmt.finalbody, frame)
@@ -399,6 +405,11 @@ class Interpreter:
                 call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
                                               meta=self.meta(expr, frame))
                 self.graph_break(rules.COMPILER_DISABLED_CALL, call, expr, frame)
+                return UNKNOWN
+            if config_patch(self.resolver, node) is not None:  # its body is a root of its own
+                call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
+                                              meta=self.meta(expr, frame))
+                self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, frame, gb_ids=("GB0142",))
                 return UNKNOWN
             if is_opaque(self.resolver, node):
                 from .values import opaque_call
@@ -653,7 +664,7 @@ def _receiver(frame: Frame) -> Value | None:
 
 def _skipped_function(frame: Frame) -> tuple[str, str] | None:
     """The outermost function dynamo would give up on, and why: a break sits in its loop
-    body, `with` block or property (directly or through the calls it inlined)."""
+    body, `with` or `try` block or property (directly or through the calls it inlined)."""
     for current in frame.stack():
         reason = _unresumable(current)
         if reason:
@@ -667,6 +678,8 @@ def _unresumable(frame: Frame) -> str | None:
         return "a loop"
     if frame.with_depth:
         return "a `with` block"
+    if frame.try_depth:
+        return "a `try` block"
     if frame.is_property:
         return "a property"
     return None

@@ -102,7 +102,7 @@ class GraphBreakRegion:
     construct_file: str  # where the construct itself is (may be another project file)
     construct_line: int
     frame_skipped: str | None  # the function dynamo would run eagerly, if any
-    skip_context: str | None  # why it cannot resume: "a loop", "a `with` block", "a property"
+    skip_context: str | None  # why it cannot resume: "a loop", "a `with` block", "a `try` block", "a property"
     skips_rest: bool = False  # only the rest of `frame_skipped`, after the break, runs eagerly
     fails_compile: bool = False  # compiled with fullgraph=True: the break is an error, not a split
     nodes: list[Node] = field(default_factory=list)

@@ -432,6 +432,35 @@ def test_a_break_under_fullgraph_says_the_compile_fails(tmp_path):
     assert ["fullgraph=True: the compile fails here" in message for message in messages] == [True, False]
 
 
+def test_config_patch_decorators_scope_their_settings(tmp_path):
+    """Measured with 2.13 (tests/cases/cfg_config_patch_forward.py and a forward decorated the
+    same way): a call of a patched helper breaks (GB0142) and the helper compiles as its own
+    frame with the patch on; a patched forward compiles with it too."""
+    path = write(tmp_path / "model.py", """
+        import torch
+        import torch.nn as nn
+
+
+        @torch._dynamo.config.patch(capture_scalar_outputs=True)
+        def captured(h):
+            return h.sum().item()
+
+
+        @torch._dynamo.config.patch(cache_size_limit=16)
+        def split(h):
+            return h.sum().item()
+
+
+        class Head(nn.Module):
+            @torch._dynamo.config.patch(capture_scalar_outputs=True)
+            def forward(self, x):
+                total = captured(x) + x.sum().item()
+                return total + split(x)
+    """)
+    assert roots(path) == ["captured", "split", "Head.forward"]
+    assert codes(path) == [(12, "SFX102"), (18, "SFX308"), (19, "SFX308")]
+
+
 def test_functions_named_compile_elsewhere_are_not_roots(tmp_path):
     path = write(tmp_path / "model.py", """
         import re

@@ -1,5 +1,6 @@
 """torch.equal between tensors steering Python control flow: a cache check against the last
-input, a symmetry test, and the shape-only comparison that dynamo decides while tracing."""
+input, a symmetry test, and torch.is_same_size, which compares shapes only but is a torch op
+returning a bool (GB0208)."""
 import torch
 import torch.nn as nn
 
@@ -35,7 +36,7 @@ class ShapeMatchedResidual(nn.Module):
 
     def forward(self, x: torch.Tensor, skip: torch.Tensor) -> torch.Tensor:
         h = self.fc(x)
-        if h.shape == skip.shape and torch.is_same_size(h, skip):
+        if torch.is_same_size(h, skip):
             h = h + skip
         return h
 
