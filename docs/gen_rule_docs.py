@@ -713,6 +713,34 @@ PAGES["SFX311"] = Page(
                       "local functions and lambdas, which dynamo traces.",
 )
 
+PAGES["SFX312"] = Page(
+    dynamo="Dynamo 2.13 cannot wrap a sparse tensor as a graph value (\"Attempted to wrap sparse "
+           "Tensor\"). `Tensor.to_sparse()` ends the graph (GB0277); the first operation on the "
+           "sparse tensor (`torch.sparse.mm`, `to_dense()`, ...) makes dynamo compile what it "
+           "traced before and run the rest of the function eagerly (GB0015), on every call. "
+           "`torch.sparse_coo_tensor` is a function dynamo skips (SFX203) before that.",
+    example="""
+        class Net(nn.Module):
+            def forward(self, x):
+                mask = (x > 0).float().to_sparse()
+                return mask.to_dense() * x
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                mask = (x > 0).float()
+                return mask * x
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x, edges, weights):
+                adj = x.new_zeros(5, 5).index_put((edges[0], edges[1]), weights, accumulate=True)
+                return adj @ x
+    """,
+    not_flagged_notes="Dense tensors built from indices with `index_put`, `scatter_add` or "
+                      "`index_add`, which dynamo traces.",
+)
+
 PAGES["SFX401"] = Page(
     dynamo="Operators whose output shape depends on tensor values (`torch.nonzero`, boolean "
            "mask indexing, `torch.unique`, ...) cannot be traced with static shapes. By default "

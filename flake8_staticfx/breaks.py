@@ -111,6 +111,10 @@ def tensor_result(node: Node, args: list[Value], qname: str) -> Value:
     return Tensor(node)
 
 
+def sparse_result(node: Node, args: list[Value], qname: str) -> Value:
+    return Tensor(node, sparse=True)
+
+
 def copy_result(node: Node, args: list[Value], qname: str) -> Value:
     return args[0] if is_module(args[0]) else Tensor(node)
 
@@ -209,7 +213,8 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     # (GB0033, measured; val_tensor_checks.py, val_any_generators.py).
     "torch.equal": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
     "torch.allclose": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
-    "torch.sparse_coo_tensor": SKIPPED,  # GB0007, then GB0015 wrapping the sparse result (measured)
+    # GB0007, then GB0015 wrapping the sparse result (measured; cfg_sparse_tensors.py).
+    "torch.sparse_coo_tensor": BreakingCall(rules.SKIPPED_FUNCTION_CALL, sparse_result),
     # torch.fx records torch._assert as a call_function node.
     "torch._assert": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise,
                                   in_graph=True),

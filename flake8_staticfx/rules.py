@@ -226,6 +226,18 @@ CLASS_IN_COMPILED_CODE = Rule(
     "define the class at module level (or in __init__'s module), and only instantiate it in forward",
 )
 
+SPARSE_TENSOR = Rule(
+    "SFX312",
+    "sparse-tensor",
+    ("GB0015", "GB0277"),
+    "sparse tensor in compiled code",
+    "keep it dense, or use it outside the compiled code",
+    "keep the tensor dense (index_put/scatter_add into a dense tensor), or make and use the "
+    "sparse tensor outside the compiled function",
+    fixable=False,
+    occurrence_gb_ids=("GB0015",),  # making one with Tensor.to_sparse() names GB0277
+)
+
 DYNAMIC_OUTPUT_SHAPE = Rule(
     "SFX401",
     "dynamic-output-shape",

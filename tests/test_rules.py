@@ -178,6 +178,10 @@ CASES: dict[str, tuple[str, str]] = {
         net("class Scale:  # expect: SFX311\n    factor = 0.5\nh = h * Scale.factor"),
         net("def scale(t):\n    return t * 0.5\nh = scale(h)"),
     ),
+    "SFX312": (
+        net("mask = h.to_sparse()  # expect: SFX312\nh = mask.to_dense() * h  # expect: SFX312"),
+        net("mask = (h > 0).float()\nh = mask * h"),
+    ),
     "SFX401": (
         net("idx = torch.nonzero(h)  # expect: SFX401"),
         net("h = torch.where(h > 0, h, 0)"),

@@ -8,7 +8,7 @@ from .. import rules, tables
 from ..fx_names import FX_NAMES
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .static import Static
-from .tensors import NdArray, Tensor, needs_grad_from, reduced_in_graph
+from .tensors import NdArray, Tensor, needs_grad_from, reduced_in_graph, sparse_operand
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -158,6 +158,8 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
     if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
         return UNKNOWN  # torch.no_grad(), torch.jit.annotate(...): nothing fx records
     node = tx.graph.call_function(fx_target(qname), as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+    if any(isinstance(v, Tensor) and v.sparse for v in [*args, *kwargs.values()]):
+        return sparse_operand(tx, node, expr, frame)
     generator = kwargs.get("generator")
     if isinstance(generator, Instance) and generator.qname == "torch.Generator":
         tx.graph_break(rules.GENERATOR_IN_FORWARD, node, expr, frame)  # made in this function: GB0055

@@ -39,6 +39,9 @@ class Tensor(Value):
     # Registered with register_buffer: a module tensor autograd does not track, so
     # `self.zero.requires_grad_()` breaks (GB0125, vector-quantize-pytorch in the package oracle).
     buffer: bool = False
+    # A sparse layout (torch.sparse_coo_tensor, Tensor.to_sparse()): dynamo cannot wrap it as a
+    # graph value, so the first operation on it gives up on the rest of the function (GB0015).
+    sparse: bool = False
 
     def describe(self) -> str:
         return "tensor"
@@ -60,6 +63,9 @@ class Tensor(Value):
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
         meta = tx.meta(expr, frame)
+        if self.sparse:
+            node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
+            return sparse_operand(tx, node, expr, frame)
         if name in tables.TENSOR_STATIC_METHODS:
             return Static(node=tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs),
                                                     meta=meta))
@@ -84,6 +90,12 @@ class Tensor(Value):
                     frame: Frame) -> Value:
         tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame)
         return python_scalar(tx, node)
+
+    def method_to_sparse(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
+                         frame: Frame) -> Value:
+        """Dynamo cannot put the sparse result in the graph (GB0277, measured)."""
+        tx.graph_break(rules.SPARSE_TENSOR, node, expr, frame, gb_ids=("GB0277",))
+        return Tensor(node, sparse=True)
 
     def method_tolist(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
                       frame: Frame) -> Value:
@@ -280,3 +292,10 @@ def has_bool_mask(key: Value) -> bool:
     if isinstance(key, Seq) and key.items is not None:
         return any(isinstance(k, Tensor) and k.is_bool for k in key.items)
     return False
+
+
+def sparse_operand(tx: Interpreter, node: Node, expr: nodes.NodeNG, frame: Frame) -> Value:
+    """An operation on a sparse tensor: dynamo cannot wrap the tensor (GB0015, measured on
+    torch.sparse.mm and to_dense), compiles what came before and runs the rest eagerly."""
+    tx.graph_break(rules.SPARSE_TENSOR, node, expr, frame, skips_own_frame="a sparse tensor")
+    return Tensor(node)
