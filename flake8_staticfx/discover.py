@@ -597,6 +597,9 @@ TRANSPARENT_DECORATORS = frozenset({
     "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.amp.custom_fwd",
     "torch.cuda.amp.custom_fwd", "abc.abstractmethod", "typing.final",
     "staticmethod", "classmethod", "property", "functools.cached_property",
+    # `with manager():` runs the generator's body around the block; dynamo traces it
+    # (measured: cfg_user_context_managers.py), so it is inlined where the `with` calls it.
+    "contextlib.contextmanager",
 })
 # Decorators of model libraries that keep the function's body as the code that runs (they
 # add docs, convert outputs or rename arguments), matched by their last name.
@@ -608,6 +611,9 @@ TRANSPARENT_LIBRARY_DECORATORS = frozenset({
     "apply_forward_hook", "dataclass", "register_to_config",
     "lru_cache", "cache", "wraps", "overload", "final", "abstractmethod", "total_ordering",
 })
+# unittest.mock.patch and its .object/.dict forms wrap the function in a patcher from the
+# unittest directory, which dynamo skips (GB0007, GB0008; measured: cfg_mock_decorated.py).
+MOCK_PATCH_DECORATORS = ("unittest.mock.patch",)
 DISABLE_DECORATORS = frozenset({
     "torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
 })
@@ -632,6 +638,11 @@ def _decorator_name(resolver: Resolver, decorator: nodes.NodeNG) -> str:
 
 def is_disabled(resolver: Resolver, function: nodes.FunctionDef) -> bool:
     return any(name in DISABLE_DECORATORS for name in decorator_names(resolver, function))
+
+
+def is_mock_patched(resolver: Resolver, function: nodes.FunctionDef) -> bool:
+    """Decorated with unittest.mock.patch (or .object, .dict): dynamo skips the patcher."""
+    return any(name.startswith(MOCK_PATCH_DECORATORS) for name in decorator_names(resolver, function))
 
 
 def is_opaque(resolver: Resolver, function: nodes.FunctionDef | nodes.ClassDef) -> bool:

@@ -18,8 +18,8 @@ from astroid.const import Context
 from . import rules, tables
 from .breaks import Break
 from .config import Options
-from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_opaque, is_property,
-                       is_staticmethod)
+from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_mock_patched, is_opaque,
+                       is_property, is_staticmethod)
 from .expressions import ExpressionEvaluator, narrowing
 from .heap import Heap
 from .inline import Frame, bind_arguments
@@ -405,6 +405,11 @@ class Interpreter:
                 call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
                                               meta=self.meta(expr, frame))
                 self.graph_break(rules.COMPILER_DISABLED_CALL, call, expr, frame)
+                return UNKNOWN
+            if is_mock_patched(self.resolver, node):  # the patcher is in unittest, which dynamo skips
+                call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
+                                              meta=self.meta(expr, frame))
+                self.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, gb_ids=("GB0007", "GB0008"))
                 return UNKNOWN
             if config_patch(self.resolver, node) is not None:  # its body is a root of its own
                 call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),

@@ -115,7 +115,7 @@ LOGGER_CALL = Rule(
 SKIPPED_FUNCTION_CALL = Rule(
     "SFX203",
     "skipped-function-call",
-    ("GB0007", "GB0208", "GB0156"),
+    ("GB0007", "GB0208", "GB0156", "GB0008"),
     "call to a function dynamo skips",
     "move it out of the compiled code",
     "move it out of forward, or guard it with `if not torch.compiler.is_compiling():`",

@@ -231,6 +231,9 @@ RESUMABLE_CONTEXTS = frozenset({
 UNSUPPORTED_CONTEXTS = frozenset({
     "torch.random.fork_rng", "torch.backends.cuda.sdp_kernel", "torch.backends.cudnn.flags",
 })
+# unittest.mock objects: dynamo skips the unittest directory, so calling one breaks
+# ("Attempted to inline function marked as skipped", GB0008; measured: cfg_mock_decorated.py).
+MOCK_CLASSES = frozenset({"unittest.mock.Mock", "unittest.mock.MagicMock"})
 # Builtins that turn a tensor into text (GB0059 for str, GB0569 for repr).
 TENSOR_TEXT_BUILTINS = frozenset({"str", "repr"})
 

@@ -477,3 +477,64 @@ def test_message_names_the_gb_id_of_the_occurrence(tmp_path):
     names its own."""
     found = lint(tmp_path, net("n = h.argmax()\npos = torch.arange(n)\nv = h.sum().item()"))
     assert [message.split(";")[0].rsplit("(", 1)[1] for _, _, message in found] == ["GB0033)", "GB0124)"]
+
+
+def test_a_break_in_a_try_body_gives_up_on_the_function(tmp_path):
+    """Measured with 2.13 (tests/cases/cfg_try_except.py): dynamo cannot resume inside a `try`
+    body; a try whose body traces is no break at all."""
+    source = net("try:\n    s = h.sum().item()\nexcept ValueError:\n    s = 0.0\nh = h * s")
+    [(_, _, message)] = lint(tmp_path, source)
+    assert "in a `try` block, whole `forward` runs eagerly" in message
+    assert lint(tmp_path, net("try:\n    h = h * self.scale\nexcept AttributeError:\n    pass")) == []
+
+
+def test_unittest_mock_calls_are_skipped(tmp_path):
+    """Dynamo skips the unittest directory (measured: tests/cases/cfg_mock_decorated.py)."""
+    extra = textwrap.dedent("""\
+        from unittest import mock
+
+
+        class Hooks:
+            @staticmethod
+            def on_output(t):
+                return t
+
+
+        @mock.patch.object(Hooks, "on_output", staticmethod(lambda t: t * 2))
+        def patched(t):
+            return Hooks.on_output(t)
+
+
+    """)
+    source = net("self.callback(h.shape)  # expect: SFX203\nh = patched(h)  # expect: SFX203",
+                 init="self.callback = mock.Mock(return_value=None)", extra=extra)
+    assert codes_of(lint(tmp_path, source)) == expected(source)
+    assert lint(tmp_path, net("h = Hooks.on_output(h)", extra=extra)) == []
+
+
+def test_a_contextmanager_generator_runs_at_the_with(tmp_path):
+    """`with announced():` runs the generator's body, traced by dynamo: a print in it breaks,
+    inside the `with` (measured: tests/cases/cfg_user_context_managers.py)."""
+    extra = textwrap.dedent("""\
+        import contextlib
+
+
+        @contextlib.contextmanager
+        def announced(name):
+            print("entering", name)  # expect: SFX201
+            yield
+
+
+        @contextlib.contextmanager
+        def quiet(module):
+            saved = module.scale
+            module.scale = 0.5
+            yield module
+            module.scale = saved
+
+
+    """)
+    source = net("with announced('fc'):\n    h = h * 2", extra=extra)
+    assert codes_of(lint(tmp_path, source)) == expected(source)
+    assert lint(tmp_path, net("with quiet(self):\n    h = h * self.scale", init="self.scale = 1.0",
+                              extra=extra)) == []

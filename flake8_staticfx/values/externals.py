@@ -52,7 +52,7 @@ class External(Value):
             return Static(tables.STATIC_FUNCTIONS[qname])
         if qname in tables.LOGGER_FACTORIES:
             return Instance("logging.Logger")
-        if qname in tables.UNSUPPORTED_CONTEXTS:
+        if qname in tables.UNSUPPORTED_CONTEXTS or qname in tables.MOCK_CLASSES:
             return Instance(qname)
         if qname == "functools.partial" and args and not unknown_rest:
             from .objects import Partial
@@ -100,6 +100,13 @@ class Instance(Value):
         from .objects import BoundMethod
 
         return BoundMethod(self, name)
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        if self.qname in tables.MOCK_CLASSES:
+            call = tx.graph.python_call(self.qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, gb_ids=("GB0008",))
+        return UNKNOWN
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
