@@ -741,6 +741,65 @@ PAGES["SFX312"] = Page(
                       "`index_add`, which dynamo traces.",
 )
 
+PAGES["SFX313"] = Page(
+    dynamo="Dynamo 2.13 traces the function given to `torch.utils.checkpoint.checkpoint` as the "
+           "body of a higher-order op, which recomputes it in the backward pass and so must be "
+           "free of side effects. A module attribute set in the body (\"HOP: Non-nullified side "
+           "effect\", GB4413) breaks the graph at the checkpoint call; appending to a list from "
+           "outside the body (\"HOP: Unsafe side effect\", GB0067) breaks at the append.",
+    example="""
+        from torch.utils.checkpoint import checkpoint
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+                self.calls = 0
+
+            def _body(self, x):
+                self.calls += 1
+                return self.fc(x).relu()
+
+            def forward(self, x):
+                return checkpoint(self._body, x, use_reentrant=False)
+    """,
+    fixed="""
+        from torch.utils.checkpoint import checkpoint
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def _body(self, x):
+                return self.fc(x).relu()
+
+            def forward(self, x):
+                return checkpoint(self._body, x, use_reentrant=False)
+    """,
+    not_flagged="""
+        from torch.utils.checkpoint import checkpoint
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def _body(self, x):
+                parts = []
+                parts.append(self.fc(x))
+                return torch.cat(parts, -1)
+
+            def forward(self, x):
+                return checkpoint(self._body, x, use_reentrant=False)
+    """,
+    not_flagged_notes="Lists made and filled inside the checkpointed function, and attributes "
+                      "set outside it.",
+)
+
 PAGES["SFX401"] = Page(
     dynamo="Operators whose output shape depends on tensor values (`torch.nonzero`, boolean "
            "mask indexing, `torch.unique`, ...) cannot be traced with static shapes. By default "

@@ -75,8 +75,9 @@ def static_params(function: nodes.FunctionDef,
         expr = defaults.get(param.name)
         value = default(expr) if expr is not None else Static()
         # A function, class or torch layer given as a default (`act=F.gelu`, `block=BasicBlock`,
-        # `norm_layer=nn.LayerNorm`) is what a model built with defaults calls.
-        env[param.name] = value if isinstance(value, (Static, Seq, Dict, Function, ClassRef, External)) \
+        # `norm_layer=nn.LayerNorm`) is what a model built with defaults calls; a project
+        # object (`config=AttentionConfig()`) is the configuration it is built with.
+        env[param.name] = value if isinstance(value, (Static, Seq, Dict, Function, ClassRef, External, Obj)) \
             else Static()
     if spec.vararg:
         env[spec.vararg] = Seq(None)

@@ -87,6 +87,8 @@ class Interpreter:
         self.segment_start = 0  # position of the first node after the latest break
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
+        # The torch.utils.checkpoint calls whose function is being inlined: [call, frame, reported].
+        self.checkpoint_calls: list[list] = []
 
     # ------------------------------------------------------------------ roots
 
@@ -593,6 +595,28 @@ class Interpreter:
         node = self.graph.python_call("resume", meta=self.meta(call, stack[0]))
         self.graph_break(rules.BREAK_IN_LOCAL_OBJECT, node, call, stack[0], cause=cause,
                          frame_skip=(stack[0].name, "that call"))
+
+    def checkpointed(self, function: Value, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+                     frame: Frame) -> Value:
+        """`checkpoint(function, *args)`: dynamo traces `function` as the body of a higher-order
+        op, which must be free of side effects (see checkpointed_mutation, Seq.call_method)."""
+        self.checkpoint_calls.append([expr, frame, False])
+        try:
+            return function.call(self, args, kwargs, expr, frame)
+        finally:
+            self.checkpoint_calls.pop()
+
+    def checkpointed_mutation(self) -> None:
+        """A module attribute set inside a checkpointed function: dynamo cannot keep the
+        mutation in the op and breaks at the checkpoint call, once (GB4413, measured:
+        cfg_checkpoint_side_effects.py)."""
+        call = self.checkpoint_calls[-1]
+        if call[2]:
+            return
+        call[2] = True
+        expr, frame = call[0], call[1]
+        node = self.graph.python_call("torch.utils.checkpoint.checkpoint", meta=self.meta(expr, frame))
+        self.graph_break(rules.SIDE_EFFECT_IN_CHECKPOINT, node, expr, frame, gb_ids=("GB4413",))
 
     def call_not_followed(self, qname: str, expr: nodes.NodeNG, frame: Frame | None) -> None:
         """A call into a package whose source is on no library search path is opaque: say so

@@ -238,6 +238,18 @@ SPARSE_TENSOR = Rule(
     occurrence_gb_ids=("GB0015",),  # making one with Tensor.to_sparse() names GB0277
 )
 
+SIDE_EFFECT_IN_CHECKPOINT = Rule(
+    "SFX313",
+    "side-effect-in-checkpoint",
+    ("GB4413", "GB0067"),
+    "side effect in a checkpointed function",
+    "return the value instead of storing it",
+    "return what the checkpointed function computes instead of setting a module attribute or "
+    "appending to a list from outside it; dynamo cannot replay the side effect on recompute",
+    fixable=False,
+    occurrence_gb_ids=("GB4413",),  # appending to an outer list names GB0067
+)
+
 DYNAMIC_OUTPUT_SHAPE = Rule(
     "SFX401",
     "dynamic-output-shape",

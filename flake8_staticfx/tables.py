@@ -215,6 +215,7 @@ TORCH_STATIC_CLASSES = frozenset({"torch.Size", "torch.device", "torch.dtype", "
 TORCH_NON_TENSOR_FUNCTIONS = frozenset({
     "torch.jit.annotate", "torch._assert", "torch.cuda.synchronize", "torch.set_grad_enabled",
     "torch.no_grad", "torch.enable_grad", "torch.autocast", "torch.inference_mode",
+    "torch.profiler.record_function", "torch.autograd.profiler.record_function",
 })
 # Functions that call their first argument with the rest (so it is inlined).
 CALL_FIRST_ARGUMENT = frozenset({
@@ -222,10 +223,13 @@ CALL_FIRST_ARGUMENT = frozenset({
 })
 # Context managers dynamo resumes inside after a break (measured: a print inside
 # `with torch.no_grad()`, `torch.enable_grad()`, `torch.autocast("cpu")` compiles two graphs and
-# skips no frame; tests/cases/grad_mode_blocks.py). Other `with` blocks are given up on.
+# skips no frame; tests/cases/grad_mode_blocks.py; a print inside
+# `with torch.profiler.record_function(...)` the same: cfg_ctx_builtin_managers.py). Other
+# `with` blocks are given up on.
 RESUMABLE_CONTEXTS = frozenset({
     "torch.no_grad", "torch.enable_grad", "torch.autocast", "torch.amp.autocast",
-    "torch.amp.autocast_mode.autocast",
+    "torch.amp.autocast_mode.autocast", "torch.profiler.record_function",
+    "torch.autograd.profiler.record_function",
 })
 # Context managers whose `with` dynamo gives up on (GB0142, after GB0208 for these).
 UNSUPPORTED_CONTEXTS = frozenset({

@@ -182,6 +182,14 @@ CASES: dict[str, tuple[str, str]] = {
         net("mask = h.to_sparse()  # expect: SFX312\nh = mask.to_dense() * h  # expect: SFX312"),
         net("mask = (h > 0).float()\nh = mask * h"),
     ),
+    "SFX313": (
+        net("seen = []\n\ndef run(t):\n    seen.append(t)  # expect: SFX313\n    return t * 2\n\n"
+            "h = checkpoint(run, h, use_reentrant=False)",
+            extra="from torch.utils.checkpoint import checkpoint\n\n\n"),
+        net("def run(t):\n    parts = []\n    parts.append(t * 2)\n    return parts[0]\n\n"
+            "h = checkpoint(run, h, use_reentrant=False)",
+            extra="from torch.utils.checkpoint import checkpoint\n\n\n"),
+    ),
     "SFX401": (
         net("idx = torch.nonzero(h)  # expect: SFX401"),
         net("h = torch.where(h > 0, h, 0)"),

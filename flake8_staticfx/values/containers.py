@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import rules
 from .base import UNKNOWN, Value
 from .static import Static
 
@@ -15,6 +16,14 @@ if TYPE_CHECKING:
     from ..ir import Node
 
 LIST_MUTATIONS = ("append", "extend", "insert")
+
+
+def _local_receiver(expr: nodes.NodeNG, frame: Frame) -> bool:
+    """Is the list of `name.append(...)` a local variable of the function calling it?"""
+    from astroid import nodes
+
+    receiver = expr.func.expr if isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Attribute) else None
+    return isinstance(receiver, nodes.Name) and receiver.name in frame.env
 
 
 @dataclass(eq=False)
@@ -42,6 +51,11 @@ class Seq(Value):
                     expr: nodes.NodeNG, frame: Frame) -> Value:
         from .objects import Function
 
+        if name in LIST_MUTATIONS and self.is_list and tx.checkpoint_calls and not _local_receiver(expr, frame):
+            # A list from outside a checkpointed function, appended to in it: dynamo's
+            # checkpoint op cannot hold the mutation (GB0067, measured: cfg_checkpoint_side_effects.py).
+            node = tx.graph.python_call(f"list.{name}", meta=tx.meta(expr, frame))
+            tx.graph_break(rules.SIDE_EFFECT_IN_CHECKPOINT, node, expr, frame, gb_ids=("GB0067",))
         if name == "sort" and isinstance(kwargs.get("key"), Function):
             kwargs["key"].call(tx, [self.element_kind()], {}, expr, frame)  # the key runs on each item
         if self.items is not None:

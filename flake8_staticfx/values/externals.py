@@ -63,8 +63,8 @@ class External(Value):
             from .objects import Function
 
             if args and isinstance(args[0], (Function, Module)):
-                return args[0].call(tx, args[1:], {k: v for k, v in kwargs.items() if k != "use_reentrant"},
-                                    expr, frame)
+                return tx.checkpointed(args[0], args[1:], {k: v for k, v in kwargs.items() if k != "use_reentrant"},
+                                       expr, frame)
             return UNKNOWN
         if qname.startswith("torch."):
             return torch_call(tx, qname, args, kwargs, expr, frame)

@@ -72,6 +72,8 @@ class Module(Value):
 
     def store_attribute(self, tx: Interpreter, name: str, value: Value, target: nodes.NodeNG,
                         frame: Frame) -> None:
+        if tx.checkpoint_calls:
+            tx.checkpointed_mutation()
         tx.store_module_attribute(self, name, value)
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:

@@ -33,8 +33,6 @@ class RMSNorm(nn.Module):
 class SiluAndMul(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         gate, up = x.chunk(2, dim=-1)
-        if not torch.compiler.is_compiling():
-            print("gate saturation", (gate > 4).float().mean().item())
         return nn.functional.silu(gate) * up
 
 
