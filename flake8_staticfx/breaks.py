@@ -112,7 +112,8 @@ def tensor_result(node: Node, args: list[Value], qname: str) -> Value:
 
 
 def sparse_result(node: Node, args: list[Value], qname: str) -> Value:
-    return Tensor(node, sparse=True)
+    """A sparse tensor made by a call dynamo skips: it is no graph node."""
+    return Tensor(None, sparse=True)
 
 
 def copy_result(node: Node, args: list[Value], qname: str) -> Value:
