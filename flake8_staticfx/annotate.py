@@ -27,7 +27,7 @@ def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
 
 def _breaks(brk: Break, options: Options) -> bool:
     """Does dynamo break here under the options' settings?"""
-    if any(options.captures(setting) for setting in brk.rule.captured_by):
+    if any(options.captures(setting) or setting in brk.patched for setting in brk.rule.captured_by):
         return False
     return not (brk.rule.ignored_by and brk.qname in getattr(options, brk.rule.ignored_by))
 

@@ -43,6 +43,8 @@ class Break:
     # (an RNN module, arithmetic on a random number: measured, probes in segments.py).
     stop_depth: int | None = None
     rest_only: bool = False  # `frame_skip` is that frame: only the rest of it runs eagerly
+    # Settings a `@torch._dynamo.config.patch(...)` on a function of the inline stack turns on.
+    patched: frozenset[str] = frozenset()
 
 
 # -- predicates: which call forms break ------------------------------------------------

@@ -727,8 +727,6 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
     functions and methods and its `__call__` overrides are roots too."""
     roots = []
     compiled_modules = _compiled_module_settings(resolver)
-    called = {call.func.name for call in resolver.main.node.nodes_of_class(nodes.Call)
-              if isinstance(call.func, nodes.Name)}
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
             owner = next((c for c in resolver.iter_mro(node) if "forward" in c.locals), None)
@@ -739,8 +737,7 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                     and resolver.is_module_class(node):
                 opaque = resolver.opaque_decorator(node)
                 if opaque is None:
-                    settings = {**compiled_modules.get(node, {}), **(config_patch(resolver, forward) or {})}
-                    roots.append(Root(forward, node, owner, settings=settings))
+                    roots.append(Root(forward, node, owner, settings=compiled_modules.get(node, {})))
                 elif skipped is not None:
                     skipped.append(SkippedRoot(node, *opaque))
         elif node.decorators:
@@ -749,10 +746,6 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
             if compiles:
                 cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
                 roots.append(Root(node, cls, settings=_compile_settings(compiles[0])))
-            elif isinstance(node.parent, nodes.Module) and node.name in called \
-                    and config_patch(resolver, node) is not None:
-                # Called from compiled code, it compiles as a frame of its own, patched.
-                roots.append(Root(node, None, settings=config_patch(resolver, node)))
     known = {root.function for root in roots}
     for function, cls, call in _compiled_by_call(resolver):
         if function not in known:
@@ -796,7 +789,8 @@ def _compile_settings(call: nodes.NodeNG) -> dict[str, bool]:
 def config_patch(resolver: Resolver, function: nodes.FunctionDef) -> dict[str, bool] | None:
     """The settings of a `@torch._dynamo.config.patch(...)` decorating `function`, None when
     there is none. Dynamo cannot enter the patch's context manager (GB0142): a call of the
-    function from compiled code breaks, and the function compiles as its own frame, patched."""
+    function from compiled code breaks, and the function compiles as a frame of its own, with
+    the patch on (a patched forward compiles with it)."""
     for decorator in function.decorators.nodes if function.decorators else ():
         if isinstance(decorator, nodes.Call) and _imported_from_torch(resolver, decorator.func) \
                 and _decorator_qname(resolver, decorator) == CONFIG_PATCH:

@@ -413,11 +413,6 @@ class Interpreter:
                                               meta=self.meta(expr, frame))
                 self.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, gb_ids=("GB0007", "GB0008"))
                 return UNKNOWN
-            if config_patch(self.resolver, node) is not None:  # its body is a root of its own
-                call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
-                                              meta=self.meta(expr, frame))
-                self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, frame, gb_ids=("GB0142",))
-                return UNKNOWN
             if is_opaque(self.resolver, node):
                 from .values import opaque_call
 
@@ -442,6 +437,13 @@ class Interpreter:
         callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
                        closure=function.closure, cls=function.cls)
         callee.is_property = in_property
+        if isinstance(node, nodes.FunctionDef) and config_patch(self.resolver, node) is not None:
+            # Dynamo cannot enter the patch's context manager (GB0142): it breaks at the call,
+            # and the function runs as a frame of its own, compiled with the patch on.
+            meta = self.meta(expr, callee)
+            meta["span"] = meta["stack"][-1]  # the call, in the caller's file
+            call = self.graph.python_call(node.qname(), meta=meta)
+            self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, callee, gb_ids=("GB0142",))
         self.run_body(callee)
         result = join_all(callee.returns) if callee.returns else Static(None)
         if key is not None:
@@ -575,9 +577,11 @@ class Interpreter:
         rest_only = frame_skip is None and bool(skips_own_frame)
         if rest_only:
             frame_skip = (frame.name, skips_own_frame)
+        patched = frozenset(name for current in frame.stack() if isinstance(current.function, nodes.FunctionDef)
+                            for name, on in (config_patch(self.resolver, current.function) or {}).items() if on)
         node.meta["break"] = Break(rule, _source(expr), frame_skip,
                                    gb_ids or rule.default_gb_ids, qname, cause, tuple(sorted(set(depths))),
-                                   frame.depth if skips_own_frame else None, rest_only)
+                                   frame.depth if skips_own_frame else None, rest_only, patched)
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)
@@ -600,23 +604,27 @@ class Interpreter:
                      frame: Frame) -> Value:
         """`checkpoint(function, *args)`: dynamo traces `function` as the body of a higher-order
         op, which must be free of side effects (see checkpointed_mutation, Seq.call_method)."""
-        self.checkpoint_calls.append([expr, frame, False])
+        call = [expr, frame, False]
+        self.checkpoint_calls.append(call)
+        start, python_start = len(self.graph.nodes), len(self.graph.python_calls)
         try:
-            return function.call(self, args, kwargs, expr, frame)
+            result = function.call(self, args, kwargs, expr, frame)
         finally:
             self.checkpoint_calls.pop()
+        if call[2]:
+            # A module attribute set inside: dynamo cannot keep the mutation in the op and
+            # breaks at the checkpoint call (GB4413, measured: cfg_checkpoint_side_effects.py).
+            node = self.graph.python_call("torch.utils.checkpoint.checkpoint", meta=self.meta(expr, frame))
+            self.graph_break(rules.SIDE_EFFECT_IN_CHECKPOINT, node, expr, frame, gb_ids=("GB4413",))
+        # With a break in or at it, the checkpoint runs eagerly, dynamo disabled inside
+        # (torch.utils.checkpoint is _disable_dynamo): segments.py puts its body in no graph.
+        for node in [*self.graph.nodes[start:], *self.graph.python_calls[python_start:]]:
+            node.meta["checkpoint"] = id(call)
+        return result
 
     def checkpointed_mutation(self) -> None:
-        """A module attribute set inside a checkpointed function: dynamo cannot keep the
-        mutation in the op and breaks at the checkpoint call, once (GB4413, measured:
-        cfg_checkpoint_side_effects.py)."""
-        call = self.checkpoint_calls[-1]
-        if call[2]:
-            return
-        call[2] = True
-        expr, frame = call[0], call[1]
-        node = self.graph.python_call("torch.utils.checkpoint.checkpoint", meta=self.meta(expr, frame))
-        self.graph_break(rules.SIDE_EFFECT_IN_CHECKPOINT, node, expr, frame, gb_ids=("GB4413",))
+        """A module attribute set inside the checkpointed function being inlined (see checkpointed)."""
+        self.checkpoint_calls[-1][2] = True
 
     def call_not_followed(self, qname: str, expr: nodes.NodeNG, frame: Frame | None) -> None:
         """A call into a package whose source is on no library search path is opaque: say so

@@ -19,6 +19,9 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
 - Torch code is not a frame dynamo compiles: after a break inside a torch.nn container's call
   (Sequential), its layers run eagerly and its project modules are frames
   (`sequential_debug_block.py`).
+- A break in the function given to torch.utils.checkpoint, or at the checkpoint call (a side
+  effect in it): the checkpoint runs eagerly with dynamo disabled inside, compiling nothing
+  (`cfg_checkpoint_side_effects.py`: 0 graphs).
 - A frame compiled once is cached: calling the same function again from the same place (a
   loop unrolled, a skipped frame's loop) compiles nothing new.
 
@@ -219,6 +222,12 @@ def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
         if not _has_break(item):
             pending.append(item)
             continue
+        checkpoint = None if isinstance(item, list) else item.meta.get("checkpoint")
+        if checkpoint is not None:  # the checkpoint's body before its break runs eagerly too
+            for earlier in [p for p in pending if isinstance(p, list) and p[0].meta.get("checkpoint") == checkpoint]:
+                pending.remove(earlier)
+                for node in earlier:
+                    result.graph_of[node] = None
         if _skips(_first_break(item), depth):
             # A break that gives up on this frame (here: a resume function) runs it eagerly.
             _run_skipped(result, [*pending, *items[index:]], depth)
@@ -254,6 +263,10 @@ def _run_call(result: Segments, call: list, depth: int) -> None:
     torch code dynamo does not compile on its own: its torch layers run eagerly, each project
     module it calls is a frame (measured: Sequential(Linear, Block-with-print, Linear) alone
     compiles Block's two graphs)."""
+    if call[0].meta.get("checkpoint") is not None:
+        for node in call:
+            result.graph_of[node] = None
+        return
     if not getattr(call, "container", False):
         _run_frame(result, call, depth + 1, _callee_key(call, depth))
         return

@@ -434,8 +434,8 @@ def test_a_break_under_fullgraph_says_the_compile_fails(tmp_path):
 
 def test_config_patch_decorators_scope_their_settings(tmp_path):
     """Measured with 2.13 (tests/cases/cfg_config_patch_forward.py and a forward decorated the
-    same way): a call of a patched helper breaks (GB0142) and the helper compiles as its own
-    frame with the patch on; a patched forward compiles with it too."""
+    same way): a call of a patched helper breaks (GB0142) and the helper compiles as a frame
+    of its own with the patch on; a patched forward compiles with it too."""
     path = write(tmp_path / "model.py", """
         import torch
         import torch.nn as nn
@@ -452,13 +452,18 @@ def test_config_patch_decorators_scope_their_settings(tmp_path):
 
 
         class Head(nn.Module):
+            def forward(self, x):
+                total = captured(x)
+                return total + split(x)
+
+
+        class PatchedHead(nn.Module):
             @torch._dynamo.config.patch(capture_scalar_outputs=True)
             def forward(self, x):
-                total = captured(x) + x.sum().item()
-                return total + split(x)
+                return split(x) + x.sum().item()
     """)
-    assert roots(path) == ["captured", "split", "Head.forward"]
-    assert codes(path) == [(12, "SFX102"), (18, "SFX308"), (19, "SFX308")]
+    assert roots(path) == ["Head.forward", "PatchedHead.forward"]
+    assert codes(path) == [(12, "SFX102"), (17, "SFX308"), (18, "SFX308"), (24, "SFX308")]
 
 
 def test_functions_named_compile_elsewhere_are_not_roots(tmp_path):

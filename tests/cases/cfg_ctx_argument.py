@@ -31,9 +31,9 @@ class PrecisionScoped(nn.Module):
 
 
 CASES = [
-    ("FrozenStem/nullcontext", FrozenStem, lambda: (torch.randn(2, 8), contextlib.nullcontext())),
-    ("FrozenStem/no_grad", FrozenStem, lambda: (torch.randn(2, 8), torch.no_grad())),
-    ("PrecisionScoped/autocast", PrecisionScoped,
+    ("FrozenStem-nullcontext", FrozenStem, lambda: (torch.randn(2, 8), contextlib.nullcontext())),
+    ("FrozenStem-no_grad", FrozenStem, lambda: (torch.randn(2, 8), torch.no_grad())),
+    ("PrecisionScoped-autocast", PrecisionScoped,
      lambda: (torch.randn(2, 8), torch.autocast("cpu", dtype=torch.bfloat16))),
-    ("PrecisionScoped/default", PrecisionScoped, lambda: (torch.randn(2, 8),)),
+    ("PrecisionScoped-default", PrecisionScoped, lambda: (torch.randn(2, 8),)),
 ]
