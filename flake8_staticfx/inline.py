@@ -37,6 +37,9 @@ class Frame:
     # A `return` under such a branch came before: the rest of the function runs only on some
     # calls (`if indices is None: return ones` then `torch.unique(indices)`).
     after_early_return: bool = False
+    # A Python random number went into a tensor operation: dynamo can resume from there
+    # (operators.binop, GB0213).
+    random_in_graph: bool = False
     returns: list[Value] = field(default_factory=list)
 
     @property

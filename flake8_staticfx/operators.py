@@ -56,13 +56,19 @@ def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeN
     randoms = [v for v in (left, right) if isinstance(v, Tensor) and v.python_random]
     if randoms and not any(isinstance(v, Tensor) and not v.python_random for v in (left, right)):
         node = tx.graph.python_call(f"operator.{BINOPS.get(op, 'add')}", meta=tx.meta(expr, frame))
-        # GB0213 skips the frame (measured: random_gain.py, random_crop.py).
-        tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame,
-                       skips_own_frame="arithmetic on a Python random number")
+        # GB0213 cannot be resumed. Once a random number went into a tensor operation of this
+        # frame, dynamo compiles up to that state and runs the rest eagerly; before that it gives
+        # up on the whole frame (measured: noise_injection.py, grad_mode_blocks.py).
+        why = "arithmetic on a Python random number"
+        if frame.random_in_graph:
+            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, skips_own_frame=why)
+        else:
+            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, frame_skip=(frame.name, why))
         return Tensor(None, python_random=True)
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
         return NdArray(from_numpy_of_tensor(left, right))  # arange(n) * step: an array whatever the number
     if isinstance(left, Tensor) or isinstance(right, Tensor):
+        frame.random_in_graph |= bool(randoms)
         node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
                                       meta=tx.meta(expr, frame))
         is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)

@@ -221,8 +221,8 @@ def test_grad_mode_and_autocast_blocks_resume(tmp_path):
     assert _count(tmp_path, source.replace("torch.no_grad()", "open('log.txt')"), "M.forward") == 0
 
 
-def test_rnn_and_random_arithmetic_compile_before_and_run_the_rest_eagerly(tmp_path):
-    # grad_mode_blocks.py StemThenLSTM, RandomTemperature; random_gain.py (nothing before: 0).
+def test_an_rnn_module_compiles_what_came_before_and_runs_the_rest_eagerly(tmp_path):
+    # grad_mode_blocks.py StemThenLSTM: 1 graph.
     lstm = """
     class M(nn.Module):
         def __init__(self):
@@ -236,13 +236,36 @@ def test_rnn_and_random_arithmetic_compile_before_and_run_the_rest_eagerly(tmp_p
             return y * 2
     """
     assert _count(tmp_path, lstm, "M.forward") == 1
-    rand = """
+
+
+def test_random_arithmetic_resumes_only_once_a_random_number_entered_the_graph(tmp_path):
+    # grad_mode_blocks.py RandomTemperature: a layer, then `k + 0.5` on a random int: dynamo
+    # gives up on the whole frame (0 graphs). noise_injection.py GaussianCorruption: the random
+    # number was first multiplied into a tensor: dynamo compiles up to there (1 graph).
+    first_use = """
     class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
         def forward(self, x):
+            h = self.fc(x)
             k = random.randint(1, 4)
-            return x * (k + 0.5)
+            return h / (k + 0.5)
     """
-    assert _count(tmp_path, rand, "M.forward") == 0
+    assert _count(tmp_path, first_use, "M.forward") == 0
+    after_tensor_use = """
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.fc(x) * random.randint(1, 4)
+            mix = random.uniform(0.0, 0.3)
+            return (1 - mix) * h
+    """
+    assert _count(tmp_path, after_tensor_use, "M.forward") == 1
 
 
 def test_graph_json_gives_each_node_its_compiled_graph(tmp_path):
