@@ -69,7 +69,7 @@ METADATA_FUNCTIONS = frozenset({"getattr", "len"})
 METADATA_METHODS = frozenset({"size", "dim", "numel", "stride", "is_contiguous", "element_size", "ndimension"})
 
 
-def _is_metadata(node: Node) -> bool:
+def is_metadata(node: Node) -> bool:
     cached = node.meta.get("_metadata")
     if cached is None:
         node.meta["_metadata"] = False  # a cycle cannot occur; this bounds the recursion's cost
@@ -84,10 +84,10 @@ def _reads_metadata(node: Node) -> bool:
         return True
     if node.op == "call_function" and node.target == "operator.getitem":
         first = node.args[0] if node.args else None
-        return isinstance(first, Node) and _is_metadata(first)
+        return isinstance(first, Node) and is_metadata(first)
     if node.op == "call_function" and (node.target.startswith("operator.") or node.meta.get("on_python_numbers")):
         used = list(node.inputs())  # arithmetic on sizes: `h - self.crop`, `math.sqrt(d // h)`
-        return bool(used) and all(_is_metadata(u) for u in used)
+        return bool(used) and all(is_metadata(u) for u in used)
     return False
 
 
@@ -104,7 +104,7 @@ def node_stops(node: Node, depth: int) -> bool:
 
 def _is_op(node: Node) -> bool:
     return (node.op in TRACED_OPS and not node.meta.get("python")
-            and (not _breaks(node) or _dynamic_shape(node)) and not _is_metadata(node))
+            and (not _breaks(node) or _dynamic_shape(node)) and not is_metadata(node))
 
 
 class _Call(list):

@@ -289,6 +289,15 @@ def test_torch_initial_seed_breaks(tmp_path):
     assert [found_line for found_line, _ in codes_of(lint(tmp_path, source))] == [line]
 
 
+def test_a_size_made_from_python_numbers_is_read_without_a_break(tmp_path):
+    """Measured with torch 2.13: a reduction of tensors made from Python ints as a reshape size
+    compiles one graph (gen_stylegan_disc.py's minibatch std); of the data it breaks (GB0033)."""
+    constant = net("group = torch.min(torch.as_tensor(4), torch.as_tensor(h.shape[0]))\nh = h.reshape(group, -1)")
+    assert lint(tmp_path, constant) == []
+    data = net("group = (h > 0).sum()\nh = h.reshape(group, -1)")
+    assert codes_of(lint(tmp_path, data)) == [(data.splitlines().index("        h = h.reshape(group, -1)") + 1, "SFX102")]
+
+
 def test_reported_column_is_the_construct(tmp_path):
     source, _ = CASES["SFX102"]
     (line, col, _), = lint(tmp_path, source)

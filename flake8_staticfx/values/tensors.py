@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
 from ..fx_names import TENSOR_MEMBERS
+from ..segments import is_metadata
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .static import Static
 
@@ -248,11 +249,26 @@ def reduced_in_graph(tx: Interpreter, values: list[Value]) -> bool:
         if isinstance(value, Seq) and value.items is not None and reduced_in_graph(tx, value.items):
             return True
         if is_definite_tensor(value) and not value.scalar and value.node is not None \
-                and tx.graph.position(value.node) >= tx.segment_start:
+                and tx.graph.position(value.node) >= tx.segment_start and not made_from_python_numbers(value.node):
             made = [value.node, *(n for n in value.node.inputs() if n.op != "get_attr")]
             if any(n.target.rsplit(".", 1)[-1] in tables.REDUCTIONS for n in made if n.op != "placeholder"):
                 return True
     return False
+
+
+PYTHON_NUMBER_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+
+
+def made_from_python_numbers(node: Node, depth: int = 0) -> bool:
+    """A tensor made from Python numbers (`torch.as_tensor(4)`, `torch.tensor(n)` of a size)
+    or by torch ops on such tensors only. Its fake tensor carries the value, so dynamo reads it
+    as an int without a break (measured: `x.reshape(torch.min(torch.as_tensor(g),
+    torch.as_tensor(N)), -1)` compiles one graph, gen_stylegan_disc.py)."""
+    used = [n for n in node.inputs() if not is_metadata(n)]
+    if node.op == "call_function" and node.target in PYTHON_NUMBER_FACTORIES:
+        return not used
+    return (depth < 8 and node.op in ("call_function", "call_method") and bool(used)
+            and all(made_from_python_numbers(n, depth + 1) for n in used))
 
 
 def needs_grad_from(*values: Value) -> bool:
