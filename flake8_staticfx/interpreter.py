@@ -424,6 +424,8 @@ class Interpreter:
         callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
                        closure=function.closure, cls=function.cls)
         callee.is_property = in_property
+        if isinstance(receiver, Module):
+            callee.receiver_configuration = receiver.configuration()
         self.run_body(callee)
         result = join_all(callee.returns) if callee.returns else Static(None)
         if key is not None:
@@ -595,14 +597,15 @@ class Interpreter:
         function = frame.name if frame is not None else ""
         span = SourceSpan(module.path, expr.lineno or 0, expr.col_offset or 0,
                           expr.end_lineno or expr.lineno or 0, expr.end_col_offset or 0, function)
-        stack = []
+        stack, receivers = [], []
         current = frame
         while current is not None and current.caller is not None:
             site = current.call_site
             stack.append(SourceSpan(current.caller.module.path, site.lineno or 0, site.col_offset or 0,
                                     site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
+            receivers.append(current.receiver_configuration)
             current = current.caller
-        return {"span": span, "stack": tuple(reversed(stack))}
+        return {"span": span, "stack": tuple(reversed(stack)), "receivers": tuple(reversed(receivers))}
 
 
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "pop", "setdefault", "clear", "remove"})

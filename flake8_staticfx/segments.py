@@ -20,7 +20,8 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
   (Sequential), its layers run eagerly and its project modules are frames
   (`sequential_debug_block.py`).
 - A frame compiled once is cached: calling the same function again from the same place (a
-  loop unrolled, a skipped frame's loop) compiles nothing new.
+  loop unrolled, a skipped frame's loop) compiles nothing new, unless its receiver was built
+  from other constructor arguments (its guards fail: `query_selector.py`).
 
 `assign(graph)` maps each node to its graph number (1..n) or to None (runs eagerly);
 `count(graph)` is the number of graphs.
@@ -270,8 +271,10 @@ def _run_call(result: Segments, call: list, depth: int) -> None:
 
 
 def _callee_key(nodes: list[Node], depth: int):
-    site = next(n for n in nodes if _depth(n) > depth).meta["stack"][depth]
-    return (depth, site.file, site.line, site.col)
+    """A frame's code cache entry: the call site, and what its receiver was built from."""
+    meta = next(n for n in nodes if _depth(n) > depth).meta
+    site = meta["stack"][depth]
+    return (depth, site.file, site.line, site.col, meta["receivers"][depth])
 
 
 def assign(graph: Graph) -> Segments:
