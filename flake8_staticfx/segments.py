@@ -14,8 +14,9 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
   each project function it calls is a frame dynamo compiles on its own; torch.nn layers it calls
   directly are not compiled (`adaptive_depth.py`, `speech_encoder.py`, `random_gain.py`).
 - dynamo compiles no empty graph: a segment without a tensor operation is not counted. A
-  dynamic-shape operator (GB0036) is compiled as the last operation of the graph before it
-  (`mlm_head.py`, `trn_ignore_index_focal.py`).
+  dynamic-shape subscript (GB0036, `x[mask]`) is compiled as the last operation of the graph
+  before it (`mlm_head.py`, `trn_ignore_index_focal.py`); a dynamic-shape call (`nonzero`,
+  `ctc_loss`) is in no graph (`072_helper_two_deep_item.py`), nor is unpacking its tuple.
 - Torch code is not a frame dynamo compiles: after a break inside a torch.nn container's call
   (Sequential), its layers run eagerly and its project modules are frames
   (`sequential_debug_block.py`).
@@ -103,9 +104,27 @@ def node_stops(node: Node, depth: int) -> bool:
     return node.meta["break"].stop_depth == depth
 
 
+def _returns_tuple(node: Node) -> bool:
+    """`torch.where(condition)` and `nonzero(as_tuple=True)` give a tuple of tensors."""
+    return ((node.target == "torch.where" and len(node.args) + len(node.kwargs) == 1)
+            or node.kwargs.get("as_tuple") is True)
+
+
+def _unpacks_tuple(node: Node) -> bool:
+    """`rows, cols = torch.where(adj > 0)`: indexing a tuple is Python, not a graph op
+    (measured: the helper's resume function compiles nothing, 022_where_single_arg.py)."""
+    return (node.target == "operator.getitem" and len(node.args) == 2 and isinstance(node.args[0], Node)
+            and isinstance(node.args[1], int) and _returns_tuple(node.args[0]))
+
+
 def _is_op(node: Node) -> bool:
+    """A tensor operation that lands in a graph. A dynamic-shape subscript (`x[mask]`) is
+    compiled as the last operation of the graph before it; a dynamic-shape call (`nonzero`,
+    `ctc_loss` with tensor lengths) is in no graph (measured: `torch.nonzero(m)` alone compiles
+    nothing, `lin(x)` then `x[m]` one graph)."""
     return (node.op in TRACED_OPS and not node.meta.get("python")
-            and (not _breaks(node) or _dynamic_shape(node)) and not is_metadata(node))
+            and (not _breaks(node) or (_dynamic_shape(node) and node.target == "operator.getitem"))
+            and not is_metadata(node) and not _unpacks_tuple(node))
 
 
 class _Call(list):

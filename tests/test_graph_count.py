@@ -336,19 +336,37 @@ def test_a_sequential_with_a_breaking_block_compiles_only_the_block(tmp_path):
     assert _count(tmp_path, source, "M.forward") == 2
 
 
-def test_a_dynamic_shape_operator_ends_the_graph_before_it(tmp_path):
-    # mlm_head.py, trn_ignore_index_focal.py; measured: `x[mask]` first, then a Linear: 2 graphs.
-    source = """
+def test_a_dynamic_shape_subscript_ends_the_graph_before_it_and_a_call_is_in_none(tmp_path):
+    # mlm_head.py, trn_ignore_index_focal.py, 072_helper_two_deep_item.py; measured with 2.13:
+    # `y = x[m]` then a Linear: 2 graphs; `torch.nonzero(x)` then a Linear: 1; nonzero alone: 0.
+    subscript_first = """
     class M(nn.Module):
         def __init__(self):
             super().__init__()
             self.fc = nn.Linear(4, 4)
 
+        def forward(self, x, m):
+            y = x[m > 0]
+            return self.fc(y)
+    """
+    assert _count(tmp_path, subscript_first, "M.forward") == 2
+    call_first = """
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 4)
+
         def forward(self, x):
             idx = torch.nonzero(x)
             return self.fc(idx.float())
     """
-    assert _count(tmp_path, source, "M.forward") == 2
+    assert _count(tmp_path, call_first, "M.forward") == 1
+    alone = """
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.nonzero(x)
+    """
+    assert _count(tmp_path, alone, "M.forward") == 0
     last = """
     class M(nn.Module):
         def forward(self, x):
@@ -356,6 +374,26 @@ def test_a_dynamic_shape_operator_ends_the_graph_before_it(tmp_path):
             return y[y.sum(-1) > 0]
     """
     assert _count(tmp_path, last, "M.forward") == 1
+
+
+def test_unpacking_the_tuple_of_a_dynamic_shape_call_is_no_graph(tmp_path):
+    # 022_where_single_arg.py: the helper compiles `adj > 0`; unpacking where's tuple after the
+    # break compiles nothing; the caller resumes: 2 graphs.
+    source = """
+    def edges(adj):
+        rows, cols = torch.where(adj > 0)
+        return rows, cols
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x, adj):
+            rows, cols = edges(adj)
+            return self.fc(x)[rows] * self.fc(x)[cols]
+    """
+    assert _count(tmp_path, source, "M.forward") == 2
 
 
 def test_unconfigured_logger_is_at_warning_in_the_instance_view(tmp_path):
