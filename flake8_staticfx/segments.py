@@ -102,7 +102,9 @@ def node_stops(node: Node, depth: int) -> bool:
     return node.meta["break"].stop_depth == depth
 
 
-def _is_op(node: Node) -> bool:
+def is_op(node: Node) -> bool:
+    """Does the node put an operation into a compiled graph (not a break, a Python-side call or
+    a metadata read)?"""
     return (node.op in TRACED_OPS and not node.meta.get("python")
             and (not _breaks(node) or _dynamic_shape(node)) and not _is_metadata(node))
 
@@ -186,11 +188,11 @@ def _flatten(items) -> list[Node]:
 
 def _close(result: Segments, nodes: list[Node]) -> None:
     """One compiled graph of `nodes`, unless none of them is a tensor operation."""
-    ops = [n for n in nodes if _is_op(n)]
+    ops = [n for n in nodes if is_op(n)]
     if ops:
         result.count += 1
     for node in nodes:
-        result.graph_of[node] = result.count if ops and _is_op(node) else None
+        result.graph_of[node] = result.count if ops and is_op(node) else None
 
 
 def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
@@ -210,7 +212,7 @@ def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
                     if _has_break(item):
                         break
                     head.extend(item if isinstance(item, list) else [item])
-                if any(_is_op(n) for n in head):
+                if any(is_op(n) for n in head):
                     result.count += 1
             return
         result._compiled.update((key, signature))
