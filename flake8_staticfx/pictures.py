@@ -29,7 +29,7 @@ GRAPH_COLORS = ("#bfdbfe", "#bbf7d0", "#fde68a", "#ddd6fe", "#a5f3fc", "#fbcfe8"
                 "#c7d2fe", "#99f6e4")
 EAGER_COLOR, NO_OP_COLOR, BREAK_COLOR = "#d1d5db", "#ffffff", "#dc2626"
 # Monospace 11px: a character is about 6.7 px wide; a text line 14 px high.
-CHAR_W, LINE_H, PAD, GAP_X, GAP_Y, MARGIN, WRAP, MAX_ROW = 6.7, 14, 8, 18, 28, 12, 38, 760
+CHAR_W, LINE_H, PAD, GAP_X, GAP_Y, MARGIN, WRAP, MAX_ROW = 6.7, 14, 8, 16, 22, 10, 38, 760
 
 
 def graphviz_svg(analysis: FileAnalysis) -> str:
@@ -135,17 +135,23 @@ def _box_text(node: Node, outside: list[Node], colours: _Colours) -> list[tuple[
 
 def group_svg(nodes: list[Node], colours: _Colours, ids: dict[Node, str], main_file: str) -> str:
     """A layered drawing of one group: a node one row below the lowest of its inputs in the
-    group, each row ordered by where its inputs sit (fewer crossings), boxes sized to their text."""
+    group (a node fed from other groups just above its first user, or at the bottom), each row
+    ordered by where its inputs sit (fewer crossings), boxes sized to their text."""
     inside = set(nodes)
     layer: dict[Node, int] = {}
     for node in nodes:
         layer[node] = 1 + max((layer[i] for i in node.inputs() if i in inside), default=-1)
+    for node in reversed(nodes):  # what comes from another group sits just above its first user
+        users = [layer[u] for u in node.users if u in inside]
+        if node.op == "placeholder" or any(i in inside for i in node.inputs()):
+            continue
+        layer[node] = min(users) - 1 if users else max(layer.values())  # else at the bottom, as results
     rows: dict[int, list[Node]] = {}
     for node in nodes:
         rows.setdefault(layer[node], []).append(node)
     text = {node: _box_text(node, list(dict.fromkeys(i for i in node.inputs() if i not in inside)), colours)
             for node in nodes}
-    size = {node: (PAD * 2 + CHAR_W * max(len(t) for _, t in text[node]), PAD * 2 - 4 + LINE_H * len(text[node]))
+    size = {node: (PAD * 2 + CHAR_W * max(len(t) for _, t in text[node]), PAD + LINE_H * len(text[node]))
             for node in nodes}
     lines = _rows(rows, size, inside)
     width = max(_row_width(line, size) for line in lines) + 2 * MARGIN
@@ -224,7 +230,7 @@ def _node_svg(node: Node, at: tuple[float, float], size: tuple[float, float], te
         title += f" - {region.code} {region.reason}"
     stroke = (f'stroke="{BREAK_COLOR}" stroke-width="3"' if region is not None
               else f'stroke="{BREAK_COLOR}" stroke-dasharray="5 3"' if node in colours.covered else 'stroke="#4b5563"')
-    lines = "".join(f'<text x="{x + PAD:.0f}" y="{y + PAD + 10 + LINE_H * i:.0f}" {TEXT_STYLE[style]}>'
+    lines = "".join(f'<text x="{x + PAD:.0f}" y="{y + PAD / 2 + 11 + LINE_H * i:.0f}" {TEXT_STYLE[style]}>'
                     f'{html.escape(words)}</text>' for i, (style, words) in enumerate(text))
     return (f'<g class="node" id="{node_id}" data-find="{html.escape(f"{node.name} {node.target}".lower())}"'
             + (f' data-line="{line}"' if line else "") +
@@ -323,7 +329,7 @@ def _source_html(lines: list[str], break_lines: dict[int, list[str]], node_lines
 
 STYLE = """
 html, body { height: 100%; margin: 0; }
-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(24em, 36%); color: #111827;
+body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(24em, 32%); color: #111827;
   font-family: system-ui, sans-serif; font-size: 14px; }
 main { overflow: auto; height: 100vh; box-sizing: border-box; padding: 0 1.2em 3em; }
 aside { overflow: auto; height: 100vh; border-left: 1px solid #d1d5db; background: #fafafa; }
@@ -348,7 +354,7 @@ h2 { font-size: 1.1em; margin: 1.4em 0 .2em; }
 .stack { color: #6b7280; font-size: .9em; } .clean { color: #15803d; } .partial { color: #b45309; }
 .fixable { color: #1d4ed8; }
 .groups { display: flex; flex-wrap: wrap; gap: .5em; align-items: flex-start; }
-details.group { border: 1px solid #e5e7eb; border-radius: 6px; max-width: 100%; }
+details.group { border: 1px solid #e5e7eb; border-radius: 6px; width: min-content; min-width: 14em; max-width: 100%; }
 summary { padding: .25em .6em; cursor: pointer; background: #f9fafb; } summary small { color: #6b7280; }
 summary i { font-style: normal; font-size: .8em; padding: 0 .4em; margin-left: .2em; border: 1px solid #4b5563;
   border-radius: 4px; }
