@@ -23,7 +23,7 @@ from .analysis import FileAnalysis
 from .explain import RepeatedBreak, unique_breaks
 from .fix import has_rewrite
 from .ir import Graph, GraphBreakRegion, Node, SourceSpan
-from .report import predicted_graphs, render_dot
+from .report import render_dot
 
 GRAPH_COLORS = ("#bfdbfe", "#bbf7d0", "#fde68a", "#ddd6fe", "#a5f3fc", "#fbcfe8", "#d9f99d", "#fed7aa",
                 "#c7d2fe", "#99f6e4")
@@ -248,11 +248,31 @@ def _legend(colours: _Colours, count: int) -> str:
             f'<span class="brk">break</span><span class="cov">under a break</span></p>')
 
 
-def _root_html(index: int, graph: Graph, lines: list[str]) -> str:
-    rid = f"r{index}"
+@dataclass
+class _Root:
+    """A compile root with what the page says of it, worked out once."""
+
+    index: int
+    graph: Graph
+    segments: segments.Segments
+    breaks: list[RepeatedBreak]
+
+    @classmethod
+    def of(cls, index: int, graph: Graph) -> _Root:
+        return cls(index, graph, segments.assign(graph), unique_breaks(graph))
+
+    def link(self) -> str:
+        count = len(self.breaks)
+        return (f'<li><a href="#r{self.index}">{html.escape(self.graph.root)}</a> <small>{len(self.graph.nodes)} '
+                f'nodes · <span class="{"brk" if count else "ok"}">{count} break(s)</span> · '
+                f'{self.segments.count} graph(s)</small></li>')
+
+
+def _root_html(root: _Root, lines: list[str]) -> str:
+    graph, breaks, count = root.graph, root.breaks, root.segments.count
+    rid = f"r{root.index}"
     ids = {node: f"{rid}-{node.name}" for node in graph.nodes}
-    breaks = unique_breaks(graph)
-    colours = _Colours(segments.assign(graph).graph_of,
+    colours = _Colours(root.segments.graph_of,
                        {node: node.meta["region"] for node in graph.nodes if node.meta.get("region")},
                        {node for region in graph.regions for node in region.nodes})
     cards = "".join(_break_html(f"{rid}-b{k}", brk, lines, graph, ids) for k, brk in enumerate(breaks, 1))
@@ -265,7 +285,6 @@ def _root_html(index: int, graph: Graph, lines: list[str]) -> str:
         groups.append(f'<details class="group" open><summary><b>{html.escape(group.label(graph.root))}</b> '
                       f'<small>{len(group.nodes)} nodes{where}</small> {chips}</summary>'
                       f'<div class="drawing">{group_svg(group.nodes, colours, ids, graph.file)}</div></details>')
-    count = predicted_graphs(graph)
     return (f'<section id="{rid}"><h2>{html.escape(graph.root)}</h2>'
             f'<p class="facts">{len(graph.nodes)} nodes · {len(breaks)} break(s) · {count} graph(s) predicted</p>'
             f'{_legend(colours, count)}<div class="regions">{cards or _clean_html(graph)}</div>'
@@ -275,7 +294,7 @@ def _root_html(index: int, graph: Graph, lines: list[str]) -> str:
 def render_html(analysis: FileAnalysis) -> str:
     """One page, no network: a summary and a search box, each root's breaks and grouped drawing,
     the source beside them."""
-    roots = [_root_html(index, graph, analysis.lines) for index, graph in enumerate(analysis.graphs)]
+    roots = [_Root.of(index, graph) for index, graph in enumerate(analysis.graphs)]
     break_lines: dict[int, list[str]] = {}
     node_lines = set()
     for graph in analysis.graphs:
@@ -293,13 +312,13 @@ def render_html(analysis: FileAnalysis) -> str:
 <h1>Static graphs of <code>{html.escape(analysis.path)}</code></h1>
 <table class="summary"><tr><td>compile roots</td><td>{len(analysis.graphs)}</td>
 <td>nodes</td><td>{sum(len(g.nodes) for g in analysis.graphs)}</td>
-<td>graph breaks</td><td>{sum(len(unique_breaks(g)) for g in analysis.graphs)}</td>
-<td>graphs predicted</td><td>{sum(predicted_graphs(g) for g in analysis.graphs)}</td></tr></table>
-<ul class="roots">{''.join(_root_link(i, g) for i, g in enumerate(analysis.graphs))}</ul>
+<td>graph breaks</td><td>{sum(len(root.breaks) for root in roots)}</td>
+<td>graphs predicted</td><td>{sum(root.segments.count for root in roots)}</td></tr></table>
+<ul class="roots">{''.join(root.link() for root in roots)}</ul>
 <div class="bar"><input id="search" type="search" placeholder="find a node: name, target or line" size="36">
 <span id="found"></span> <button id="fold">collapse all</button> <button id="unfold">expand all</button>
 <span class="hint">click a break or a node to see its line; click a line to see its nodes</span></div>
-{''.join(roots)}
+{''.join(_root_html(root, analysis.lines) for root in roots)}
 {f'<h2>Not analysed</h2><ul>{notices}</ul>' if notices else ''}
 </main>
 <aside><div class="srchead">{html.escape(analysis.path)}</div>
@@ -307,13 +326,6 @@ def render_html(analysis: FileAnalysis) -> str:
 <script>{SCRIPT}</script>
 </body></html>
 """
-
-
-def _root_link(index: int, graph: Graph) -> str:
-    breaks = len(unique_breaks(graph))
-    return (f'<li><a href="#r{index}">{html.escape(graph.root)}</a> <small>{len(graph.nodes)} nodes · '
-            f'<span class="{"brk" if breaks else "ok"}">{breaks} break(s)</span> · '
-            f'{predicted_graphs(graph)} graph(s)</small></li>')
 
 
 def _source_html(lines: list[str], break_lines: dict[int, list[str]], node_lines: set[int]) -> str:
