@@ -11,6 +11,7 @@ nodes by name, target or line. The URL hash drives the same actions (`#search=co
 """
 from __future__ import annotations
 
+import collections
 import html
 import linecache
 import os
@@ -30,6 +31,7 @@ GRAPH_COLORS = ("#bfdbfe", "#bbf7d0", "#fde68a", "#ddd6fe", "#a5f3fc", "#fbcfe8"
 EAGER_COLOR, NO_OP_COLOR, BREAK_COLOR = "#d1d5db", "#ffffff", "#dc2626"
 # Monospace 11px: a character is about 6.7 px wide; a text line 14 px high.
 CHAR_W, LINE_H, PAD, GAP_X, GAP_Y, MARGIN, WRAP, MAX_ROW = 6.7, 14, 8, 16, 22, 10, 38, 760
+SUMMARY_CHAR_W, SUMMARY_EXTRA = 8.5, 190  # a group's title: bold 14px, then its node count and chips
 
 
 def graphviz_svg(analysis: FileAnalysis) -> str:
@@ -133,10 +135,11 @@ def _box_text(node: Node, outside: list[Node], colours: _Colours) -> list[tuple[
     return lines
 
 
-def group_svg(nodes: list[Node], colours: _Colours, ids: dict[Node, str], main_file: str) -> str:
+def _group_svg(nodes: list[Node], colours: _Colours, ids: dict[Node, str], main_file: str) -> tuple[str, float]:
     """A layered drawing of one group: a node one row below the lowest of its inputs in the
     group (a node fed from other groups just above its first user, or at the bottom), each row
-    ordered by where its inputs sit (fewer crossings), boxes sized to their text."""
+    ordered by where its inputs sit (fewer crossings), boxes sized to their text. Returns the
+    SVG and its width."""
     inside = set(nodes)
     layer: dict[Node, int] = {}
     for node in nodes:
@@ -179,7 +182,7 @@ def group_svg(nodes: list[Node], colours: _Colours, ids: dict[Node, str], main_f
     for node in nodes:
         parts.append(_node_svg(node, position[node], size[node], text[node], colours, ids[node], main_file))
     parts.append("</svg>")
-    return "".join(parts)
+    return "".join(parts), width
 
 
 def _rows(layers: dict[int, list[Node]], size: dict[Node, tuple[float, float]], inside: set[Node]) -> list[list[Node]]:
@@ -238,14 +241,18 @@ def _node_svg(node: Node, at: tuple[float, float], size: tuple[float, float], te
             f'height="{size[1]:.0f}" rx="5" fill="{colours.fill(node)}" {stroke}/>{lines}</g>')
 
 
-def _legend(colours: _Colours, count: int) -> str:
-    ops = [n for n, number in colours.graph_of.items() if number is not None]
+def _legend(colours: _Colours, count: int, nodes: list[Node]) -> str:
+    """A chip per predicted graph, then the kinds of node the drawing has."""
+    ops = collections.Counter(number for number in colours.graph_of.values() if number is not None)
+    # a graph without nodes of its own: a cached frame compiled again when its guards fail (segments.py)
     chips = [f'<span style="background:{GRAPH_COLORS[(k - 1) % len(GRAPH_COLORS)]}">graph {k}: '
-             f'{sum(1 for n in ops if colours.graph_of[n] == k)} ops</span>' for k in range(1, count + 1)]
-    return ('<p class="legend">' + "".join(chips)
-            + f'<span style="background:{EAGER_COLOR}">runs eagerly</span>'
-            f'<span style="background:{NO_OP_COLOR}">no operation</span>'
-            f'<span class="brk">break</span><span class="cov">under a break</span></p>')
+             f'{f"{ops[k]} ops" if ops[k] else "a recompile"}</span>' for k in range(1, count + 1)]
+    kinds = [(any(colours.eager(n) for n in nodes), f'<span style="background:{EAGER_COLOR}">runs eagerly</span>'),
+             (any(colours.fill(n) == NO_OP_COLOR for n in nodes),
+              f'<span style="background:{NO_OP_COLOR}">no operation</span>'),
+             (bool(colours.break_of), '<span class="brk">break</span>'),
+             (bool(colours.covered), '<span class="cov">under a break</span>')]
+    return '<p class="legend">' + "".join(chips) + "".join(chip for shown, chip in kinds if shown) + "</p>"
 
 
 @dataclass
@@ -282,12 +289,16 @@ def _root_html(root: _Root, lines: list[str]) -> str:
                  f'line {group.stack[0].line}</a>' if group.stack else "")
         graphs = sorted({colours.graph_of.get(n) for n in group.nodes} - {None})
         chips = "".join(f'<i style="background:{GRAPH_COLORS[(k - 1) % len(GRAPH_COLORS)]}">{k}</i>' for k in graphs)
-        groups.append(f'<details class="group" open><summary><b>{html.escape(group.label(graph.root))}</b> '
-                      f'<small>{len(group.nodes)} nodes{where}</small> {chips}</summary>'
-                      f'<div class="drawing">{group_svg(group.nodes, colours, ids, graph.file)}</div></details>')
+        label = group.label(graph.root)
+        drawing, width = _group_svg(group.nodes, colours, ids, graph.file)
+        # as wide as the drawing (narrow groups side by side), and the title on one line if it fits
+        width = max(width, SUMMARY_CHAR_W * len(label) + SUMMARY_EXTRA)
+        groups.append(f'<details class="group" open style="width: {width:.0f}px"><summary>'
+                      f'<b>{html.escape(label)}</b> <small>{len(group.nodes)} nodes{where}</small> {chips}</summary>'
+                      f'<div class="drawing">{drawing}</div></details>')
     return (f'<section id="{rid}"><h2>{html.escape(graph.root)}</h2>'
             f'<p class="facts">{len(graph.nodes)} nodes · {len(breaks)} break(s) · {count} graph(s) predicted</p>'
-            f'{_legend(colours, count)}<div class="regions">{cards or _clean_html(graph)}</div>'
+            f'{_legend(colours, count, graph.nodes)}<div class="regions">{cards or _clean_html(graph)}</div>'
             f'<div class="groups">{"".join(groups)}</div></section>')
 
 
@@ -366,7 +377,7 @@ h2 { font-size: 1.1em; margin: 1.4em 0 .2em; }
 .stack { color: #6b7280; font-size: .9em; } .clean { color: #15803d; } .partial { color: #b45309; }
 .fixable { color: #1d4ed8; }
 .groups { display: flex; flex-wrap: wrap; gap: .5em; align-items: flex-start; }
-details.group { border: 1px solid #e5e7eb; border-radius: 6px; width: min-content; min-width: 14em; max-width: 100%; }
+details.group { border: 1px solid #e5e7eb; border-radius: 6px; max-width: 100%; box-sizing: border-box; }
 summary { padding: .25em .6em; cursor: pointer; background: #f9fafb; } summary small { color: #6b7280; }
 summary i { font-style: normal; font-size: .8em; padding: 0 .4em; margin-left: .2em; border: 1px solid #4b5563;
   border-radius: 4px; }

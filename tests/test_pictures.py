@@ -55,12 +55,12 @@ class Net(nn.Module):
 def test_nodes_are_grouped_by_submodule_and_coloured_by_predicted_graph():
     page = graph(str(UNET), "--format", "html").stdout
     mid = re.search(r'<section id="r\d+"><h2>TinyUNetMidBlock.forward</h2>(.*?)</section>', page, re.S).group(1)
-    groups = re.findall(r'<details class="group" open><summary><b>([^<]+)</b>', mid)
+    groups = re.findall(r'<details class="group" open[^>]*><summary><b>([^<]+)</b>', mid)
     assert groups[0] == "TinyUNetMidBlock.forward (own code)"
     assert {"get_timestep_embedding", "time_embedding", "resnets"} <= set(groups)
     # a legend chip per predicted graph, and its colour on the nodes of that graph
     facts = int(re.search(r"(\d+) graph\(s\) predicted", mid).group(1))
-    chips = re.findall(r'<span style="background:(#[0-9a-f]+)">graph \d+: \d+ ops', mid)
+    chips = re.findall(r'<span style="background:(#[0-9a-f]+)">graph \d+: ', mid)
     assert len(chips) == facts >= 1
     assert f'fill="{chips[0]}"' in mid
 
