@@ -31,7 +31,7 @@ GRAPH_COLORS = ("#bfdbfe", "#bbf7d0", "#fde68a", "#ddd6fe", "#a5f3fc", "#fbcfe8"
 EAGER_COLOR, NO_OP_COLOR, BREAK_COLOR = "#d1d5db", "#ffffff", "#dc2626"
 # Monospace 11px: a character is about 6.7 px wide; a text line 14 px high.
 CHAR_W, LINE_H, PAD, GAP_X, GAP_Y, MARGIN, WRAP, MAX_ROW = 6.7, 14, 8, 16, 22, 10, 38, 760
-SUMMARY_CHAR_W, SUMMARY_EXTRA = 8.5, 190  # a group's title: bold 14px, then its node count and chips
+SUMMARY_CHAR_W, SUMMARY_EXTRA = 8.5, 240  # a group's title: bold 14px, then its node count and chips
 
 
 def graphviz_svg(analysis: FileAnalysis) -> str:
@@ -124,15 +124,27 @@ def _wrap(text: str, separator: str) -> list[str]:
     return lines
 
 
-def _box_text(node: Node, outside: list[Node], colours: _Colours) -> list[tuple[str, str]]:
-    """The lines in a node's box (a style, the text): name, code, inputs from other groups, break."""
-    lines = [("name", node.name), *(("code", line) for line in _wrap(_as_code(node), "."))]
+Line = list[tuple[str, str]]  # a line of text in a box: (style, words) pieces, a space apart
+
+
+def _box_text(node: Node, outside: list[Node], colours: _Colours) -> list[Line]:
+    """The lines in a node's box: its name and code (on one line when they fit), the inputs
+    from other groups, its break."""
+    code = _wrap(_as_code(node), ".")
+    if len(code) == 1 and len(node.name) + 1 + len(code[0]) <= WRAP:
+        lines = [[("name", node.name), ("code", code[0])]]
+    else:
+        lines = [[("name", node.name)], *([("code", line)] for line in code)]
     if outside:
-        lines += [("from", line) for line in _wrap("← " + ", ".join(n.name for n in outside), ", ")]
+        lines += [[("from", line)] for line in _wrap("← " + ", ".join(n.name for n in outside), ", ")]
     region = colours.break_of.get(node)
     if region is not None:
-        lines.append(("break", f"⚠ {region.code} breaks here (line {region.line})"))
+        lines.append([("break", f"⚠ {region.code} breaks here (line {region.line})")])
     return lines
+
+
+def _length(line: Line) -> int:
+    return sum(len(words) for _, words in line) + len(line) - 1
 
 
 def _group_svg(nodes: list[Node], colours: _Colours, ids: dict[Node, str], main_file: str) -> tuple[str, float]:
@@ -154,7 +166,7 @@ def _group_svg(nodes: list[Node], colours: _Colours, ids: dict[Node, str], main_
         rows.setdefault(layer[node], []).append(node)
     text = {node: _box_text(node, list(dict.fromkeys(i for i in node.inputs() if i not in inside)), colours)
             for node in nodes}
-    size = {node: (PAD * 2 + CHAR_W * max(len(t) for _, t in text[node]), PAD + LINE_H * len(text[node]))
+    size = {node: (PAD * 2 + CHAR_W * max(_length(line) for line in text[node]), PAD + LINE_H * len(text[node]))
             for node in nodes}
     lines = _rows(rows, size, inside)
     width = max(_row_width(line, size) for line in lines) + 2 * MARGIN
@@ -221,7 +233,7 @@ TEXT_STYLE = {"name": 'font-weight="bold"', "code": "", "from": 'fill="#6b7280" 
               "break": f'fill="{BREAK_COLOR}" font-weight="bold"'}
 
 
-def _node_svg(node: Node, at: tuple[float, float], size: tuple[float, float], text: list[tuple[str, str]],
+def _node_svg(node: Node, at: tuple[float, float], size: tuple[float, float], text: list[Line],
               colours: _Colours, node_id: str, main_file: str) -> str:
     x, y = at
     span = node.meta.get("span")
@@ -233,8 +245,9 @@ def _node_svg(node: Node, at: tuple[float, float], size: tuple[float, float], te
         title += f" - {region.code} {region.reason}"
     stroke = (f'stroke="{BREAK_COLOR}" stroke-width="3"' if region is not None
               else f'stroke="{BREAK_COLOR}" stroke-dasharray="5 3"' if node in colours.covered else 'stroke="#4b5563"')
-    lines = "".join(f'<text x="{x + PAD:.0f}" y="{y + PAD / 2 + 11 + LINE_H * i:.0f}" {TEXT_STYLE[style]}>'
-                    f'{html.escape(words)}</text>' for i, (style, words) in enumerate(text))
+    lines = "".join(f'<text x="{x + PAD:.0f}" y="{y + PAD / 2 + 11 + LINE_H * i:.0f}">'
+                    + " ".join(f'<tspan {TEXT_STYLE[style]}>{html.escape(words)}</tspan>' for style, words in line)
+                    + "</text>" for i, line in enumerate(text))
     return (f'<g class="node" id="{node_id}" data-find="{html.escape(f"{node.name} {node.target}".lower())}"'
             + (f' data-line="{line}"' if line else "") +
             f'><title>{html.escape(title)}</title><rect x="{x:.0f}" y="{y:.0f}" width="{size[0]:.0f}" '
