@@ -102,6 +102,10 @@ def test_search_in_headless_chromium_finds_the_nodes(tmp_path):
     dom = browser_dom(tmp_path, page, "search=conv1")
     assert ids_with_class(dom, "found") == matching
     assert f'<span id="found">{len(matching)} found' in dom
+    # by line: the nodes the line made
+    line = re.search(r'<g class="node" id="[^"]+" data-find="[^"]*conv1[^"]*" data-line="(\d+)"', page).group(1)
+    on_line = set(re.findall(rf'<g class="node" id="([^"]+)" data-find="[^"]*" data-line="{line}"', page))
+    assert ids_with_class(browser_dom(tmp_path, page, f"search=line {line}"), "found") == on_line
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed")
