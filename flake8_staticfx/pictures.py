@@ -149,18 +149,22 @@ def _length(line: Line) -> int:
 
 def _group_svg(nodes: list[Node], colours: _Colours, ids: dict[Node, str], main_file: str) -> tuple[str, float]:
     """A layered drawing of one group: a node one row below the lowest of its inputs in the
-    group (a node fed from other groups just above its first user, or at the bottom), each row
-    ordered by where its inputs sit (fewer crossings), boxes sized to their text. Returns the
+    group, then moved down to just above its first user (a node unconnected in the group at the
+    bottom), each row ordered by where its inputs sit (fewer crossings), boxes sized to their text. Returns the
     SVG and its width."""
     inside = set(nodes)
     layer: dict[Node, int] = {}
     for node in nodes:
         layer[node] = 1 + max((layer[i] for i in node.inputs() if i in inside), default=-1)
-    for node in reversed(nodes):  # what comes from another group sits just above its first user
-        users = [layer[u] for u in node.users if u in inside]
-        if node.op == "placeholder" or any(i in inside for i in node.inputs()):
+    bottom = max(layer.values())
+    for node in reversed(nodes):  # a node sits just above its first user: short edges
+        if node.op == "placeholder":
             continue
-        layer[node] = min(users) - 1 if users else max(layer.values())  # else at the bottom, as results
+        users = [layer[u] for u in node.users if u in inside]
+        if users:
+            layer[node] = min(users) - 1
+        elif not any(i in inside for i in node.inputs()):
+            layer[node] = bottom  # unconnected in the group: at the bottom, with the results
     rows: dict[int, list[Node]] = {}
     for node in nodes:
         rows.setdefault(layer[node], []).append(node)
