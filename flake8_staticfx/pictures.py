@@ -405,6 +405,7 @@ summary i { font-style: normal; font-size: .8em; padding: 0 .4em; margin-left: .
   word-break: break-all; }
 .code { font: 12px/1.5 monospace; white-space: pre; }
 .src { padding-right: 1em; } .src:hover { background: #eef2ff; } .src.has { cursor: pointer; }
+.src.has .ln, .src.brk .ln { color: #1d4ed8; font-weight: bold; }
 .src.brk { background: #fee2e2; box-shadow: inset 4px 0 #dc2626; cursor: pointer; }
 .src.current { background: #fde047; }
 .ln { display: inline-block; width: 3.2em; margin-right: .8em; text-align: right; color: #9ca3af; user-select: none; }
