@@ -117,11 +117,11 @@ def _unpacks_tuple(node: Node) -> bool:
             and isinstance(node.args[1], int) and _returns_tuple(node.args[0]))
 
 
-def _is_op(node: Node) -> bool:
-    """A tensor operation that lands in a graph. A dynamic-shape subscript (`x[mask]`) is
-    compiled as the last operation of the graph before it; a dynamic-shape call (`nonzero`,
-    `ctc_loss` with tensor lengths) is in no graph (measured: `torch.nonzero(m)` alone compiles
-    nothing, `lin(x)` then `x[m]` one graph)."""
+def is_op(node: Node) -> bool:
+    """Does the node put an operation into a compiled graph (not a break, a Python-side call or
+    a metadata read)? A dynamic-shape subscript (`x[mask]`) is compiled as the last operation
+    of the graph before it; a dynamic-shape call (`nonzero`, `ctc_loss` with tensor lengths) is
+    in no graph (measured: `torch.nonzero(m)` alone compiles nothing, `lin(x)` then `x[m]` one)."""
     return (node.op in TRACED_OPS and not node.meta.get("python")
             and (not _breaks(node) or (_dynamic_shape(node) and node.target == "operator.getitem"))
             and not is_metadata(node) and not _unpacks_tuple(node))
@@ -206,11 +206,11 @@ def _flatten(items) -> list[Node]:
 
 def _close(result: Segments, nodes: list[Node]) -> None:
     """One compiled graph of `nodes`, unless none of them is a tensor operation."""
-    ops = [n for n in nodes if _is_op(n)]
+    ops = [n for n in nodes if is_op(n)]
     if ops:
         result.count += 1
     for node in nodes:
-        result.graph_of[node] = result.count if ops and _is_op(node) else None
+        result.graph_of[node] = result.count if ops and is_op(node) else None
 
 
 def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
@@ -230,7 +230,7 @@ def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
                     if _has_break(item):
                         break
                     head.extend(item if isinstance(item, list) else [item])
-                if any(_is_op(n) for n in head):
+                if any(is_op(n) for n in head):
                     result.count += 1
             return
         result._compiled.update((key, signature))
