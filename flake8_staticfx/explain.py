@@ -100,7 +100,8 @@ def render(item: dict) -> str:
                 "the analysis went"] if item["unknown_values"] else []),
              "Break Reasons:"]
     for number, brk in enumerate(item["break_reasons"], 1):
-        lines.append(f"  Break Reason {number}:" + (f" (×{brk['times']}, once per iteration)" if brk["times"] > 1 else ""))
+        times = f" (×{brk['times']}, once per iteration)" if brk["times"] > 1 else ""
+        lines.append(f"  Break Reason {number}:{times}")
         lines.append(f"    Reason: {brk['code']} {brk['reason']} ({'/'.join(brk['gb_ids'])})")
         if brk["impact"]:
             lines.append(f"    Impact: {brk['impact']}")
@@ -111,4 +112,3 @@ def render(item: dict) -> str:
         lines.append(f"  Ops {number}:")
         lines.extend(f"    {op['op']} {op['target']}  (line {op['line']})" for op in ops)
     return "\n".join(lines)
-
