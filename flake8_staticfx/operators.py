@@ -97,6 +97,10 @@ def unary(tx: Interpreter, op: str, operand: Value, expr: nodes.NodeNG, frame: F
     if isinstance(operand, Tensor):
         node = tx.graph.call_function(f"operator.{UNARY_OPS[op]}", (operand.as_arg(),), meta=tx.meta(expr, frame))
         return Tensor(node, weak=operand.weak, is_bool=operand.is_bool and op == "~", scalar=operand.scalar)
+    if isinstance(operand, Static) and operand.node is not None:  # `-x.shape[-1]`, drawn as fx does
+        node = tx.graph.call_function(f"operator.{UNARY_OPS[op]}", (operand.as_arg(),),
+                                      meta=dict(tx.meta(expr, frame), on_python_numbers=True))
+        return Static(node=node)
     if isinstance(operand, Static) and operand.known:
         try:
             return derived(PY_UNARY[op](operand.value), operand)

@@ -44,8 +44,11 @@ for name in sys.argv[2:]:
             cls_name = type(model).__name__
             if cls_name in seen or not type(model).__module__.startswith("cases."):
                 continue  # one graph per class of the case files, as the CLI draws one
-            if "random." in inspect.getsource(type(model)):
+            source = inspect.getsource(type(model))
+            if "random." in source:
                 continue  # fx runs Python's random once at trace time: its graph is one random path
+            if "compiling" in source:
+                continue  # fx traces the eager side of an is_compiling() guard, dynamo the other
             seen.add(cls_name)
             graph = torch.fx.symbolic_trace(model).graph
         except Exception:

@@ -186,7 +186,11 @@ class Builtin(External):
         """any(t), all(t) over a tensor test each element for truth (GB0170, measured); over a
         list of tensor conditions they test each item (GB0170, measured). Over a generator of
         them (`any(row.sum() > 0 for row in x)`) dynamo then cannot rebuild the generator to
-        resume: the frame runs eagerly (GB0170, then GB8335, measured)."""
+        resume: the frame runs eagerly (GB0170, then GB8335, measured). Over known Python
+        values (`any([flag for flag in self.enabled])`) they are computed."""
+        items = args[0].items if len(args) == 1 and isinstance(args[0], Seq) else None
+        if items is not None and all(isinstance(v, Static) and v.known for v in items):
+            return derived(getattr(builtins, self.qname)(v.value for v in items), *items)
         if len(args) == 1 and is_definite_tensor(args[0]):
             tx.branch(args[0], expr, frame)
         elif len(args) == 1 and isinstance(args[0], Seq) and is_definite_tensor(args[0].element_kind()):
