@@ -183,6 +183,23 @@ def test_if_else_of_returns_with_a_negated_condition_becomes_where(tmp_path):
     assert fix(tmp_path, result.fixed).fixed == result.fixed
 
 
+def test_a_number_attribute_is_not_an_operand_but_a_tensor_attribute_is(tmp_path):
+    body = """\
+        h = self.fc(x)
+        if h.abs().max() <= self.limit:
+            return h
+        return self.limit * torch.tanh(h / self.limit)
+    """
+    result = fix(tmp_path, model(body, init="self.limit = 3.0\n"))
+    assert only(result).rewrite == "torch-where"
+    assert "return torch.where(h.abs().max() <= self.limit, h, self.limit * torch.tanh(h / self.limit))\n" \
+        in result.fixed
+    tensor_limit = model(body, init="self.limit = torch.full((4,), 3.0)\n")
+    assert "the condition `h.abs().max() <= self.limit` is zero-dimensional" in only(fix(tmp_path, tensor_limit)).reason
+    tensor_limit = tensor_limit.replace("<= self.limit:", "<= 3.0:")
+    assert "read different operands (h / h, self.limit)" in only(fix(tmp_path, tensor_limit)).reason
+
+
 def test_item_used_in_arithmetic_stays_a_0d_tensor(tmp_path):
     result = fix(tmp_path, model("""\
         h = self.fc(x)
@@ -254,6 +271,20 @@ DECLINES = [
             return x > 0
         return x < 0
     """, "changes the dtype (`x > 0`)"),
+    ("assigned-arm-changes-dtype", """\
+        h = self.fc(x)
+        if h.mean() > 0:
+            m = h > 0
+        else:
+            m = h
+        return m
+    """, "the if branch's `m` changes the dtype (`h > 0`)"),
+    ("python-any-condition", """\
+        h = self.fc(x)
+        if any(h > 0):
+            h = h * 2
+        return h
+    """, "the condition calls Python's `any()`"),
     ("numpy-condition", """\
         values = x.detach().numpy()
         if values.mean() > 0.0:
@@ -468,7 +499,8 @@ def test_cli_diff_prints_and_changes_nothing(tmp_path):
     assert "+        if not torch.compiler.is_compiling():\n+            print(\"h\", h.shape)\n" in proc.stdout
     assert "\n-        peak = h.abs().max().item()\n" in proc.stdout
     assert "\n+        peak = h.abs().max().detach()\n" in proc.stdout
-    assert "declined SFX101 at " in proc.stderr and "the value returned otherwise calls a module or function" in proc.stderr
+    assert "declined SFX101 at " in proc.stderr
+    assert "the value returned otherwise calls a module or function" in proc.stderr
 
 
 def test_cli_rewrites_in_place_and_select(tmp_path):

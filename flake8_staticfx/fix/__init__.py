@@ -229,7 +229,8 @@ def _cached_context(source: str, path: str, graph) -> Context:
 
     if not (_CONTEXT and _CONTEXT[0][0] == source and _CONTEXT[0][1] is graph):
         analysis = FileAnalysis(path, [], [graph])
-        _CONTEXT[:] = [(source, graph, Context(source, path, tensor_spans(analysis, path), tensor_attributes(analysis)))]
+        ctx = Context(source, path, tensor_spans(analysis, path), tensor_attributes(analysis))
+        _CONTEXT[:] = [(source, graph, ctx)]
     return _CONTEXT[0][2]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from .base import (
-    Context, Decline, Edit, Outcome, Rewrite, _call_name, _dotted, _if_at, _is_boolean, _is_elif, _leading_with_comments,
-    _walk, elementwise_leaves, number_attribute, side_effect, tensor_condition,
+    Context, Decline, Edit, Outcome, Rewrite, _call_name, _dotted, _if_at, _is_boolean, _is_elif,
+    _leading_with_comments, _walk, elementwise_leaves, number_attribute, side_effect, tensor_condition,
 )
 
 
@@ -26,8 +26,8 @@ class SelectWithWhere(Rewrite):
     shapes and dtypes, which cannot be shown from the source.
 
     An early return, `if c: return a` directly followed by `return b` (or `else: return b`),
-    becomes `return torch.where(c, a, b)` on the same terms, and a ternary likewise; there the
-    values must also keep their operands' dtype (no comparison or cast), since torch.where
+    becomes `return torch.where(c, a, b)` on the same terms, and a ternary likewise. In every
+    form the values must keep their operands' dtype (no comparison or cast), since torch.where
     promotes both to one dtype. `self.<attr>` operands the analysis read as Python numbers do
     not count as operands (they do not change the shape). The condition must be a traced
     tensor (a numpy array's is not one) and not Python's any()/all(). Where the operands are
@@ -86,6 +86,7 @@ class SelectWithWhere(Rewrite):
                               "broadcast together")
             if not (ctx.is_tensor_op(a) or ctx.is_tensor_op(b)):
                 raise Decline(f"fix cannot show that `{name}` is a tensor in either arm")
+            _keeps_dtype(ctx, ((f"if branch's `{name}`", a), (f"else branch's `{name}`", b)))
             if negated:
                 a, b = b, a
             lines.append(f"{name} = torch.where({cond}, {_arg(ctx, a)}, {_arg(ctx, b)})\n")
@@ -162,11 +163,7 @@ class SelectWithWhere(Rewrite):
                           f"{', '.join(sorted(leaves_b)) or 'none'}), whose shapes torch.where would broadcast")
         if not (ctx.is_tensor_op(a) or ctx.is_tensor_op(b)):
             raise Decline("fix cannot show that the two values are tensors")
-        for arm, value in zip(arms, (a, b)):
-            cast = _dtype_change(ctx, value)
-            if cast:
-                raise Decline(f"the {arm} changes the dtype (`{cast}`), and torch.where would promote both "
-                              "values to one dtype")
+        _keeps_dtype(ctx, zip(arms, (a, b)))
         cond = ctx.code(test) if _is_boolean(ctx, test) else f"({ctx.code(test)}).bool()"
         if negated:
             a, b = b, a
@@ -185,13 +182,16 @@ DTYPE_CHANGING = frozenset({"float", "double", "half", "bfloat16", "logical_not"
                             "bool", "eq", "ne", "gt", "lt", "ge", "le"})
 
 
-def _dtype_change(ctx: Context, node) -> str | None:
-    """The code of a comparison or cast inside the expression, or None."""
+def _keeps_dtype(ctx: Context, arms) -> None:
+    """Decline when an arm (a (description, expression) pair) holds a comparison or cast:
+    torch.where promotes both values to one dtype, so the arm taken could change dtype."""
     cst = ctx.cst
-    for sub in _walk(cst, node):
-        if isinstance(sub, cst.Comparison) or (isinstance(sub, cst.Call) and _call_name(cst, sub) in DTYPE_CHANGING):
-            return ctx.code(sub)
-    return None
+    for arm, value in arms:
+        for sub in _walk(cst, value):
+            if isinstance(sub, cst.Comparison) or (
+                    isinstance(sub, cst.Call) and _call_name(cst, sub) in DTYPE_CHANGING):
+                raise Decline(f"the {arm} changes the dtype (`{ctx.code(sub)}`), and torch.where would promote "
+                              "both values to one dtype")
 
 
 def _returned(ctx: Context, body) -> Any:
