@@ -161,7 +161,7 @@ def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.
 
 
 def from_numpy_of_tensor(*values: Value) -> bool:
-    return any(isinstance(v, NdArray) and v.from_tensor for v in values)
+    return any(isinstance(v, NdArray) and v.holds_data for v in values)
 
 
 def identity(left: Value, right: Value) -> bool | None:
