@@ -461,6 +461,14 @@ def test_list_of_tensors_annotation(tmp_path):
     assert codes_of(lint(tmp_path, source)) == [(line, "SFX101")]
 
 
+def test_branch_in_a_generator_gives_up_on_the_frame(tmp_path):
+    """A data-dependent `if` inside a generator expression: dynamo cannot resume the generator
+    and runs forward eagerly (GB0170, frame skipped, measured on val_iter_map_filter.py)."""
+    found = lint(tmp_path, net("h = next(t for t in [h, h * 2] if t.max() > 0)"))
+    assert [message.split()[0] for _, _, message in found] == ["SFX101"]
+    assert "runs eagerly" in found[0][2]
+
+
 def test_enumerate_counts_from_start(tmp_path):
     """`enumerate(xs, start=1)` numbers the items from 1: only the second item is printed."""
     source = net("for i, t in enumerate([h, h], start=1):\n    if i == 2:\n        print(t)")
