@@ -420,6 +420,10 @@ MEASURED_STATEMENTS = [
     ("n = int(np.sum([h.shape[0], 2]))", "SFX102"),
     ("counts = np.bincount(h.argmax(-1).numpy())", "SFX401"),
     ("n = int(2 ** np.ceil(np.log2(h.shape[-1])))", None),
+    # numpy does not fold a reduction over the shape tuple: it is an array in the graph.
+    ("n = int(np.prod(h.shape[1:]))", "SFX102"),
+    ("n = float(np.mean(h.shape))", "SFX102"),
+    ("if np.prod(h.shape) > 10:\n            h = h * 2", "SFX101"),
     # A given output_size fixes repeat_interleave's shape (val_repeat_interleave_forms.py).
     ("r = h.repeat_interleave(h.argmax(-1), dim=0, output_size=16)", None),
     ("r = torch.repeat_interleave(h, h.argmax(-1), dim=0, output_size=16)", None),

@@ -193,10 +193,24 @@ def numpy_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
 
 
 def is_sequence(value: Value) -> bool:
-    """A tuple or list of Python values (`x.shape[1:]`, `[h, w]`)."""
+    """A tuple or list of Python values (`[h, w]`, a tensor's shape `x.shape[1:]`)."""
     from .containers import Seq
 
-    return isinstance(value, Seq) or (isinstance(value, Static) and isinstance(value.value, (tuple, list)))
+    if isinstance(value, Seq) or (isinstance(value, Static) and isinstance(value.value, (tuple, list))):
+        return True
+    return isinstance(value, Static) and is_shape_node(value.node)
+
+
+def is_shape_node(node: Node | None) -> bool:
+    """Does the node give a tensor's whole shape, or a slice of it (`x.shape`, `x.size()`, `x.shape[1:]`)?"""
+    if node is None:
+        return False
+    if node.target == "getattr" and node.args[1:] == ("shape",):
+        return True
+    if node.op == "call_method" and node.target == "size" and len(node.args) == 1 and not node.kwargs:
+        return True
+    return node.target == "operator.getitem" and isinstance(node.args[0], type(node)) \
+        and isinstance(node.args[1], slice) and is_shape_node(node.args[0])
 
 
 def opaque_call(tx: Interpreter, target: str, args: list[Value], kwargs: dict[str, Value],
