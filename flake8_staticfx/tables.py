@@ -54,10 +54,11 @@ SIZE_FUNCTIONS = {
 # The same size arguments passed by keyword.
 SIZE_KEYWORDS = frozenset({"size", "k", "shifts", "pad", "n", "m"})
 # x.narrow(1, mask.argmax(-1).min(), 2), scores.topk((scores > 0).sum(-1).max()),
-# x.split(mask.sum(-1).min()) and x.select(1, x.sum(-1).sum(0).argmax()): GB0033, measured.
+# x.split(mask.sum(-1).min()), x.select(1, x.sum(-1).sum(0).argmax()) and x.repeat(mask.sum(), 1):
+# GB0033, measured.
 SIZE_METHODS = frozenset({
     "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "narrow", "topk", "split",
-    "select",
+    "select", "repeat",
 })
 REDUCTIONS = frozenset({"max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod"})
 # Methods whose output shape depends on the data (GB0036).

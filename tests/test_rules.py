@@ -408,6 +408,8 @@ MEASURED_STATEMENTS = [
     # A tensor as a size argument becomes a Python int (GB0033): SFX102.
     ("pos = torch.arange(h.argmax())", "SFX102"),
     ("h = h.view(h.argmax(), -1)", "SFX102"),
+    ("h = h.repeat(h.argmax(), 1)", "SFX102"),  # val_int_reduced_sizes.py
+    ("h = h.repeat(h.shape[0], 1)", None),
     ("pos = torch.arange(h.shape[0])", None),
     # Dynamo traces numpy arrays as tensors, so `.tolist()` of an array made in forward needs
     # its data (GB0033); turning it into a tensor is traced.
