@@ -1,6 +1,6 @@
-"""Decoders whose loop count, pad width or kept prefix comes from a tensor: range(), F.pad and
-a slice bound need Python ints, so the value must be read back; new_zeros sized with
-.item() breaks at the .item(); the shape-sized versions trace."""
+"""Decoders whose loop count or kept prefix comes from a tensor: range() and a slice bound need
+Python ints, so the value must be read back; new_zeros sized with .item() breaks at the
+.item(); the versions sized from the shape (F.pad, range, slices) trace."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,6 @@
 """Preprocessing that drops to numpy and comes back: dynamo 2.13 traces numpy on an array made
 from a tensor as tensor operations, so the round trip through torch.from_numpy stays in the
-graph, while a branch on a numpy reduction of the data, or .tolist() on it, does not."""
+graph; a branch on a numpy reduction of the data, np.bincount of it and .tolist() break."""
 import numpy as np
 import torch
 import torch.nn as nn
