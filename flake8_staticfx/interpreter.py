@@ -84,6 +84,7 @@ class Interpreter:
         self.expressions = ExpressionEvaluator(self)
         self.eval = self.expressions.eval
         self.segment_start = 0  # position of the first node after the latest break
+        self.in_generator = False  # evaluating a generator expression's filters
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
 
@@ -532,7 +533,10 @@ class Interpreter:
         """Python tests a tensor (or an array traced as one) for truth: data-dependent control
         flow (GB0170)."""
         node = self.graph.call_function("bool", (value.as_arg(),), meta=self.meta(expr, frame))
-        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame)
+        # In a generator's `if`, dynamo cannot resume the generator: it gives up on the frame
+        # (`next(f for f in feats if f.max() > 0)`, measured: val_iter_map_filter.py).
+        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame,
+                         frame_skip=(frame.name, "a generator") if self.in_generator else None)
         return node
 
     def cover(self, branch: Node | None, start: int) -> None:

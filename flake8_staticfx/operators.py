@@ -66,7 +66,7 @@ def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeN
             tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, frame_skip=(frame.name, why))
         return Tensor(None, python_random=True)
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
-        return NdArray(from_numpy_of_tensor(left, right))  # arange(n) * step: an array whatever the number
+        return NdArray(any_array_holds_data(left, right))  # arange(n) * step: an array whatever the number
     if isinstance(left, Tensor) or isinstance(right, Tensor):
         frame.random_in_graph |= bool(randoms)
         node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
@@ -120,7 +120,7 @@ def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.Nod
     if op in ("in", "not in"):
         return membership(tx, op, left, right, expr, frame)
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
-        return NdArray(from_numpy_of_tensor(left, right))
+        return NdArray(any_array_holds_data(left, right))
     if isinstance(left, Tensor) or isinstance(right, Tensor):
         if any(isinstance(v, Static) and isinstance(v.value, str) for v in (left, right)):
             return UNKNOWN  # a tensor is never compared with a string: not a tensor
@@ -170,8 +170,8 @@ def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.
     return Static() if isinstance(left, Static) else UNKNOWN
 
 
-def from_numpy_of_tensor(*values: Value) -> bool:
-    return any(isinstance(v, NdArray) and v.from_tensor for v in values)
+def any_array_holds_data(*values: Value) -> bool:
+    return any(isinstance(v, NdArray) and v.holds_data for v in values)
 
 
 def identity(left: Value, right: Value) -> bool | None:
