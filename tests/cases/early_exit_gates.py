@@ -93,14 +93,14 @@ class SkipEmptyBatch(nn.Module):
 
 
 CASES = [
-    ("SoftClip_small", SoftClip, lambda: (torch.randn(4, 16) * 0.1,)),
-    ("SoftClip_large", SoftClip, lambda: (torch.randn(4, 16) * 20.0,)),
-    ("FiniteGuard_clean", FiniteGuard, lambda: (torch.randn(4, 16),)),
-    ("FiniteGuard_nan", FiniteGuard, lambda: (torch.tensor([float("nan")] * 16).repeat(4, 1),)),
+    ("SoftClip-small", SoftClip, lambda: (torch.randn(4, 16) * 0.1,)),
+    ("SoftClip-large", SoftClip, lambda: (torch.randn(4, 16) * 20.0,)),
+    ("FiniteGuard-clean", FiniteGuard, lambda: (torch.randn(4, 16),)),
+    ("FiniteGuard-nan", FiniteGuard, lambda: (torch.tensor([float("nan")] * 16).repeat(4, 1),)),
     ("MarginTemperature", MarginTemperature, lambda: (torch.randn(6, 16),)),
-    ("DampedResidual_small", DampedResidual, lambda: (torch.randn(2, 16) * 0.1,)),
-    ("DampedResidual_large", DampedResidual, lambda: (torch.randn(8, 16) * 5.0,)),
-    ("ZeroRowShortcut_zeros", ZeroRowShortcut, lambda: (torch.zeros(3, 16),)),
+    ("DampedResidual-small", DampedResidual, lambda: (torch.randn(2, 16) * 0.1,)),
+    ("DampedResidual-large", DampedResidual, lambda: (torch.randn(8, 16) * 5.0,)),
+    ("ZeroRowShortcut-zeros", ZeroRowShortcut, lambda: (torch.zeros(3, 16),)),
     ("ZeroRowShortcut", ZeroRowShortcut, lambda: (torch.randn(3, 16),)),
     ("SkipEmptyBatch", SkipEmptyBatch, lambda: (torch.randn(3, 16),)),
 ]
