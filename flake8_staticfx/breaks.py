@@ -69,7 +69,10 @@ def one_argument(args: list[Value], kwargs: dict[str, Value]) -> bool:
 
 def tensor_repeats(args: list[Value], kwargs: dict[str, Value]) -> bool:
     """`torch.repeat_interleave(repeats)` and `(x, repeats_tensor)` have a data-dependent
-    output size (GB0036); an int `repeats` does not."""
+    output size (GB0036); an int `repeats` does not, nor does a given `output_size` (traces,
+    measured: val_repeat_interleave_forms.py)."""
+    if "output_size" in kwargs or len(args) > 3:
+        return False
     return (len(args) == 1 and "repeats" not in kwargs) or (len(args) > 1 and is_definite_tensor(args[1])) \
         or is_definite_tensor(kwargs.get("repeats", UNKNOWN))
 

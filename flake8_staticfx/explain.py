@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 
 from . import segments
 from .commands import add_graph_arguments, analyse_roots
-from .ir import Graph, Node
+from .ir import Graph, GraphBreakRegion, Node
 from .messages import display_path
 
 
@@ -40,10 +41,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def explain_root(graph: Graph) -> dict:
-    """The root's ExplainOutput fields: graph_count, graph_break_count, break_reasons, ops_per_graph."""
-    assignment = segments.assign(graph)
-    breaks: dict[tuple, dict] = {}  # a loop unrolled meets the same break once per iteration: listed once
+@dataclass
+class RepeatedBreak:
+    """One break as the user reads it: the place in the code and the call chain to it, with the
+    regions of every time the run meets it (a loop unrolled meets it once per iteration)."""
+
+    region: GraphBreakRegion
+    user_stack: list[dict]
+    occurrences: list[GraphBreakRegion]
+
+
+def unique_breaks(graph: Graph) -> list[RepeatedBreak]:
+    """The root's breaks, each listed once, in the order of their user stacks."""
+    breaks: dict[tuple, RepeatedBreak] = {}
     for node in [*graph.nodes, *graph.python_calls]:
         region = node.meta.get("region")
         if region is None:
@@ -51,10 +61,18 @@ def explain_root(graph: Graph) -> dict:
         stack = user_stack(node)
         key = (region.code, region.reason, tuple((f["file"], f["line"]) for f in stack))
         if key in breaks:
-            breaks[key]["times"] += 1
-            continue
-        breaks[key] = {"code": region.code, "line": region.line, "reason": region.reason,
-                       "gb_ids": list(region.gb_ids), "impact": region.impact, "user_stack": stack, "times": 1}
+            breaks[key].occurrences.append(region)
+        else:
+            breaks[key] = RepeatedBreak(region, stack, [region])
+    return sorted(breaks.values(), key=lambda b: [(f["file"], f["line"]) for f in b.user_stack])
+
+
+def explain_root(graph: Graph) -> dict:
+    """The root's ExplainOutput fields: graph_count, graph_break_count, break_reasons, ops_per_graph."""
+    assignment = segments.assign(graph)
+    breaks = [{"code": b.region.code, "line": b.region.line, "reason": b.region.reason,
+               "gb_ids": list(b.region.gb_ids), "impact": b.region.impact, "user_stack": b.user_stack,
+               "times": len(b.occurrences)} for b in unique_breaks(graph)]
     ops: dict[int, list[dict]] = {}
     for node in graph.nodes:
         number = assignment.graph_of.get(node)
@@ -62,8 +80,8 @@ def explain_root(graph: Graph) -> dict:
             ops.setdefault(number, []).append({"op": node.op, "target": node.target, "line": node.line})
     return {"root": graph.root, "file": display_path(graph.file), "unknown_values": graph.unknown_values(),
             "graph_count": assignment.count,
-            "graph_break_count": len({(b["code"], b["line"]) for b in breaks.values()}),  # as flake8 reports them
-            "break_reasons": sorted(breaks.values(), key=lambda b: [(f["file"], f["line"]) for f in b["user_stack"]]),
+            "graph_break_count": len({(b["code"], b["line"]) for b in breaks}),  # as flake8 reports them
+            "break_reasons": breaks,
             "ops_per_graph": [ops[number] for number in sorted(ops)]}
 
 
@@ -82,7 +100,8 @@ def render(item: dict) -> str:
                 "the analysis went"] if item["unknown_values"] else []),
              "Break Reasons:"]
     for number, brk in enumerate(item["break_reasons"], 1):
-        lines.append(f"  Break Reason {number}:" + (f" (×{brk['times']}, once per iteration)" if brk["times"] > 1 else ""))
+        times = f" (×{brk['times']}, once per iteration)" if brk["times"] > 1 else ""
+        lines.append(f"  Break Reason {number}:{times}")
         lines.append(f"    Reason: {brk['code']} {brk['reason']} ({'/'.join(brk['gb_ids'])})")
         if brk["impact"]:
             lines.append(f"    Impact: {brk['impact']}")
@@ -93,4 +112,3 @@ def render(item: dict) -> str:
         lines.append(f"  Ops {number}:")
         lines.extend(f"    {op['op']} {op['target']}  (line {op['line']})" for op in ops)
     return "\n".join(lines)
-

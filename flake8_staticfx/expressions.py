@@ -282,7 +282,12 @@ class ExpressionEvaluator:
                 self.tx.assign(generator.target, item, frame)
                 keep = True
                 for condition in generator.ifs:
-                    known, _ = self.eval(condition, frame).truth(self.tx, condition, frame)
+                    tested = self.eval(condition, frame)
+                    outer, self.tx.in_generator = self.tx.in_generator, isinstance(expr, nodes.GeneratorExp)
+                    try:
+                        known, _ = tested.truth(self.tx, condition, frame)
+                    finally:
+                        self.tx.in_generator = outer
                     if known is False:
                         keep = False
                         break

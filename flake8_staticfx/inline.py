@@ -7,7 +7,7 @@ frame chain is the inline chain each node and diagnostic carries.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from astroid import nodes
 
@@ -38,6 +38,12 @@ class Frame:
     # A `return` under such a branch came before: the rest of the function runs only on some
     # calls (`if indices is None: return ones` then `torch.unique(indices)`).
     after_early_return: bool = False
+    # A Python random number went into a tensor operation: dynamo can resume from there
+    # (operators.binop, GB0213).
+    random_in_graph: bool = False
+    # What the frame's receiver was built from (`Module.configuration`): dynamo's guards on it
+    # decide whether a compiled frame is reused for another instance (segments.py).
+    receiver_configuration: Any = None
     returns: list[Value] = field(default_factory=list)
 
     @property

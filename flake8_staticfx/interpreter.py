@@ -85,6 +85,7 @@ class Interpreter:
         self.expressions = ExpressionEvaluator(self)
         self.eval = self.expressions.eval
         self.segment_start = 0  # position of the first node after the latest break
+        self.in_generator = False  # evaluating a generator expression's filters
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
         # The torch.utils.checkpoint calls whose function is being inlined: [call, frame, reported].
@@ -437,6 +438,8 @@ class Interpreter:
         callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
                        closure=function.closure, cls=function.cls)
         callee.is_property = in_property
+        if isinstance(receiver, Module):
+            callee.receiver_configuration = receiver.configuration()
         if isinstance(node, nodes.FunctionDef) and config_patch(self.resolver, node) is not None:
             # Dynamo cannot enter the patch's context manager (GB0142): it breaks at the call,
             # and the function runs as a frame of its own, compiled with the patch on.
@@ -550,7 +553,10 @@ class Interpreter:
         """Python tests a tensor (or an array traced as one) for truth: data-dependent control
         flow (GB0170)."""
         node = self.graph.call_function("bool", (value.as_arg(),), meta=self.meta(expr, frame))
-        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame)
+        # In a generator's `if`, dynamo cannot resume the generator: it gives up on the frame
+        # (`next(f for f in feats if f.max() > 0)`, measured: val_iter_map_filter.py).
+        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame,
+                         frame_skip=(frame.name, "a generator") if self.in_generator else None)
         return node
 
     def cover(self, branch: Node | None, start: int) -> None:
@@ -643,14 +649,15 @@ class Interpreter:
         function = frame.name if frame is not None else ""
         span = SourceSpan(module.path, expr.lineno or 0, expr.col_offset or 0,
                           expr.end_lineno or expr.lineno or 0, expr.end_col_offset or 0, function)
-        stack = []
+        stack, receivers = [], []
         current = frame
         while current is not None and current.caller is not None:
             site = current.call_site
             stack.append(SourceSpan(current.caller.module.path, site.lineno or 0, site.col_offset or 0,
                                     site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
+            receivers.append(current.receiver_configuration)
             current = current.caller
-        return {"span": span, "stack": tuple(reversed(stack))}
+        return {"span": span, "stack": tuple(reversed(stack)), "receivers": tuple(reversed(receivers))}
 
 
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "pop", "setdefault", "clear", "remove"})

@@ -56,13 +56,19 @@ def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeN
     randoms = [v for v in (left, right) if isinstance(v, Tensor) and v.python_random]
     if randoms and not any(isinstance(v, Tensor) and not v.python_random for v in (left, right)):
         node = tx.graph.python_call(f"operator.{BINOPS.get(op, 'add')}", meta=tx.meta(expr, frame))
-        # GB0213 skips the frame (measured: random_gain.py, random_crop.py).
-        tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame,
-                       skips_own_frame="arithmetic on a Python random number")
+        # GB0213 cannot be resumed. Once a random number went into a tensor operation of this
+        # frame, dynamo compiles up to that state and runs the rest eagerly; before that it gives
+        # up on the whole frame (measured: noise_injection.py, grad_mode_blocks.py).
+        why = "arithmetic on a Python random number"
+        if frame.random_in_graph:
+            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, skips_own_frame=why)
+        else:
+            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, frame_skip=(frame.name, why))
         return Tensor(None, python_random=True)
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
-        return NdArray(from_numpy_of_tensor(left, right))  # arange(n) * step: an array whatever the number
+        return NdArray(any_array_holds_data(left, right))  # arange(n) * step: an array whatever the number
     if isinstance(left, Tensor) or isinstance(right, Tensor):
+        frame.random_in_graph |= bool(randoms)
         node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
                                       meta=tx.meta(expr, frame))
         is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)
@@ -91,6 +97,10 @@ def unary(tx: Interpreter, op: str, operand: Value, expr: nodes.NodeNG, frame: F
     if isinstance(operand, Tensor):
         node = tx.graph.call_function(f"operator.{UNARY_OPS[op]}", (operand.as_arg(),), meta=tx.meta(expr, frame))
         return Tensor(node, weak=operand.weak, is_bool=operand.is_bool and op == "~", scalar=operand.scalar)
+    if isinstance(operand, Static) and operand.node is not None:  # `-x.shape[-1]`, drawn as fx does
+        node = tx.graph.call_function(f"operator.{UNARY_OPS[op]}", (operand.as_arg(),),
+                                      meta=dict(tx.meta(expr, frame), on_python_numbers=True))
+        return Static(node=node)
     if isinstance(operand, Static) and operand.known:
         try:
             return derived(PY_UNARY[op](operand.value), operand)
@@ -110,7 +120,7 @@ def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.Nod
     if op in ("in", "not in"):
         return membership(tx, op, left, right, expr, frame)
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
-        return NdArray(from_numpy_of_tensor(left, right))
+        return NdArray(any_array_holds_data(left, right))
     if isinstance(left, Tensor) or isinstance(right, Tensor):
         if any(isinstance(v, Static) and isinstance(v.value, str) for v in (left, right)):
             return UNKNOWN  # a tensor is never compared with a string: not a tensor
@@ -160,8 +170,8 @@ def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.
     return Static() if isinstance(left, Static) else UNKNOWN
 
 
-def from_numpy_of_tensor(*values: Value) -> bool:
-    return any(isinstance(v, NdArray) and v.from_tensor for v in values)
+def any_array_holds_data(*values: Value) -> bool:
+    return any(isinstance(v, NdArray) and v.holds_data for v in values)
 
 
 def identity(left: Value, right: Value) -> bool | None:

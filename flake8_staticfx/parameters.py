@@ -81,6 +81,8 @@ def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.Nod
     if isinstance(default, nodes.Const) and default.value is not None:
         kind = "static"  # `output_attentions: Tensor | None = False` is a flag
     node = tx.graph.placeholder(param.name, meta=tx.meta(param, None))
+    if default is None and tables.is_tensor_sequence(tx.resolver, annotation):
+        return Seq(None, elem=Tensor(node), is_list=True)  # `feats: List[Tensor]`
     if kind == "tensor":
         node.meta["annotated_tensor"] = True
         return Tensor(node, weak=isinstance(default, nodes.Const) and default.value is None)

@@ -14,8 +14,9 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
   each project function it calls is a frame dynamo compiles on its own; torch.nn layers it calls
   directly are not compiled (`adaptive_depth.py`, `speech_encoder.py`, `random_gain.py`).
 - dynamo compiles no empty graph: a segment without a tensor operation is not counted. A
-  dynamic-shape operator (GB0036) is compiled as the last operation of the graph before it
-  (`mlm_head.py`, `trn_ignore_index_focal.py`).
+  dynamic-shape subscript (GB0036, `x[mask]`) is compiled as the last operation of the graph
+  before it (`mlm_head.py`, `trn_ignore_index_focal.py`); a dynamic-shape call (`nonzero`,
+  `ctc_loss`) is in no graph (`072_helper_two_deep_item.py`), nor is unpacking its tuple.
 - Torch code is not a frame dynamo compiles: after a break inside a torch.nn container's call
   (Sequential), its layers run eagerly and its project modules are frames
   (`sequential_debug_block.py`).
@@ -23,7 +24,8 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
   effect in it): the checkpoint runs eagerly with dynamo disabled inside, compiling nothing
   (`cfg_checkpoint_side_effects.py`: 0 graphs).
 - A frame compiled once is cached: calling the same function again from the same place (a
-  loop unrolled, a skipped frame's loop) compiles nothing new.
+  loop unrolled, a skipped frame's loop) compiles nothing new, unless its receiver was built
+  from other constructor arguments (its guards fail: `query_selector.py`).
 
 `assign(graph)` maps each node to its graph number (1..n) or to None (runs eagerly);
 `count(graph)` is the number of graphs.
@@ -72,7 +74,7 @@ METADATA_FUNCTIONS = frozenset({"getattr", "len"})
 METADATA_METHODS = frozenset({"size", "dim", "numel", "stride", "is_contiguous", "element_size", "ndimension"})
 
 
-def _is_metadata(node: Node) -> bool:
+def is_metadata(node: Node) -> bool:
     cached = node.meta.get("_metadata")
     if cached is None:
         node.meta["_metadata"] = False  # a cycle cannot occur; this bounds the recursion's cost
@@ -87,10 +89,10 @@ def _reads_metadata(node: Node) -> bool:
         return True
     if node.op == "call_function" and node.target == "operator.getitem":
         first = node.args[0] if node.args else None
-        return isinstance(first, Node) and _is_metadata(first)
+        return isinstance(first, Node) and is_metadata(first)
     if node.op == "call_function" and (node.target.startswith("operator.") or node.meta.get("on_python_numbers")):
         used = list(node.inputs())  # arithmetic on sizes: `h - self.crop`, `math.sqrt(d // h)`
-        return bool(used) and all(_is_metadata(u) for u in used)
+        return bool(used) and all(is_metadata(u) for u in used)
     return False
 
 
@@ -105,9 +107,27 @@ def node_stops(node: Node, depth: int) -> bool:
     return node.meta["break"].stop_depth == depth
 
 
-def _is_op(node: Node) -> bool:
+def _returns_tuple(node: Node) -> bool:
+    """`torch.where(condition)` and `nonzero(as_tuple=True)` give a tuple of tensors."""
+    return ((node.target == "torch.where" and len(node.args) + len(node.kwargs) == 1)
+            or node.kwargs.get("as_tuple") is True)
+
+
+def _unpacks_tuple(node: Node) -> bool:
+    """`rows, cols = torch.where(adj > 0)`: indexing a tuple is Python, not a graph op
+    (measured: the helper's resume function compiles nothing, 022_where_single_arg.py)."""
+    return (node.target == "operator.getitem" and len(node.args) == 2 and isinstance(node.args[0], Node)
+            and isinstance(node.args[1], int) and _returns_tuple(node.args[0]))
+
+
+def is_op(node: Node) -> bool:
+    """Does the node put an operation into a compiled graph (not a break, a Python-side call or
+    a metadata read)? A dynamic-shape subscript (`x[mask]`) is compiled as the last operation
+    of the graph before it; a dynamic-shape call (`nonzero`, `ctc_loss` with tensor lengths) is
+    in no graph (measured: `torch.nonzero(m)` alone compiles nothing, `lin(x)` then `x[m]` one)."""
     return (node.op in TRACED_OPS and not node.meta.get("python")
-            and (not _breaks(node) or _dynamic_shape(node)) and not _is_metadata(node))
+            and (not _breaks(node) or (_dynamic_shape(node) and node.target == "operator.getitem"))
+            and not is_metadata(node) and not _unpacks_tuple(node))
 
 
 class _Call(list):
@@ -189,11 +209,11 @@ def _flatten(items) -> list[Node]:
 
 def _close(result: Segments, nodes: list[Node]) -> None:
     """One compiled graph of `nodes`, unless none of them is a tensor operation."""
-    ops = [n for n in nodes if _is_op(n)]
+    ops = [n for n in nodes if is_op(n)]
     if ops:
         result.count += 1
     for node in nodes:
-        result.graph_of[node] = result.count if ops and _is_op(node) else None
+        result.graph_of[node] = result.count if ops and is_op(node) else None
 
 
 def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
@@ -213,7 +233,7 @@ def _run_frame(result: Segments, nodes: list[Node], depth: int, key) -> None:
                     if _has_break(item):
                         break
                     head.extend(item if isinstance(item, list) else [item])
-                if any(_is_op(n) for n in head):
+                if any(is_op(n) for n in head):
                     result.count += 1
             return
         result._compiled.update((key, signature))
@@ -283,8 +303,10 @@ def _run_call(result: Segments, call: list, depth: int) -> None:
 
 
 def _callee_key(nodes: list[Node], depth: int):
-    site = next(n for n in nodes if _depth(n) > depth).meta["stack"][depth]
-    return (depth, site.file, site.line, site.col)
+    """A frame's code cache entry: the call site, and what its receiver was built from."""
+    meta = next(n for n in nodes if _depth(n) > depth).meta
+    site = meta["stack"][depth]
+    return (depth, site.file, site.line, site.col, meta["receivers"][depth])
 
 
 def assign(graph: Graph) -> Segments:

@@ -28,6 +28,10 @@ TENSOR_STATIC_ATTRIBUTES = frozenset({
 # `values`/`indices`: the fields of the named tuples max(dim), sort, topk, mode, ... return.
 TENSOR_TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad", "values", "indices"})
 
+# Ops returning a named tuple whose fields are not tensor attributes (unlike `values` and
+# `indices` above): each field is a tensor (`torch.aminmax(x).max.item()` is GB0124, measured).
+TENSOR_NAMED_TUPLES = {"aminmax": ("min", "max")}
+
 # Methods whose result is a static Python value under static shapes.
 TENSOR_STATIC_METHODS = frozenset({
     "size", "dim", "ndimension", "numel", "nelement", "element_size", "stride", "storage_offset",
@@ -50,10 +54,11 @@ SIZE_FUNCTIONS = {
 # The same size arguments passed by keyword.
 SIZE_KEYWORDS = frozenset({"size", "k", "shifts", "pad", "n", "m"})
 # x.narrow(1, mask.argmax(-1).min(), 2), scores.topk((scores > 0).sum(-1).max()),
-# x.split(mask.sum(-1).min()) and x.select(1, x.sum(-1).sum(0).argmax()): GB0033, measured.
+# x.split(mask.sum(-1).min()), x.select(1, x.sum(-1).sum(0).argmax()) and x.repeat(mask.sum(), 1):
+# GB0033, measured.
 SIZE_METHODS = frozenset({
     "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "narrow", "topk", "split",
-    "select",
+    "select", "repeat",
 })
 REDUCTIONS = frozenset({"max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod"})
 # Methods whose output shape depends on the data (GB0036).
@@ -66,7 +71,12 @@ TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
 NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
     "array", "asarray", "arange", "linspace", "zeros", "ones", "full", "empty", "concatenate",
     "stack", "round", "floor", "ceil", "clip", "cumsum", "sqrt", "exp", "log",
-    "abs", "absolute", "square", "mean", "sum", "max", "min", "amax", "amin", "std", "var",
+    "abs", "absolute", "square", "mean", "sum", "prod", "max", "min", "amax", "amin", "std", "var",
+))
+# numpy functions whose output size depends on the values: on an array made from a tensor,
+# dynamo traces them as the torch ops they are (np.bincount(labels.numpy()): GB0036, measured).
+NUMPY_DYNAMIC_SHAPE_FUNCTIONS = frozenset("numpy." + name for name in (
+    "bincount", "unique", "nonzero", "flatnonzero", "argwhere",
 ))
 NDARRAY_METHODS = frozenset({
     "astype", "round", "copy", "reshape", "flatten", "ravel", "clip", "cumsum", "cumprod",
@@ -265,6 +275,20 @@ def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
     if not kinds:
         return "static"
     return kinds.pop() if len(kinds) == 1 else "unknown"
+
+
+_SEQUENCE_NAMES = frozenset({"List", "list", "Tuple", "tuple", "Sequence", "Iterable"})
+
+
+def is_tensor_sequence(resolver, annotation: nodes.NodeNG | None) -> bool:
+    """Does the annotation say a sequence of tensors (`List[Tensor]`, `Tuple[Tensor, ...]`)?"""
+    if not isinstance(annotation, nodes.Subscript) \
+            or not set(_annotation_names(annotation.value, resolver)[:1]) & _SEQUENCE_NAMES:
+        return False
+    inner = annotation.slice
+    elts = [e for e in (inner.elts if isinstance(inner, nodes.Tuple) else [inner])
+            if not (isinstance(e, nodes.Const) and e.value is Ellipsis)]
+    return bool(elts) and all(annotation_kind(resolver, e) == "tensor" for e in elts)
 
 
 def _annotation_names(annotation: nodes.NodeNG, resolver, depth: int = 0) -> list[str]:

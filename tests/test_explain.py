@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from flake8_staticfx import segments
+from flake8_staticfx.commands import _rows
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
 from flake8_staticfx.explain import explain_root
@@ -95,8 +96,9 @@ def test_file_without_a_root_says_so_and_a_missing_file_is_an_error(tmp_path):
 
 @pytest.mark.parametrize("view", ["instance", "lint"])
 def test_counts_agree_with_graph_and_the_plugin_on_every_case(view):
-    """One answer everywhere: explain's graph count is segments' (what `graph` prints), and in
-    the lint view its breaks per source line are the plugin's diagnostics."""
+    """One answer everywhere: explain's graph and break counts are `graph`'s (segments) and
+    `report`'s rows, breaks counted per source line, and in the lint view its breaks per source
+    line are the plugin's diagnostics."""
     lint = view == "lint"
     options = Options(reuse_inlined=False, follow_defaults=not lint, file_time_budget=60.0)
     for name in sorted(os.listdir(CASES)):
@@ -106,8 +108,10 @@ def test_counts_agree_with_graph_and_the_plugin_on_every_case(view):
         source = open(path, encoding="utf-8").read()
         analysis = analyze(source, path, options=options)
         explained = [explain_root(graph) for graph in analysis.graphs]
-        for graph, item in zip(analysis.graphs, explained):
-            assert item["graph_count"] == segments.count(graph), (name, graph.root)
+        for graph, item, row in zip(analysis.graphs, explained, _rows(analysis, path)):
+            # `graph` prints segments.assign(graph).count as its predicted graphs
+            assert item["graph_count"] == segments.count(graph) == row["graphs"], (name, graph.root)
+            assert item["graph_break_count"] == sum(row["breaks"].values()), (name, graph.root)
         if lint:
             breaks = {(b["line"], b["code"]) for item in explained for b in item["break_reasons"]}
             reported = {(line, message.split()[0]) for line, _, message, _ in diagnose(source, path, None, Options())}

@@ -154,6 +154,52 @@ def test_negated_condition_swaps_the_arms_and_ternary_becomes_where(tmp_path):
     assert "z = torch.where(y.mean() < 1, y * 2, y * 3)\n" in result.fixed
 
 
+def test_early_return_and_the_return_after_it_become_one_return_of_where(tmp_path):
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        spread = h.max() - h.min()  # a 0-d tensor, named
+        # already small: keep it
+        if spread < 1.0:
+            return h  # small
+        # squash
+        return torch.tanh(h)
+    """))
+    assert only(result).rewrite == "torch-where"
+    assert body_of(result).endswith(
+        "        # already small: keep it\n        # small\n        # squash\n"
+        "        return torch.where(spread < 1.0, h, torch.tanh(h))\n")
+
+
+def test_if_else_of_returns_with_a_negated_condition_becomes_where(tmp_path):
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        if not h.isnan().any():
+            return h * 2
+        else:
+            return torch.nan_to_num(h) * 2
+    """))
+    assert only(result).rewrite == "torch-where"
+    assert body_of(result).endswith("return torch.where(h.isnan().any(), torch.nan_to_num(h) * 2, h * 2)\n")
+    assert fix(tmp_path, result.fixed).fixed == result.fixed
+
+
+def test_a_number_attribute_is_not_an_operand_but_a_tensor_attribute_is(tmp_path):
+    body = """\
+        h = self.fc(x)
+        if h.abs().max() <= self.limit:
+            return h
+        return self.limit * torch.tanh(h / self.limit)
+    """
+    result = fix(tmp_path, model(body, init="self.limit = 3.0\n"))
+    assert only(result).rewrite == "torch-where"
+    assert "return torch.where(h.abs().max() <= self.limit, h, self.limit * torch.tanh(h / self.limit))\n" \
+        in result.fixed
+    tensor_limit = model(body, init="self.limit = torch.full((4,), 3.0)\n")
+    assert "the condition `h.abs().max() <= self.limit` is zero-dimensional" in only(fix(tmp_path, tensor_limit)).reason
+    tensor_limit = tensor_limit.replace("<= self.limit:", "<= 3.0:")
+    assert "read different operands (h / h, self.limit)" in only(fix(tmp_path, tensor_limit)).reason
+
+
 def test_item_used_in_arithmetic_stays_a_0d_tensor(tmp_path):
     result = fix(tmp_path, model("""\
         h = self.fc(x)
@@ -202,11 +248,51 @@ DECLINES = [
             y = x
         return y
     """, "calls a module or function (`self.fc`), and torch.where would run both branches"),
-    ("early-return", """\
+    ("early-return-then-more-code", """\
+        if x.sum() > 0:
+            return x
+        x = x * 2
+        return x
+    """, "the `if` is not followed by a `return` of a value"),
+    ("early-return-of-a-module", """\
         if x.sum() > 0:
             return x
         return self.fc(x)
-    """, "returns early"),
+    """, "calls a module or function (`self.fc`)"),
+    ("early-return-else-does-more", """\
+        if x.sum() > 0:
+            return x
+        else:
+            x = x * 2
+        return x
+    """, "the else branch does more than return a value"),
+    ("early-return-changes-dtype", """\
+        if x.sum() > 0:
+            return x > 0
+        return x < 0
+    """, "changes the dtype (`x > 0`)"),
+    ("assigned-arm-changes-dtype", """\
+        h = self.fc(x)
+        if h.mean() > 0:
+            m = h > 0
+        else:
+            m = h
+        return m
+    """, "the if branch's `m` changes the dtype (`h > 0`)"),
+    ("python-any-condition", """\
+        h = self.fc(x)
+        if any(h > 0):
+            h = h * 2
+        return h
+    """, "the condition calls Python's `any()`"),
+    ("numpy-condition", """\
+        values = x.detach().numpy()
+        if values.mean() > 0.0:
+            y = x * 2
+        else:
+            y = x
+        return y
+    """, "cannot show that the condition `values.mean() > 0.0` is a tensor"),
     ("different-names", """\
         if x.sum() > 0:
             a = x * 2
@@ -380,7 +466,7 @@ MIXED = model("""\
         h = torch.tanh(h)
     if h.sum() > 0:
         return h  # early exit stays
-    return h * 2
+    return self.fc(h) * 2
 """)
 
 
@@ -389,7 +475,7 @@ def test_fix_twice_changes_nothing_the_second_time(tmp_path):
     assert first.changed and sum(1 for o in first.outcomes if o.rewrite) == 3
     second = fix(tmp_path, first.fixed)
     assert second.fixed == first.fixed
-    assert [o.rewrite for o in second.outcomes] == [None]  # only the early return, still declined
+    assert [o.rewrite for o in second.outcomes] == [None]  # only the early return into a module, still declined
 
 
 def test_formatting_and_comments_outside_the_edits_are_kept(tmp_path):
@@ -413,7 +499,8 @@ def test_cli_diff_prints_and_changes_nothing(tmp_path):
     assert "+        if not torch.compiler.is_compiling():\n+            print(\"h\", h.shape)\n" in proc.stdout
     assert "\n-        peak = h.abs().max().item()\n" in proc.stdout
     assert "\n+        peak = h.abs().max().detach()\n" in proc.stdout
-    assert "declined SFX101 at " in proc.stderr and "returns early" in proc.stderr
+    assert "declined SFX101 at " in proc.stderr
+    assert "the value returned otherwise calls a module or function" in proc.stderr
 
 
 def test_cli_rewrites_in_place_and_select(tmp_path):

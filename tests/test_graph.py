@@ -136,6 +136,20 @@ def test_loop_with_unknown_trip_count_is_marked(tmp_path):
     assert repeat["x"] is None
 
 
+def test_arithmetic_on_sizes_is_drawn_as_fx_records_it(tmp_path):
+    """`(-x.shape[-1]) % self.multiple` as a pad width: fx records getattr, getitem, neg and mod
+    (tensor_values.py StaticPad), and so does the static graph."""
+    path = tmp_path / "pad.py"
+    path.write_text(
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\nclass Pad(nn.Module):\n"
+        "    def __init__(self, multiple=8):\n        super().__init__()\n        self.multiple = multiple\n\n"
+        "    def forward(self, x):\n        extra = (-x.shape[-1]) % self.multiple\n"
+        "        return F.pad(x, (0, extra))\n")
+    graph, = json.loads(cli(str(path), "--format", "json"))["graphs"]
+    targets = [node["target"] for node in graph["nodes"] if node["op"] == "call_function"]
+    assert targets == ["getattr", "operator.getitem", "operator.neg", "operator.mod", "torch.nn.functional.pad"]
+
+
 # -- DOT -------------------------------------------------------------------------------
 
 DOT_NODE = re.compile(r'^\s*"(?P<id>[^"]+)" \[label="(?P<label>(?:[^"\\]|\\.)*)"(?P<rest>[^\]]*)\];$')

@@ -23,7 +23,6 @@ from flake8_staticfx.config import Options
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "cases")
 MIN_EXACT = 0.90  # issue 16's acceptance
-FLOOR = 0.83  # what the counting model reaches today: it must not regress
 
 OPTIONS = dict(reuse_inlined=False, follow_defaults=True, file_time_budget=60.0)  # as the graph CLI
 
@@ -100,10 +99,6 @@ def _check(rows, minimum: float) -> None:
     assert exact / len(rows) >= minimum, (
         f"graph count exact on {exact}/{len(rows)} roots (need {minimum:.0%}); mismatches:\n"
         + "\n".join(mismatches))
-
-
-def test_graph_count_does_not_regress(rows):
-    _check(rows, FLOOR)
 
 
 def test_graph_count_is_exact_on_ninety_percent_of_roots(rows):
@@ -189,6 +184,34 @@ def test_skipped_frame_compiles_its_callees_once(tmp_path):
     assert _count(tmp_path, source, "M.forward") == 2
 
 
+def test_a_frame_is_compiled_again_for_an_instance_built_from_other_arguments(tmp_path):
+    # query_selector.py MultiTaskSelector: a loop break skips the root; its two heads, built
+    # with 5 and 3 classes, fail each other's guards: two graphs. Heads built alike share one.
+    source = """
+    class Head(nn.Module):
+        def __init__(self, classes):
+            super().__init__()
+            self.cls = nn.Linear(4, classes)
+
+        def forward(self, x):
+            return self.cls(x)
+
+    class M(nn.Module):
+        def __init__(self, sizes=(5, 3)):
+            super().__init__()
+            self.heads = nn.ModuleList([Head(n) for n in sizes])
+
+        def forward(self, x):
+            out = []
+            for head in self.heads:
+                keep = torch.nonzero(head(x)[0] > 0)
+                out.append(keep)
+            return out
+    """
+    assert _count(tmp_path, source, "M.forward") == 2
+    assert _count(tmp_path, source.replace("sizes=(5, 3)", "sizes=(5, 5)"), "M.forward") == 1
+
+
 def test_torch_layers_of_a_skipped_frame_are_not_compiled(tmp_path):
     # A loop break around nn.Linear calls: the frame runs eagerly and nothing is compiled.
     source = """
@@ -225,8 +248,8 @@ def test_grad_mode_and_autocast_blocks_resume(tmp_path):
     assert _count(tmp_path, source.replace("torch.no_grad()", "open('log.txt')"), "M.forward") == 0
 
 
-def test_rnn_and_random_arithmetic_compile_before_and_run_the_rest_eagerly(tmp_path):
-    # grad_mode_blocks.py StemThenLSTM, RandomTemperature; random_gain.py (nothing before: 0).
+def test_an_rnn_module_compiles_what_came_before_and_runs_the_rest_eagerly(tmp_path):
+    # grad_mode_blocks.py StemThenLSTM: 1 graph.
     lstm = """
     class M(nn.Module):
         def __init__(self):
@@ -240,13 +263,36 @@ def test_rnn_and_random_arithmetic_compile_before_and_run_the_rest_eagerly(tmp_p
             return y * 2
     """
     assert _count(tmp_path, lstm, "M.forward") == 1
-    rand = """
+
+
+def test_random_arithmetic_resumes_only_once_a_random_number_entered_the_graph(tmp_path):
+    # grad_mode_blocks.py RandomTemperature: a layer, then `k + 0.5` on a random int: dynamo
+    # gives up on the whole frame (0 graphs). noise_injection.py GaussianCorruption: the random
+    # number was first multiplied into a tensor: dynamo compiles up to there (1 graph).
+    first_use = """
     class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
         def forward(self, x):
+            h = self.fc(x)
             k = random.randint(1, 4)
-            return x * (k + 0.5)
+            return h / (k + 0.5)
     """
-    assert _count(tmp_path, rand, "M.forward") == 0
+    assert _count(tmp_path, first_use, "M.forward") == 0
+    after_tensor_use = """
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.fc(x) * random.randint(1, 4)
+            mix = random.uniform(0.0, 0.3)
+            return (1 - mix) * h
+    """
+    assert _count(tmp_path, after_tensor_use, "M.forward") == 1
 
 
 def test_graph_json_gives_each_node_its_compiled_graph(tmp_path):
@@ -295,19 +341,37 @@ def test_a_sequential_with_a_breaking_block_compiles_only_the_block(tmp_path):
     assert _count(tmp_path, source, "M.forward") == 2
 
 
-def test_a_dynamic_shape_operator_ends_the_graph_before_it(tmp_path):
-    # mlm_head.py, trn_ignore_index_focal.py; measured: `x[mask]` first, then a Linear: 2 graphs.
-    source = """
+def test_a_dynamic_shape_subscript_ends_the_graph_before_it_and_a_call_is_in_none(tmp_path):
+    # mlm_head.py, trn_ignore_index_focal.py, 072_helper_two_deep_item.py; measured with 2.13:
+    # `y = x[m]` then a Linear: 2 graphs; `torch.nonzero(x)` then a Linear: 1; nonzero alone: 0.
+    subscript_first = """
     class M(nn.Module):
         def __init__(self):
             super().__init__()
             self.fc = nn.Linear(4, 4)
 
+        def forward(self, x, m):
+            y = x[m > 0]
+            return self.fc(y)
+    """
+    assert _count(tmp_path, subscript_first, "M.forward") == 2
+    call_first = """
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 4)
+
         def forward(self, x):
             idx = torch.nonzero(x)
             return self.fc(idx.float())
     """
-    assert _count(tmp_path, source, "M.forward") == 2
+    assert _count(tmp_path, call_first, "M.forward") == 1
+    alone = """
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.nonzero(x)
+    """
+    assert _count(tmp_path, alone, "M.forward") == 0
     last = """
     class M(nn.Module):
         def forward(self, x):
@@ -315,6 +379,26 @@ def test_a_dynamic_shape_operator_ends_the_graph_before_it(tmp_path):
             return y[y.sum(-1) > 0]
     """
     assert _count(tmp_path, last, "M.forward") == 1
+
+
+def test_unpacking_the_tuple_of_a_dynamic_shape_call_is_no_graph(tmp_path):
+    # 022_where_single_arg.py: the helper compiles `adj > 0`; unpacking where's tuple after the
+    # break compiles nothing; the caller resumes: 2 graphs.
+    source = """
+    def edges(adj):
+        rows, cols = torch.where(adj > 0)
+        return rows, cols
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x, adj):
+            rows, cols = edges(adj)
+            return self.fc(x)[rows] * self.fc(x)[cols]
+    """
+    assert _count(tmp_path, source, "M.forward") == 2
 
 
 def test_unconfigured_logger_is_at_warning_in_the_instance_view(tmp_path):

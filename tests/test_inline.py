@@ -813,3 +813,22 @@ class Model(nn.Module):
     def forward(self, x):
         return {call}
 """)
+
+
+def test_any_over_known_flags_decides_the_branch(tmp_path):
+    """`any([flag for flag in self.enabled])` of the constructor's defaults is computed: the
+    instance view analyses only the arm it takes (val_any_lists.py AnyHeadEnabled; fx draws
+    only `heads.0`)."""
+    check(tmp_path, HEADER + """
+
+class Net(nn.Module):
+    def __init__(self, enabled=(True, False)):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.enabled = list(enabled)
+
+    def forward(self, x):
+        if any([flag for flag in self.enabled]):
+            return self.fc(x)
+        return x / x.abs().max().item()
+""", Options(follow_defaults=True))

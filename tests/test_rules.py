@@ -301,6 +301,15 @@ def test_torch_initial_seed_breaks(tmp_path):
     assert [found_line for found_line, _ in codes_of(lint(tmp_path, source))] == [line]
 
 
+def test_a_size_made_from_python_numbers_is_read_without_a_break(tmp_path):
+    """Measured with torch 2.13: a reduction of tensors made from Python ints as a reshape size
+    compiles one graph (gen_stylegan_disc.py's minibatch std); of the data it breaks (GB0033)."""
+    constant = net("group = torch.min(torch.as_tensor(4), torch.as_tensor(h.shape[0]))\nh = h.reshape(group, -1)")
+    assert lint(tmp_path, constant) == []
+    data = net("group = (h > 0).sum()\nh = h.reshape(group, -1)")
+    assert codes_of(lint(tmp_path, data)) == [(data.splitlines().index("        h = h.reshape(group, -1)") + 1, "SFX102")]
+
+
 def test_reported_column_is_the_construct(tmp_path):
     source, _ = CASES["SFX102"]
     (line, col, _), = lint(tmp_path, source)
@@ -420,11 +429,36 @@ MEASURED_STATEMENTS = [
     # A tensor as a size argument becomes a Python int (GB0033): SFX102.
     ("pos = torch.arange(h.argmax())", "SFX102"),
     ("h = h.view(h.argmax(), -1)", "SFX102"),
+    ("h = h.repeat(h.argmax(), 1)", "SFX102"),  # val_int_reduced_sizes.py
+    ("h = h.repeat(h.shape[0], 1)", None),
     ("pos = torch.arange(h.shape[0])", None),
     # Dynamo traces numpy arrays as tensors, so `.tolist()` of an array made in forward needs
     # its data (GB0033); turning it into a tensor is traced.
     ("steps = (np.arange(0, 4) * 2).round()[::-1].astype(np.int64).tolist()", "SFX103"),
     ("h = h + torch.from_numpy(np.arange(8) * 2)", None),
+    # numpy on an array made from a tensor, or on a Python list, is traced data: int() of it
+    # needs the value (GB0033), np.bincount of it has a data-dependent size (GB0036); numpy's
+    # elementwise functions on an int from the shape trace (val_numpy_*.py).
+    ("n = int(np.max(h.detach().numpy()))", "SFX102"),
+    ("n = int(np.sum([h.shape[0], 2]))", "SFX102"),
+    ("counts = np.bincount(h.argmax(-1).numpy())", "SFX401"),
+    ("n = int(2 ** np.ceil(np.log2(h.shape[-1])))", None),
+    # numpy does not fold a reduction over the shape tuple: it is an array in the graph.
+    ("n = int(np.prod(h.shape[1:]))", "SFX102"),
+    ("n = float(np.mean(h.shape))", "SFX102"),
+    ("if np.prod(h.shape) > 10:\n            h = h * 2", "SFX101"),
+    # A given output_size fixes repeat_interleave's shape (val_repeat_interleave_forms.py).
+    ("r = h.repeat_interleave(h.argmax(-1), dim=0, output_size=16)", None),
+    ("r = torch.repeat_interleave(h, h.argmax(-1), dim=0, output_size=16)", None),
+    ("r = h.repeat_interleave(h.argmax(-1), dim=0)", "SFX401"),
+    # aminmax's fields are tensors (val_reduction_tuples.py).
+    ("top = torch.aminmax(h).max.item()", "SFX102"),
+    ("lo, hi = torch.aminmax(h)", None),
+    # filter tests its predicate's result for truth; map's results are the function's
+    # (val_iter_map_filter.py).
+    ("kept = list(filter(lambda t: t.sum() > 0, [h, h * 2]))", "SFX101"),
+    ("kept = list(filter(lambda t: t.shape[0] > 1, [h, h * 2]))", None),
+    ("s = [n.item() for n in map(torch.linalg.vector_norm, [h, h * 2])]", "SFX102"),
 ]
 
 
@@ -433,6 +467,40 @@ def test_measured_statement(tmp_path, statement, code):
     source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)", extra="import numpy as np\n\n\n")
     line = source.splitlines().index(f"        {statement.splitlines()[0]}") + 1
     assert codes_of(lint(tmp_path, source)) == ([(line, code)] if code else [])
+
+
+def test_list_of_tensors_annotation(tmp_path):
+    """An input annotated `List[Tensor]` holds tensors: a branch on one of its items breaks
+    (GB0170, measured on tests/cases/val_iter_enumerate.py)."""
+    source = HEADER + textwrap.dedent("""\
+        from typing import List
+
+
+        class Net(nn.Module):
+            def forward(self, feats: List[torch.Tensor]):
+                out = feats[0]
+                for i, feat in enumerate(feats[1:], start=1):
+                    if feat.mean() > 0:
+                        out = out + feat / i
+                return out
+        """)
+    line = source.splitlines().index("            if feat.mean() > 0:") + 1
+    assert codes_of(lint(tmp_path, source)) == [(line, "SFX101")]
+
+
+def test_branch_in_a_generator_gives_up_on_the_frame(tmp_path):
+    """A data-dependent `if` inside a generator expression: dynamo cannot resume the generator
+    and runs forward eagerly (GB0170, frame skipped, measured on val_iter_map_filter.py)."""
+    found = lint(tmp_path, net("h = next(t for t in [h, h * 2] if t.max() > 0)"))
+    assert [message.split()[0] for _, _, message in found] == ["SFX101"]
+    assert "runs eagerly" in found[0][2]
+
+
+def test_enumerate_counts_from_start(tmp_path):
+    """`enumerate(xs, start=1)` numbers the items from 1: only the second item is printed."""
+    source = net("for i, t in enumerate([h, h], start=1):\n    if i == 2:\n        print(t)")
+    line = source.splitlines().index("                print(t)") + 1
+    assert codes_of(lint(tmp_path, source)) == [(line, "SFX201")]
 
 
 def test_while_flag_set_from_a_tensor_in_the_body(tmp_path):

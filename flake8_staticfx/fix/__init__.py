@@ -22,7 +22,7 @@ import sys
 
 from ..commands import add_compile_options, command_options, python_files
 from .assert_async import AssertAsync, AssertToAsync
-from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_spans
+from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_attributes, tensor_spans
 from .guard import GuardSideEffect
 from .where import SelectWithWhere
 from .zero_dim import KeepZeroDim
@@ -33,9 +33,11 @@ __all__ = ["REWRITTEN_CODES", "REWRITTEN_FORMS", "Decline", "Outcome", "add_argu
 # The forms `fix` rewrites, per code (the rule pages say so; each rewrite's docstring says why
 # it is safe); every other occurrence is declined with its reason.
 REWRITTEN_FORMS = {
-    "SFX101": "`if <tensor cond>: raise E(...)` becomes `torch._assert_async(...)`; an `if`/`else` (or "
-              "ternary) whose arms only assign the same names from element-wise expressions of the same "
-              "operands, on a zero-dimensional condition, becomes `torch.where`",
+    "SFX101": "`if <tensor cond>: raise E(...)` becomes `torch._assert_async(...)`; on a zero-dimensional "
+              "tensor condition, an `if`/`else` (or ternary) whose arms only assign the same names from "
+              "element-wise expressions of the same operands becomes `torch.where`, and so does an early "
+              "`if c: return a` followed by `return b` (or `else: return b`) where `a` and `b` are such "
+              "expressions and keep their operands' dtype",
     "SFX102": "`t.item()` / `float(t)` whose value only feeds tensor arithmetic or comparisons becomes "
               "`t.detach()` (a 0-d tensor)",
     "SFX104": "`torch._assert(<tensor cond>, \"message\")` becomes `torch._assert_async(...)`",
@@ -91,7 +93,7 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
     regions = sorted(_regions(analysis, path, select), key=lambda r: (r.line, r.col, r.code))
     if not regions:
         return None, edits, outcomes
-    ctx = Context(source, display, tensor_spans(analysis, path))
+    ctx = Context(source, display, tensor_spans(analysis, path), tensor_attributes(analysis))
     taken: list[Edit] = []
     for region in regions:
         try:
@@ -101,10 +103,10 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
             ctx.needs_import_torch = False
             edit = _plan_region(ctx, region)
             edit.needs_torch = ctx.needs_import_torch
-            span = ctx.span(edit.node)
-            outer = next((other for other in taken if _overlaps(span, ctx.span(other.node))), None)
+            span = _edit_span(ctx, edit)
+            outer = next((other for other in taken if _overlaps(span, _edit_span(ctx, other))), None)
             if outer is not None and outer.outcome.rewrite == GuardSideEffect.name == edit.outcome.rewrite \
-                    and _contains(ctx.span(outer.node), span):
+                    and _contains(_edit_span(ctx, outer), span):
                 outcomes.append(Outcome(display, region.code, region.line, region.col, edit.outcome.rewrite,
                                         summary=f"inside the guard added at line {outer.outcome.line}"))
                 continue
@@ -116,6 +118,12 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
         except Decline as decline:
             outcomes.append(Outcome(display, region.code, region.line, region.col, reason=str(decline)))
     return ctx, edits, outcomes
+
+
+def _edit_span(ctx: Context, edit: Edit) -> tuple[int, int, int, int]:
+    """From the edited node's start to the end of the last statement the edit removes."""
+    start, end = ctx.span(edit.node), ctx.span(edit.removed[-1]) if edit.removed else ctx.span(edit.node)
+    return (start[0], start[1], end[2], end[3])
 
 
 def _contains(outer, inner) -> bool:
@@ -130,6 +138,7 @@ def apply_edits(ctx: Context, edits: list[Edit]) -> str:
     import libcst as cst
 
     replacements = {id(edit.node): edit.replacement for edit in edits}
+    replacements.update({id(node): cst.RemovalSentinel.REMOVE for edit in edits for node in edit.removed})
 
     class Apply(cst.CSTTransformer):
         def on_leave(self, original_node, updated_node):
@@ -219,7 +228,9 @@ def _cached_context(source: str, path: str, graph) -> Context:
     from ..analysis import FileAnalysis
 
     if not (_CONTEXT and _CONTEXT[0][0] == source and _CONTEXT[0][1] is graph):
-        _CONTEXT[:] = [(source, graph, Context(source, path, tensor_spans(FileAnalysis(path, [], [graph]), path)))]
+        analysis = FileAnalysis(path, [], [graph])
+        ctx = Context(source, path, tensor_spans(analysis, path), tensor_attributes(analysis))
+        _CONTEXT[:] = [(source, graph, ctx)]
     return _CONTEXT[0][2]
 
 

@@ -58,6 +58,7 @@ class Edit:
     replacement: Any
     outcome: Outcome
     needs_torch: bool = False  # the replacement names `torch`, which the file does not bind
+    removed: tuple = ()  # statements right after `node` that the replacement takes the place of too
 
 
 @dataclass
@@ -77,7 +78,8 @@ class FileFix:
 class Context:
     """One file's CST with positions, parents and scopes, and the analysis' tensor spans."""
 
-    def __init__(self, source: str, path: str, tensor_spans: set[tuple[int, int, int, int]]):
+    def __init__(self, source: str, path: str, tensor_spans: set[tuple[int, int, int, int]],
+                 tensor_attributes: frozenset[str] = frozenset()):
         import libcst as cst
         from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
@@ -89,6 +91,7 @@ class Context:
         self.parents = self.wrapper.resolve(ParentNodeProvider)
         self.scopes = self.wrapper.resolve(ScopeProvider)
         self.tensor_spans = tensor_spans
+        self.tensor_attributes = tensor_attributes  # `self.<path>` the analysis read as a tensor
         self.needs_import_torch = False
         self._by_start: dict[tuple[int, int], list[Any]] = {}
         for node, pos in self.positions.items():
@@ -140,10 +143,22 @@ def tensor_spans(analysis, path: str) -> set[tuple[int, int, int, int]]:
         for node in graph.nodes:
             span = node.meta.get("span")
             if span is None or node.op in ("placeholder", "output") or span.file != path \
-                    or node.meta.get("on_python_numbers"):
+                    or node.meta.get("on_python_numbers") or _is_truth_test(node):
                 continue
             spans.add((span.line, span.col, span.end_line, span.end_col))
     return spans
+
+
+def tensor_attributes(analysis) -> frozenset[str]:
+    """The attribute paths (`decay`, `block.scale`) the analysis fetched as tensors (get_attr),
+    in any graph: a graph fetches each once, so its other reads have no node of their own."""
+    return frozenset(node.target for graph in analysis.graphs for node in graph.nodes if node.op == "get_attr")
+
+
+def _is_truth_test(node) -> bool:
+    """The `bool(...)` node of a branch: Python testing a value for truth (a tensor, or a numpy
+    array traced as one), not a tensor operation the expression computes."""
+    return node.op == "call_function" and node.target == "bool"
 
 
 # -- side effects, shapes ---------------------------------------------------------------------
@@ -267,27 +282,69 @@ def tensor_condition(ctx: Context, test, *, zero_dim: bool) -> tuple[Any, bool]:
     effect = side_effect(ctx, test)
     if effect:
         raise Decline(f"the condition has a side effect (`{effect}`)")
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("any", "all"):
+        raise Decline(f"the condition calls Python's `{test.func.value}()`, which tests each element for truth in "
+                      "Python; write it with the tensor's own .any()/.all()")
+    if not _traced_tensor(ctx, test):
+        raise Decline(f"fix cannot show that the condition `{ctx.code(test)}` is a tensor (a numpy array "
+                      "or a Python value cannot be a torch.where or torch._assert_async condition)")
     if zero_dim and not _zero_dim(ctx, test):
         raise Decline(f"fix cannot show that the condition `{ctx.code(test)}` is zero-dimensional, and "
                       "torch.where would broadcast its shape into the result")
     return test, negated
 
 
-def _zero_dim(ctx: Context, node) -> bool:
+def single_assignment(ctx: Context, name) -> Any:
+    """The value of the one plain `name = value` that binds this name in a function, or None
+    (a parameter, a name bound twice or in a loop target, a global)."""
+    cst = ctx.cst
+    scope = ctx.scopes.get(name)
+    if scope is None or not isinstance(scope, _function_scope_type()):
+        return None
+    assignments = list(scope.assignments[name.value])
+    if len(assignments) != 1:
+        return None
+    target = ctx.parent(assignments[0].node)
+    assign = ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and assign.targets[0] is target):
+        return None
+    return assign.value
+
+
+def _function_scope_type():
+    from libcst.metadata import FunctionScope
+
+    return FunctionScope
+
+
+def _traced_tensor(ctx: Context, node, depth: int = 0) -> bool:
+    """Did the analysis trace a tensor operation at this expression, or at the one value of the
+    local name it is? (The branch's own truth test does not count: see tensor_spans.)"""
+    if ctx.is_tensor_op(node):
+        return True
+    if isinstance(node, ctx.cst.Name) and depth < 3:
+        value = single_assignment(ctx, node)
+        return value is not None and _traced_tensor(ctx, value, depth + 1)
+    return False
+
+
+def _zero_dim(ctx: Context, node, depth: int = 0) -> bool:
     """Is the expression statically a 0-d tensor or a Python number (a full reduction, or a
-    comparison / arithmetic of those)?"""
+    comparison / arithmetic of those, or a local name assigned once from one)?"""
     cst = ctx.cst
     if isinstance(node, (cst.Integer, cst.Float)):
         return True
+    if isinstance(node, cst.Name):
+        value = single_assignment(ctx, node) if depth < 3 else None
+        return value is not None and _zero_dim(ctx, value, depth + 1)
     if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
-        return _zero_dim(ctx, node.left) and _zero_dim(ctx, node.comparisons[0].comparator)
+        return _zero_dim(ctx, node.left, depth) and _zero_dim(ctx, node.comparisons[0].comparator, depth)
     if isinstance(node, cst.BinaryOperation):
-        return _zero_dim(ctx, node.left) and _zero_dim(ctx, node.right)
+        return _zero_dim(ctx, node.left, depth) and _zero_dim(ctx, node.right, depth)
     if isinstance(node, cst.UnaryOperation):
-        return _zero_dim(ctx, node.expression)
-    if isinstance(node, cst.Attribute):  # self.threshold: a number unless traced as a tensor
-        return _dotted(ctx, node) is not None and _dotted(ctx, node).startswith("self.") \
-            and not ctx.is_tensor_op(node)
+        return _zero_dim(ctx, node.expression, depth)
+    if isinstance(node, cst.Attribute):  # self.threshold
+        return number_attribute(ctx, node)
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         name = node.func.attr.value
         if name in FULL_REDUCTIONS and not node.args:
@@ -295,8 +352,22 @@ def _zero_dim(ctx: Context, node) -> bool:
         if name in ("item",):
             return True
         if name in BOOLEAN_METHODS | ELEMENTWISE_FUNCTIONS and not node.args:
-            return _zero_dim(ctx, node.func.value)
+            return _zero_dim(ctx, node.func.value, depth)
     return False
+
+
+def number_attribute(ctx: Context, node) -> bool:
+    """Is `self.<path>` one the analysis read as something other than a tensor? It must have
+    evaluated this very read (the operation around it is traced) and fetched that path as a
+    tensor nowhere in the file."""
+    cst = ctx.cst
+    dotted = _dotted(ctx, node) if isinstance(node, cst.Attribute) else None
+    if dotted is None or not dotted.startswith("self.") or dotted[len("self."):] in ctx.tensor_attributes:
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.Arg, cst.ComparisonTarget)):
+        parent = ctx.parent(parent)
+    return parent is not None and ctx.is_tensor_op(parent)
 
 
 def _is_boolean(ctx: Context, node) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from .base import (
-    Context, Decline, Edit, Outcome, Rewrite, _if_at, _is_boolean, _is_elif, _leading_with_comments, _walk,
-    elementwise_leaves, side_effect, tensor_condition,
+    Context, Decline, Edit, Outcome, Rewrite, _call_name, _dotted, _if_at, _is_boolean, _is_elif,
+    _leading_with_comments, _walk, elementwise_leaves, number_attribute, side_effect, tensor_condition,
 )
 
 
@@ -24,6 +24,15 @@ class SelectWithWhere(Rewrite):
     is declined: its shape would be broadcast into the result. Modules and functions in an arm
     are declined rather than rewritten with torch.cond, whose branches must return matching
     shapes and dtypes, which cannot be shown from the source.
+
+    An early return, `if c: return a` directly followed by `return b` (or `else: return b`),
+    becomes `return torch.where(c, a, b)` on the same terms, and a ternary likewise. In every
+    form the values must keep their operands' dtype (no comparison or cast), since torch.where
+    promotes both to one dtype. `self.<attr>` operands the analysis read as Python numbers do
+    not count as operands (they do not change the shape). The condition must be a traced
+    tensor (a numpy array's is not one) and not Python's any()/all(). Where the operands are
+    floating-point, as in model code, the element-wise ops cannot fail on the arm that was not
+    taken; on integer tensors a float literal or `/` in one arm would promote the result.
     """
 
     name = "torch-where"
@@ -40,6 +49,8 @@ class SelectWithWhere(Rewrite):
             raise Decline("the branch is an elif of a larger chain")
         if isinstance(statement.orelse, cst.If):
             raise Decline("the `if` has an elif, more than two arms")
+        if _returned(ctx, statement.body.body) is not None:
+            return self._early_return(ctx, region, statement)
         then = self._assignments(ctx, statement.body.body, "if branch")
         other = self._assignments(ctx, statement.orelse.body.body, "else branch") if statement.orelse else None
         test, negated = tensor_condition(ctx, statement.test, zero_dim=True)
@@ -75,6 +86,7 @@ class SelectWithWhere(Rewrite):
                               "broadcast together")
             if not (ctx.is_tensor_op(a) or ctx.is_tensor_op(b)):
                 raise Decline(f"fix cannot show that `{name}` is a tensor in either arm")
+            _keeps_dtype(ctx, ((f"if branch's `{name}`", a), (f"else branch's `{name}`", b)))
             if negated:
                 a, b = b, a
             lines.append(f"{name} = torch.where({cond}, {_arg(ctx, a)}, {_arg(ctx, b)})\n")
@@ -107,28 +119,96 @@ class SelectWithWhere(Rewrite):
             found.append((name, assign.value))
         return found
 
-    def _ternary(self, ctx: Context, region, ternary) -> Edit:
+    def _early_return(self, ctx: Context, region, statement) -> Edit:
+        """`if c: return a` then `return b` (or `else: return b`) becomes
+        `return torch.where(c, a, b)`, on the same terms as a ternary."""
         cst = ctx.cst
-        test, negated = tensor_condition(ctx, ternary.test, zero_dim=True)
-        a, b = ternary.body, ternary.orelse
+        a = _returned(ctx, statement.body.body)
+        what = ctx.code(statement.body.body[0]).strip()
+        if statement.orelse is not None:
+            after, b = None, _returned(ctx, statement.orelse.body.body)
+            if b is None:
+                raise Decline(f"the if branch returns early (`{what}`), and the else branch does more than "
+                              "return a value")
+        else:
+            after = _next_statement(ctx, statement)
+            b = _returned(ctx, [after]) if after is not None else None
+            if b is None:
+                raise Decline(f"the if branch returns early (`{what}`), and the `if` is not followed by a "
+                              "`return` of a value, so the other path runs more code first")
+        test, negated = tensor_condition(ctx, statement.test, zero_dim=True)
+        new = self._select(ctx, test, negated, a, b, ("returned value", "value returned otherwise"))
+        ctx.imports_torch()
+        trailing = [after] if after is not None else []
+        returned = cst.parse_statement(f"return {ctx.code(new)}\n").with_changes(
+            leading_lines=[*_leading_with_comments(ctx, statement),
+                           *(line for s in trailing for line in _leading_with_comments(ctx, s))])
+        return Edit(statement, returned, Outcome(ctx.path, region.code, region.line, region.col, self.name,
+                                                 summary="the early return became a return of torch.where"),
+                    removed=tuple(trailing))
+
+    def _select(self, ctx: Context, test, negated: bool, a, b, arms: tuple[str, str]):
+        """`torch.where(test, a, b)` for two side-effect-free element-wise tensor expressions of
+        the same operands that keep their operands' dtype; Decline otherwise."""
+        cst = ctx.cst
         effect = side_effect(ctx, a) or side_effect(ctx, b)
         if effect:
             raise Decline(f"an arm has a side effect (`{effect}`)")
-        leaves_a = elementwise_leaves(ctx, a, "if value")
-        leaves_b = elementwise_leaves(ctx, b, "else value")
+        numbers = {_dotted(ctx, sub) for value in (a, b) for sub in _walk(cst, value)
+                   if isinstance(sub, cst.Attribute) and number_attribute(ctx, sub)}
+        leaves_a = elementwise_leaves(ctx, a, arms[0]) - numbers
+        leaves_b = elementwise_leaves(ctx, b, arms[1]) - numbers
         if leaves_a != leaves_b:
             raise Decline(f"the two values read different operands ({', '.join(sorted(leaves_a)) or 'none'} / "
                           f"{', '.join(sorted(leaves_b)) or 'none'}), whose shapes torch.where would broadcast")
         if not (ctx.is_tensor_op(a) or ctx.is_tensor_op(b)):
-            raise Decline("fix cannot show that the ternary's values are tensors")
-        ctx.imports_torch()
+            raise Decline("fix cannot show that the two values are tensors")
+        _keeps_dtype(ctx, zip(arms, (a, b)))
         cond = ctx.code(test) if _is_boolean(ctx, test) else f"({ctx.code(test)}).bool()"
         if negated:
             a, b = b, a
-        new = cst.parse_expression(f"torch.where({cond}, {_arg(ctx, a)}, {_arg(ctx, b)})")
-        new = new.with_changes(lpar=ternary.lpar, rpar=ternary.rpar)
-        return Edit(ternary, new, Outcome(ctx.path, region.code, region.line, region.col, self.name,
-                                          summary="the ternary became torch.where"))
+        return cst.parse_expression(f"torch.where({cond}, {_arg(ctx, a)}, {_arg(ctx, b)})")
+
+    def _ternary(self, ctx: Context, region, ternary) -> Edit:
+        test, negated = tensor_condition(ctx, ternary.test, zero_dim=True)
+        new = self._select(ctx, test, negated, ternary.body, ternary.orelse, ("if value", "else value"))
+        ctx.imports_torch()
+        return Edit(ternary, new.with_changes(lpar=ternary.lpar, rpar=ternary.rpar), Outcome(
+            ctx.path, region.code, region.line, region.col, self.name, summary="the ternary became torch.where"))
+
+
+# Element-wise operations whose result has another dtype than their operands.
+DTYPE_CHANGING = frozenset({"float", "double", "half", "bfloat16", "logical_not", "isnan", "isinf", "isfinite",
+                            "bool", "eq", "ne", "gt", "lt", "ge", "le"})
+
+
+def _keeps_dtype(ctx: Context, arms) -> None:
+    """Decline when an arm (a (description, expression) pair) holds a comparison or cast:
+    torch.where promotes both values to one dtype, so the arm taken could change dtype."""
+    cst = ctx.cst
+    for arm, value in arms:
+        for sub in _walk(cst, value):
+            if isinstance(sub, cst.Comparison) or (
+                    isinstance(sub, cst.Call) and _call_name(cst, sub) in DTYPE_CHANGING):
+                raise Decline(f"the {arm} changes the dtype (`{ctx.code(sub)}`), and torch.where would promote "
+                              "both values to one dtype")
+
+
+def _returned(ctx: Context, body) -> Any:
+    """The value of a block that is exactly one `return <value>`, else None."""
+    cst = ctx.cst
+    if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1 \
+            and isinstance(body[0].body[0], cst.Return) and body[0].body[0].value is not None:
+        return body[0].body[0].value
+    return None
+
+
+def _next_statement(ctx: Context, statement) -> Any:
+    """The statement right after this one in its block, or None."""
+    block = ctx.parent(statement)
+    body = list(getattr(block, "body", ()))
+    at = next((i for i, s in enumerate(body) if s is statement), None)
+    return body[at + 1] if at is not None and at + 1 < len(body) else None
 
 
 def _arg(ctx: Context, node) -> str:

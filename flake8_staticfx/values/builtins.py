@@ -13,7 +13,7 @@ from .externals import External
 from .folding import fold
 from .objects import Function, Super
 from .static import Static, derived
-from .tensors import Tensor, is_definite_tensor, only_weak, python_scalar
+from .tensors import NdArray, Tensor, is_definite_tensor, only_weak, python_scalar
 
 if TYPE_CHECKING:
     from ..inline import Frame
@@ -66,6 +66,11 @@ class Builtin(External):
             node = tx.graph.call_function(self.qname, (first.as_arg(),), meta=tx.meta(expr, frame))
             tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame)
             return python_scalar(tx, node)
+        if isinstance(first, NdArray) and first.holds_data:
+            # int(np.max(lengths.numpy())): the array is a traced tensor (GB0033, measured).
+            node = tx.graph.call_function(self.qname, (first.as_arg(),), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, gb_ids=("GB0033",))
+            return Static(node=node)
         if isinstance(first, Tensor):
             return first if first.scalar else UNKNOWN
         if isinstance(first, Static) and first.known:
@@ -150,9 +155,34 @@ class Builtin(External):
         if not args:
             return Seq([])
         items = args[0].iterate(tx)
-        if items is not None:
-            return Seq([Seq([Static(i), item]) for i, item in enumerate(items)])
+        start = args[1] if len(args) > 1 else kwargs.get("start", Static(0))
+        if items is not None and isinstance(start, Static) and isinstance(start.value, int):
+            return Seq([Seq([derived(i, start), item]) for i, item in enumerate(items, start.value)])
         return Seq(None, elem=Seq([Static(), args[0].element(tx, None, frame)]))
+
+    def call_map(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """map(f, xs, ...) calls f on the items: item by item when they are known."""
+        if len(args) < 2:
+            return UNKNOWN
+        zipped = self.call_zip(tx, args[1:], {}, expr, frame)
+        if zipped.items is not None:
+            return Seq([args[0].call(tx, group.items, {}, expr, frame) for group in zipped.items])
+        return Seq(None, elem=args[0].call(tx, zipped.elem.items, {}, expr, frame))
+
+    def call_filter(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG,
+                    frame: Frame) -> Value:
+        """filter(pred, xs) tests pred(item) (or the item) for truth: on a tensor that is a
+        data-dependent branch (GB0170, resumable: measured, val_iter_map_filter.py). Which
+        items stay is not known here."""
+        if len(args) != 2:
+            return UNKNOWN
+        predicate, source = args
+        item = source.element(tx, None, frame)
+        verdict = item if isinstance(predicate, Static) and predicate.value is None \
+            else predicate.call(tx, [item], {}, expr, frame)
+        if is_definite_tensor(verdict):
+            tx.branch(verdict, expr, frame)
+        return Seq(None, elem=item)
 
     def call_list(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
         """list(), tuple(), reversed(), iter(): the same items, when they are known."""
@@ -186,7 +216,11 @@ class Builtin(External):
         """any(t), all(t) over a tensor test each element for truth (GB0170, measured); over a
         list of tensor conditions they test each item (GB0170, measured). Over a generator of
         them (`any(row.sum() > 0 for row in x)`) dynamo then cannot rebuild the generator to
-        resume: the frame runs eagerly (GB0170, then GB8335, measured)."""
+        resume: the frame runs eagerly (GB0170, then GB8335, measured). Over known Python
+        values (`any([flag for flag in self.enabled])`) they are computed."""
+        items = args[0].items if len(args) == 1 and isinstance(args[0], Seq) else None
+        if items is not None and all(isinstance(v, Static) and v.known for v in items):
+            return derived(getattr(builtins, self.qname)(v.value for v in items), *items)
         if len(args) == 1 and is_definite_tensor(args[0]):
             tx.branch(args[0], expr, frame)
         elif len(args) == 1 and isinstance(args[0], Seq) and is_definite_tensor(args[0].element_kind()):

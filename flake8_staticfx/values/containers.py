@@ -28,11 +28,13 @@ def _local_receiver(expr: nodes.NodeNG, frame: Frame) -> bool:
 
 @dataclass(eq=False)
 class Seq(Value):
-    """A tuple or list: `items` when known; `elem` alone when only the element kind is."""
+    """A tuple or list: `items` when known; `elem` alone when only the element kind is.
+    `fields` names the items of a named tuple (`torch.aminmax(x).max`)."""
 
     items: list[Value] | None
     elem: Value = UNKNOWN
     is_list: bool = False
+    fields: tuple[str, ...] = ()
 
     def element_kind(self) -> Value:
         """What any one item is: the join of the items."""
@@ -45,6 +47,8 @@ class Seq(Value):
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         from .objects import BoundMethod
 
+        if name in self.fields and self.items is not None:
+            return self.items[self.fields.index(name)]
         return BoundMethod(self, name)
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
@@ -132,7 +136,7 @@ class Seq(Value):
     def rebind(self, node: Node) -> Value:
         if self.items is None:
             return Seq(None, elem=self.elem.rebind(node), is_list=self.is_list)
-        return Seq([v.rebind(node) for v in self.items], is_list=self.is_list)
+        return Seq([v.rebind(node) for v in self.items], is_list=self.is_list, fields=self.fields)
 
     def in_graph(self, tx: Interpreter) -> Value:
         """Copied only when an item changes, so that forward's own writes to a container made
@@ -141,7 +145,7 @@ class Seq(Value):
         elem = self.elem.in_graph(tx)
         if elem is self.elem and (items is None or all(a is b for a, b in zip(items, self.items))):
             return self
-        return Seq(items, elem=elem, is_list=self.is_list)
+        return Seq(items, elem=elem, is_list=self.is_list, fields=self.fields)
 
     def holds_object(self, depth: int = 0) -> bool:
         from .base import holds_object

@@ -8,7 +8,8 @@ from .. import rules, tables
 from ..fx_names import FX_NAMES
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .static import Static
-from .tensors import NdArray, Tensor, needs_grad_from, reduced_in_graph, sparse_operand
+from .tensors import NdArray, Tensor, is_definite_tensor, named_tensors, needs_grad_from, reduced_in_graph, \
+    sparse_operand
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -70,9 +71,10 @@ class External(Value):
             return torch_call(tx, qname, args, kwargs, expr, frame)
         if qname in tables.TRACED_RANDOM_FUNCTIONS:
             return Tensor(None, python_random=True)
-        if qname in tables.NUMPY_ARRAY_FUNCTIONS and not any(isinstance(a, Tensor) for a in args):
-            # Dynamo traces numpy as tensor ops: on an array made from a tensor the result is data.
-            return NdArray(from_tensor=any(isinstance(a, NdArray) and a.from_tensor for a in args))
+        if qname.startswith("numpy."):
+            result = numpy_call(tx, qname, args, kwargs, expr, frame)
+            if result is not None:
+                return result
         if qname.startswith("math."):
             if not all(isinstance(a, Static) for a in args):
                 return UNKNOWN
@@ -177,8 +179,48 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
     if sets_requires_grad(kwargs.get("requires_grad")):
         # torch.zeros(..., requires_grad=True)
         tx.graph_break(rules.REQUIRES_GRAD_MUTATION, node, expr, frame, gb_ids=("GB0225",))
+    if last in tables.TENSOR_NAMED_TUPLES:
+        return named_tensors(tx, node, tables.TENSOR_NAMED_TUPLES[last], expr, frame)
     is_bool = last in tables.TENSOR_BOOL_METHODS
     return Tensor(node, is_bool=is_bool, needs_grad=not is_bool and needs_grad_from(*args, *kwargs.values()))
+
+
+def numpy_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str, Value],
+               expr: nodes.NodeNG, frame: Frame) -> Value | None:
+    """Dynamo traces numpy as tensor ops: on an array made from a tensor (or on the tensor,
+    `np.asarray(t)`), or on a Python sequence, the result is data (see NdArray). None: a
+    numpy function not modelled here."""
+    holds_data = any((isinstance(a, NdArray) and a.holds_data) or is_sequence(a) for a in args)
+    if qname in tables.NUMPY_DYNAMIC_SHAPE_FUNCTIONS and holds_data:
+        node = tx.graph.call_function(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+        tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame, qname=qname)
+        return NdArray(holds_data=True)
+    if qname in ("numpy.asarray", "numpy.array") and args and is_definite_tensor(args[0]):
+        return NdArray(holds_data=True)
+    if qname in tables.NUMPY_ARRAY_FUNCTIONS and not any(isinstance(a, Tensor) for a in args):
+        return NdArray(holds_data=holds_data)
+    return None
+
+
+def is_sequence(value: Value) -> bool:
+    """A tuple or list of Python values (`[h, w]`, a tensor's shape `x.shape[1:]`)."""
+    from .containers import Seq
+
+    if isinstance(value, Seq) or (isinstance(value, Static) and isinstance(value.value, (tuple, list))):
+        return True
+    return isinstance(value, Static) and is_shape_node(value.node)
+
+
+def is_shape_node(node: Node | None) -> bool:
+    """Does the node give a tensor's whole shape, or a slice of it (`x.shape`, `x.size()`, `x.shape[1:]`)?"""
+    if node is None:
+        return False
+    if node.target == "getattr" and node.args[1:] == ("shape",):
+        return True
+    if node.op == "call_method" and node.target == "size" and len(node.args) == 1 and not node.kwargs:
+        return True
+    return node.target == "operator.getitem" and isinstance(node.args[0], type(node)) \
+        and isinstance(node.args[1], slice) and is_shape_node(node.args[0])
 
 
 def opaque_call(tx: Interpreter, target: str, args: list[Value], kwargs: dict[str, Value],

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
 from ..fx_names import TENSOR_MEMBERS
+from ..segments import is_metadata
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .static import Static
 
@@ -82,6 +83,8 @@ class Tensor(Value):
             tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
         elif name in tables.TENSOR_NON_TENSOR_METHODS:
             return UNKNOWN
+        if name in tables.TENSOR_NAMED_TUPLES:
+            return named_tensors(tx, node, tables.TENSOR_NAMED_TUPLES[name], expr, frame)
         is_bool = name in tables.TENSOR_BOOL_METHODS or (name in tables.TENSOR_SAME_DTYPE_METHODS and self.is_bool)
         needs_grad = name not in ("detach", "detach_") and not is_bool and needs_grad_from(self, *args)
         return Tensor(node, is_bool=is_bool, needs_grad=needs_grad)
@@ -106,14 +109,17 @@ class Tensor(Value):
 
     def method_repeat_interleave(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
                                  frame: Frame) -> None:
-        """Tensor repeats give a data-dependent output size (GB0036); int repeats do not."""
-        if args and is_definite_tensor(args[0]):
+        """Tensor repeats give a data-dependent output size (GB0036); int repeats, or a given
+        `output_size`, do not (as for torch.repeat_interleave)."""
+        from ..breaks import tensor_repeats
+
+        if tensor_repeats([self, *args], node.kwargs):
             tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
 
     def method_numpy(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
                      frame: Frame) -> Value:
         """Dynamo traces the array as the tensor it is: its values are data (measured)."""
-        return NdArray(from_tensor=True)
+        return NdArray(holds_data=True)
 
     def method_backward(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
                         frame: Frame) -> Value:
@@ -178,10 +184,14 @@ class Tensor(Value):
 @dataclass(eq=False)
 class NdArray(Value):
     """A numpy array made in the compiled code: dynamo traces numpy as tensor operations, so
-    converting the array to Python objects (`.tolist()`) needs its data, as for a tensor, and
-    so does testing one made from a tensor (`if x.numpy().sum() > 0:`, GB0170, measured)."""
+    converting the array to Python objects (`.tolist()`) needs its data, as for a tensor.
 
-    from_tensor: bool = False
+    `holds_data`: its values are data in the graph, so testing it (`if x.numpy().sum() > 0:`,
+    GB0170) or int() of it (GB0033) breaks: an array made from a tensor, or by numpy from a
+    Python sequence (`np.prod(x.shape[1:])`; measured: numpy on a static shape is not folded).
+    numpy's elementwise functions on Python numbers (`np.ceil(np.log2(n))`) trace (measured)."""
+
+    holds_data: bool = False
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if name in tables.NDARRAY_METHODS or name == "tolist":
@@ -198,13 +208,13 @@ class NdArray(Value):
             node = tx.graph.python_call("numpy.ndarray.tolist", meta=tx.meta(expr, frame))
             tx.graph_break(rules.TENSOR_TOLIST, node, expr, frame)
             return Seq(None, elem=Static(), is_list=True)
-        return NdArray(self.from_tensor)
+        return NdArray(self.holds_data)
 
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-        return NdArray(self.from_tensor)
+        return NdArray(self.holds_data)
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
-        if self.from_tensor:
+        if self.holds_data:
             return None, tx.branch(self, expr, frame)
         return None, None
 
@@ -234,6 +244,15 @@ def slices_of(key: Value) -> list[TensorSlice]:
     return [part for part in parts if isinstance(part, TensorSlice)]
 
 
+def named_tensors(tx: Interpreter, node: Node, fields: tuple[str, ...], expr: nodes.NodeNG, frame: Frame) -> Value:
+    """The named tuple of tensors an op returns (`lo, hi = torch.aminmax(x)`, `.max`)."""
+    from .containers import Seq
+
+    items = [Tensor(tx.graph.call_function("operator.getitem", (node, index), meta=tx.meta(expr, frame)))
+             for index in range(len(fields))]
+    return Seq(items, fields=fields)
+
+
 def is_definite_tensor(value: Value) -> bool:
     return isinstance(value, Tensor) and not value.weak
 
@@ -260,11 +279,26 @@ def reduced_in_graph(tx: Interpreter, values: list[Value]) -> bool:
         if isinstance(value, Seq) and value.items is not None and reduced_in_graph(tx, value.items):
             return True
         if is_definite_tensor(value) and not value.scalar and value.node is not None \
-                and tx.graph.position(value.node) >= tx.segment_start:
+                and tx.graph.position(value.node) >= tx.segment_start and not made_from_python_numbers(value.node):
             made = [value.node, *(n for n in value.node.inputs() if n.op != "get_attr")]
             if any(n.target.rsplit(".", 1)[-1] in tables.REDUCTIONS for n in made if n.op != "placeholder"):
                 return True
     return False
+
+
+PYTHON_NUMBER_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+
+
+def made_from_python_numbers(node: Node, depth: int = 0) -> bool:
+    """A tensor made from Python numbers (`torch.as_tensor(4)`, `torch.tensor(n)` of a size)
+    or by torch ops on such tensors only. Its fake tensor carries the value, so dynamo reads it
+    as an int without a break (measured: `x.reshape(torch.min(torch.as_tensor(g),
+    torch.as_tensor(N)), -1)` compiles one graph, gen_stylegan_disc.py)."""
+    used = [n for n in node.inputs() if not is_metadata(n)]
+    if node.op == "call_function" and node.target in PYTHON_NUMBER_FACTORIES:
+        return not used
+    return (depth < 8 and node.op in ("call_function", "call_method") and bool(used)
+            and all(made_from_python_numbers(n, depth + 1) for n in used))
 
 
 def needs_grad_from(*values: Value) -> bool:
