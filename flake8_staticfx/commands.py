@@ -134,8 +134,7 @@ def _rows(analysis: FileAnalysis, path: str) -> list[dict]:
         cls, _, function = graph.root.rpartition(".")
         rows.append({
             "file": path, "class": cls, "root": function or graph.root, "nodes": len(graph.nodes),
-            # per source line, as flake8 reports them (a loop's break once)
-            "breaks": dict(sorted(Counter(code for code, _ in {(r.code, r.line) for r in graph.regions}).items())),
+            "breaks": dict(sorted(Counter(code for code, _ in graph.break_sites()).items())),
             "graphs": predicted_graphs(graph), "not_followed": graph.unknown_values(),
         })
     return rows

@@ -80,7 +80,7 @@ def explain_root(graph: Graph) -> dict:
             ops.setdefault(number, []).append({"op": node.op, "target": node.target, "line": node.line})
     return {"root": graph.root, "file": display_path(graph.file), "unknown_values": graph.unknown_values(),
             "graph_count": assignment.count,
-            "graph_break_count": len({(b["code"], b["line"]) for b in breaks}),  # as flake8 reports them
+            "graph_break_count": len(graph.break_sites()),
             "break_reasons": breaks,
             "ops_per_graph": [ops[number] for number in sorted(ops)]}
 

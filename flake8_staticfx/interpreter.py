@@ -11,6 +11,7 @@ are evaluated by `expressions.ExpressionEvaluator`, and each kind of value owns 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from astroid import nodes
 from astroid.const import Context
@@ -72,6 +73,13 @@ class FileState:
         self.missing_libraries: dict[tuple[str, int, int], str] = {}
 
 
+@dataclass(eq=False)
+class CheckpointCall:
+    """A torch.utils.checkpoint call being inlined: does its function set a module attribute?"""
+
+    sets_attribute: bool = False
+
+
 class Interpreter:
     """Interprets one compile root into `graph`."""
 
@@ -88,8 +96,8 @@ class Interpreter:
         self.in_generator = False  # evaluating a generator expression's filters
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
-        # The torch.utils.checkpoint calls whose function is being inlined: [call, frame, reported].
-        self.checkpoint_calls: list[list] = []
+        # The torch.utils.checkpoint calls whose function is being inlined, innermost last.
+        self.checkpoint_calls: list[CheckpointCall] = []
 
     # ------------------------------------------------------------------ roots
 
@@ -610,14 +618,14 @@ class Interpreter:
                      frame: Frame) -> Value:
         """`checkpoint(function, *args)`: dynamo traces `function` as the body of a higher-order
         op, which must be free of side effects (see checkpointed_mutation, Seq.call_method)."""
-        call = [expr, frame, False]
+        call = CheckpointCall()
         self.checkpoint_calls.append(call)
         start, python_start = len(self.graph.nodes), len(self.graph.python_calls)
         try:
             result = function.call(self, args, kwargs, expr, frame)
         finally:
             self.checkpoint_calls.pop()
-        if call[2]:
+        if call.sets_attribute:
             # A module attribute set inside: dynamo cannot keep the mutation in the op and
             # breaks at the checkpoint call (GB4413, measured: cfg_checkpoint_side_effects.py).
             node = self.graph.python_call("torch.utils.checkpoint.checkpoint", meta=self.meta(expr, frame))
@@ -630,7 +638,7 @@ class Interpreter:
 
     def checkpointed_mutation(self) -> None:
         """A module attribute set inside the checkpointed function being inlined (see checkpointed)."""
-        self.checkpoint_calls[-1][2] = True
+        self.checkpoint_calls[-1].sets_attribute = True
 
     def call_not_followed(self, qname: str, expr: nodes.NodeNG, frame: Frame | None) -> None:
         """A call into a package whose source is on no library search path is opaque: say so

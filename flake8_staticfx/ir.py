@@ -202,6 +202,10 @@ class Graph:
     def output(self, result: Any, meta: dict | None = None) -> Node:
         return self.create_node("output", "output", (result,), name="output", meta=meta)
 
+    def break_sites(self) -> set[tuple[str, int]]:
+        """(code, line) of each break as flake8 reports it: a loop's break once."""
+        return {(region.code, region.line) for region in self.regions}
+
     def unknown_values(self) -> int:
         """Node arguments the analysis could not follow, drawn `<?>` (UNKNOWN_ARG): a root with
         no break but some of these is clean only as far as it was analysed."""

@@ -50,7 +50,7 @@ def render_text(analysis: FileAnalysis) -> str:
     for graph in analysis.graphs:
         unknown = graph.unknown_values()
         partly = f", {unknown} value(s) not followed (<?>)" if unknown else ""
-        parts.append(f"{graph.root}  ({len(graph.nodes)} nodes, {len(graph.regions)} graph breaks, "
+        parts.append(f"{graph.root}  ({len(graph.nodes)} nodes, {len(graph.break_sites())} graph breaks, "
                      f"{predicted_graphs(graph)} graph(s) predicted{partly})")
         parts.append(graph.tabular())
         if any(node.meta.get("repeat") for node in graph.nodes):

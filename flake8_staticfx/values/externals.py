@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
 from ..fx_names import FX_NAMES
+from ..ir import Node
+from ..segments import TRACED_OPS
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .static import Static
 from .tensors import NdArray, Tensor, is_definite_tensor, named_tensors, needs_grad_from, reduced_in_graph, \
@@ -16,7 +18,6 @@ if TYPE_CHECKING:
 
     from ..inline import Frame
     from ..interpreter import Interpreter
-    from ..ir import Node
 
 
 @dataclass(eq=False)
@@ -136,7 +137,7 @@ def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value
     traced before it and runs the rest of the frame eagerly (GB4636); with fewer than two ops
     traced before ("empty checkpoint", GB0275, as its docstring warns) the whole frame runs
     eagerly."""
-    traced = [n for n in tx.graph.nodes[tx.segment_start:] if n.op in ("call_function", "call_method", "call_module")]
+    traced = [n for n in tx.graph.nodes[tx.segment_start:] if n.op in TRACED_OPS]
     node = tx.graph.python_call("torch._dynamo.step_unsupported", meta=tx.meta(expr, frame))
     if len(traced) >= 2:
         tx.graph_break(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, gb_ids=("GB4636",),
@@ -219,7 +220,7 @@ def is_shape_node(node: Node | None) -> bool:
         return True
     if node.op == "call_method" and node.target == "size" and len(node.args) == 1 and not node.kwargs:
         return True
-    return node.target == "operator.getitem" and isinstance(node.args[0], type(node)) \
+    return node.target == "operator.getitem" and isinstance(node.args[0], Node) \
         and isinstance(node.args[1], slice) and is_shape_node(node.args[0])
 
 
