@@ -122,7 +122,8 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
 
 def _edit_span(ctx: Context, edit: Edit) -> tuple[int, int, int, int]:
     """From the edited node's start to the end of the last statement the edit removes."""
-    start, end = ctx.span(edit.node), ctx.span(edit.removed[-1]) if edit.removed else ctx.span(edit.node)
+    start = ctx.span(edit.node)
+    end = ctx.span(edit.removed[-1]) if edit.removed else start
     return (start[0], start[1], end[2], end[3])
 
 

@@ -297,9 +297,11 @@ def tensor_condition(ctx: Context, test, *, zero_dim: bool) -> tuple[Any, bool]:
 def single_assignment(ctx: Context, name) -> Any:
     """The value of the one plain `name = value` that binds this name in a function, or None
     (a parameter, a name bound twice or in a loop target, a global)."""
+    from libcst.metadata import FunctionScope
+
     cst = ctx.cst
     scope = ctx.scopes.get(name)
-    if scope is None or not isinstance(scope, _function_scope_type()):
+    if scope is None or not isinstance(scope, FunctionScope):
         return None
     assignments = list(scope.assignments[name.value])
     if len(assignments) != 1:
@@ -309,12 +311,6 @@ def single_assignment(ctx: Context, name) -> Any:
     if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and assign.targets[0] is target):
         return None
     return assign.value
-
-
-def _function_scope_type():
-    from libcst.metadata import FunctionScope
-
-    return FunctionScope
 
 
 def _traced_tensor(ctx: Context, node, depth: int = 0) -> bool:
