@@ -11,13 +11,17 @@ import functools
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from astroid import MANAGER, nodes
 from astroid.rebuilder import TreeRebuilder
 
 from .config import DEFAULT_MODULE_BASES
+
+if TYPE_CHECKING:
+    from .compiled import CompileCall
 
 TORCH_MODULE = "torch.nn.Module"
 CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
@@ -701,6 +705,8 @@ class Root:
     settings: dict[str, bool] = field(default_factory=dict)
     # A library's public function (--staticfx-library-roots): its callers' arguments are unknown.
     library: bool = False
+    # Compiled by a torch.compile call or decorator of the project (--staticfx-compiled-only keeps these).
+    compiled: bool = False
 
     @property
     def name(self) -> str:
@@ -721,12 +727,14 @@ class SkippedRoot:
 
 
 def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
-               library_roots: bool = False) -> list[Root]:
+               library_roots: bool = False, compile_calls: Sequence[CompileCall] = ()) -> list[Root]:
     """The compile roots of the linted file; module classes left out because of an unknown
     decorator are added to `skipped`, when given. With `library_roots`, the file's public
-    functions and methods and its `__call__` overrides are roots too."""
+    functions and methods and its `__call__` overrides are roots too. `compile_calls` (of the
+    project, or of the file alone) give the settings of classes and functions they compile,
+    and make such functions roots."""
     roots = []
-    compiled_modules = _compiled_module_settings(resolver)
+    compiled = _compiled_here(resolver, compile_calls)
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
             owner = next((c for c in resolver.iter_mro(node) if "forward" in c.locals), None)
@@ -737,7 +745,8 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                     and resolver.is_module_class(node):
                 opaque = resolver.opaque_decorator(node)
                 if opaque is None:
-                    roots.append(Root(forward, node, owner, settings=compiled_modules.get(node, {})))
+                    roots.append(Root(forward, node, owner, settings=compiled.get(node, {}),
+                                      compiled=node in compiled))
                 elif skipped is not None:
                     skipped.append(SkippedRoot(node, *opaque))
         elif node.decorators:
@@ -745,17 +754,40 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                         and _decorator_qname(resolver, d) in COMPILE_DECORATORS]
             if compiles:
                 cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
-                roots.append(Root(node, cls, settings=_compile_settings(compiles[0])))
+                roots.append(Root(node, cls, settings=_compile_settings(compiles[0]), compiled=True))
     known = {root.function for root in roots}
     for function, cls, call in _compiled_by_call(resolver):
         if function not in known:
             known.add(function)
-            roots.append(Root(function, cls, settings=_compile_settings(call)))
+            roots.append(Root(function, cls, settings=_compile_settings(call), compiled=True))
+    for node, settings in compiled.items():
+        if isinstance(node, nodes.FunctionDef) and node not in known:
+            known.add(node)
+            roots.append(Root(node, None, settings=settings, compiled=True))
     for function, cls in _public_functions(resolver) if library_roots else ():
         if function not in known:
             known.add(function)
             roots.append(Root(function, cls, library=True))
     return roots
+
+
+def _compiled_here(resolver: Resolver, calls: Sequence[CompileCall]) -> dict[nodes.NodeNG, dict[str, bool]]:
+    """The top-level classes and functions of the linted file that `calls` compile, each with
+    the settings its calls agree on (none where they differ)."""
+    settings: dict[nodes.NodeNG, set] = {}
+    main = resolver.main
+    for call in calls:
+        defined = main.node.locals.get(call.qname.rsplit(".", 1)[-1], ())
+        node = defined[-1] if defined else None
+        if not isinstance(node, (nodes.ClassDef, nodes.FunctionDef)):
+            continue
+        if call.qname != node.qname():  # named through a re-export (`from pkg import Net`)
+            bound = resolver.qualified(call.qname)
+            if bound.kind not in ("class", "function") or bound.qname != node.qname() \
+                    or bound.module is None or os.path.abspath(bound.module.path) != os.path.abspath(main.path):
+                continue
+        settings.setdefault(node, set()).add(call.settings)
+    return {node: dict(next(iter(found))) if len(found) == 1 else {} for node, found in settings.items()}
 
 
 def _public_functions(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None]]:
@@ -824,19 +856,6 @@ def _torch_compile_calls(resolver: Resolver) -> Iterator[nodes.Call]:
         if name == "compile" and call.args and _imported_from_torch(resolver, func) \
                 and resolver.expr_qname(func) in COMPILE_DECORATORS:
             yield call
-
-
-def _compiled_module_settings(resolver: Resolver) -> dict[nodes.ClassDef, dict[str, bool]]:
-    """The settings of `torch.compile(Model(...), fullgraph=True)` for each module class of the
-    file compiled so: its forward is compiled with them."""
-    settings = {}
-    for call in _torch_compile_calls(resolver):
-        target = call.args[0]
-        if isinstance(target, nodes.Call) and isinstance(target.func, nodes.Name):
-            defined = resolver.main.node.locals.get(target.func.name, ())
-            if defined and isinstance(defined[-1], nodes.ClassDef):
-                settings[defined[-1]] = _compile_settings(call)
-    return settings
 
 
 def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None, nodes.Call]]:
