@@ -353,6 +353,62 @@ def test_a_break_after_a_libraries_early_return_runs_only_on_some_calls(tmp_path
     assert [(line, code) for line, code, _ in found] == [(10, "SFX401")], found
 
 
+def test_a_library_call_whose_every_path_breaks_breaks(tmp_path):
+    """pytorch-metric-learning's get_all_triplets_indices takes `torch.where` on small batches
+    and a masked index anchor by anchor on big ones: the branch on shapes is not known
+    statically, but every call breaks (the package oracle, at `torch.where`). A miner whose
+    other path is a masked minimum is not reported, and an always-breaking call is reported at
+    each of the file's call sites, not only at the first one inlined."""
+    site = tmp_path / "site-packages"
+    write(site / "minelib" / "__init__.py", """
+        import torch
+
+
+        def triplets(labels):
+            same = labels.unsqueeze(0) == labels.unsqueeze(1)
+            if same.shape[0] ** 3 < 2 ** 31 - 1:
+                return torch.where(same.unsqueeze(2) & ~same.unsqueeze(1))
+            return by_anchor(same)
+
+
+        def by_anchor(same):
+            anchors = torch.arange(len(same))[same.any(1)]
+            return anchors, anchors, anchors
+
+
+        def hardest(distances, labels):
+            same = labels.unsqueeze(0) == labels.unsqueeze(1)
+            if distances.shape[0] < 4096:
+                return distances.masked_fill(same, 1e9).amin(1)
+            return distances[~same]
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from torch import nn
+        from minelib import hardest, triplets
+
+
+        class TripletLoss(nn.Module):
+            def forward(self, embeddings, labels):
+                a, p, n = triplets(labels)
+                return (embeddings[a] - embeddings[p]).sum()
+
+
+        class HardNegativeLoss(nn.Module):
+            def forward(self, distances, labels):
+                return hardest(distances, labels).mean()
+
+
+        class SwappedTripletLoss(nn.Module):
+            def forward(self, embeddings, labels):
+                a, p, n = triplets(labels)
+                return (embeddings[n] - embeddings[a]).sum()
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(8, "SFX401"), (19, "SFX401")], found
+    assert all("minelib/__init__.py:7" in text for _, _, text in found), found
+
+
 def test_a_base_init_builds_what_the_subclass_override_returns(tmp_path):
     """pytorch-metric-learning's base __init__ sets `self.distance = self.get_default_distance()`,
     which ArcFaceLoss's base overrides in another file (CosineSimilarity): the loss's forward
