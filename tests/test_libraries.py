@@ -409,6 +409,66 @@ def test_a_library_call_whose_every_path_breaks_breaks(tmp_path):
     assert all("minelib/__init__.py:7" in text for _, _, text in found), found
 
 
+def test_a_loop_zipping_a_module_list_with_a_repeated_tuple_unrolls(tmp_path):
+    """vector-quantize-pytorch's ResidualVQ builds its layers over `cast_tuple(codebook_size,
+    num_quantizers)` (`t if isinstance(t, tuple) else (t,) * length`) and loops over
+    `zip(self.layers, (None,) * len(self.layers))`: with isinstance decided on a known value and
+    the repetition computed, the loop runs each layer, whose break the package oracle records.
+    A scale known to be a float never reaches the `.item()` of the other branch."""
+    site = tmp_path / "site-packages"
+    write(site / "stacklib" / "__init__.py", """
+        import torch
+        from torch import nn
+
+
+        def cast_tuple(t, length=1):
+            return t if isinstance(t, tuple) else (t,) * length
+
+
+        class Stage(nn.Module):
+            def __init__(self, dim, scale):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.scale = scale
+
+            def forward(self, x, transform=None):
+                if isinstance(self.scale, float):
+                    return self.proj(x) * self.scale
+                return self.proj(x) * self.scale.item()
+
+
+        class Residual(nn.Module):
+            def __init__(self, dim, depth, scale=0.5, reads_stats=True):
+                super().__init__()
+                self.layers = nn.ModuleList([Stage(dim, scale) for _ in cast_tuple(dim, depth)])
+                self.reads_stats = reads_stats
+
+            def forward(self, x):
+                for layer, transform in zip(self.layers, (None,) * len(self.layers)):
+                    x = x - layer(x, transform)
+                    if self.reads_stats:
+                        print(x.norm())
+                return x
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from torch import nn
+        from stacklib import Residual
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.residual = Residual(4, 3)
+                self.quiet = Residual(4, 3, reads_stats=False)
+
+            def forward(self, x):
+                return self.residual(x) + self.quiet(x)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(13, "SFX201")], found
+
+
 def test_a_base_init_builds_what_the_subclass_override_returns(tmp_path):
     """pytorch-metric-learning's base __init__ sets `self.distance = self.get_default_distance()`,
     which ArcFaceLoss's base overrides in another file (CosineSimilarity): the loss's forward
