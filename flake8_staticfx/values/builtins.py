@@ -271,11 +271,12 @@ _CONTAINER_CLASSES = {"tuple": tuple, "list": list, "dict": dict, "int": int, "f
 
 
 def python_kind(value: Value) -> type | None:
-    """The Python type of a value known statically (`cast_tuple(32, 3)`'s `isinstance(t, tuple)`)."""
+    """The Python type of a value known statically (`cast_tuple(32, 3)`'s `isinstance(t, tuple)`),
+    or None."""
     if isinstance(value, Static) and value.known and value.node is None and not isinstance(value.value, str):
         return type(value.value)
-    if isinstance(value, Seq):
-        return list if value.is_list else tuple
+    if isinstance(value, Seq) and value.is_list:  # a Seq that is no list may be a range or zip as well as a tuple
+        return list
     if isinstance(value, Dict):
         return dict
     return None
