@@ -81,11 +81,9 @@ class HeldBreak:
     """A break not reported because the code it is in runs only on some calls: reported later
     if every path of a call around it breaks (Frame.path_break)."""
 
-    rule: Rule
     node: Node
-    expr: nodes.NodeNG
     frame: Frame
-    details: dict
+    found: Break  # as the stack stood at the break
 
 
 @dataclass(eq=False)
@@ -497,8 +495,7 @@ class Interpreter:
         if frame.short_circuit:
             return
         if isinstance(path_break, HeldBreak) and not _conditional_at_report_site(frame, self.resolver.main):
-            self._report_break(path_break.rule, path_break.node, path_break.expr, path_break.frame,
-                               **path_break.details)
+            self._report_break(path_break.node, path_break.frame, path_break.found)
             path_break = REPORTED
         if frame.path_break is None:
             frame.path_break = path_break
@@ -623,17 +620,17 @@ class Interpreter:
         `skips_own_frame` (why) says the construct makes dynamo give up on the rest of the
         function it is in (it compiles what it traced before), unless an outer one is given up
         on first (a loop around the call)."""
-        details = dict(gb_ids=gb_ids, qname=qname, cause=cause, frame_skip=frame_skip,
-                       skips_own_frame=skips_own_frame)
+        found = self._break_here(rule, expr, frame, gb_ids, qname, cause, frame_skip, skips_own_frame)
         held = _conditional_at_report_site(frame, self.resolver.main)
         if not frame.short_circuit and frame.path_break is None:
-            frame.path_break = HeldBreak(rule, node, expr, frame, details) if held else REPORTED
+            frame.path_break = HeldBreak(node, frame, found) if held else REPORTED
         if not held:
-            self._report_break(rule, node, expr, frame, **details)
+            self._report_break(node, frame, found)
 
-    def _report_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...],
-                      qname: str, cause: Node | None, frame_skip: tuple[str, str] | None,
-                      skips_own_frame: str | None) -> None:
+    def _break_here(self, rule: Rule, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...], qname: str,
+                    cause: Node | None, frame_skip: tuple[str, str] | None, skips_own_frame: str | None) -> Break:
+        """The break as the stack stands now (which frames are in a loop, `with` or `try`), for
+        reporting now or, held back, when its call returns."""
         depths = _unresumable_depths(frame)
         if frame_skip is not None:
             depths = (frame.depth, *depths)
@@ -644,11 +641,13 @@ class Interpreter:
             frame_skip = (frame.name, skips_own_frame)
         patched = frozenset(name for current in frame.stack() if isinstance(current.function, nodes.FunctionDef)
                             for name, on in (config_patch(self.resolver, current.function) or {}).items() if on)
-        node.meta["break"] = Break(rule, _source(expr), frame_skip,
-                                   gb_ids or rule.default_gb_ids, qname, cause, tuple(sorted(set(depths))),
-                                   frame.depth if skips_own_frame else None, rest_only, patched)
+        return Break(rule, _source(expr), frame_skip, gb_ids or rule.default_gb_ids, qname, cause,
+                     tuple(sorted(set(depths))), frame.depth if skips_own_frame else None, rest_only, patched)
+
+    def _report_break(self, node: Node, frame: Frame, found: Break) -> None:
+        node.meta["break"] = found
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
-        if rule is not rules.BREAK_IN_LOCAL_OBJECT:
+        if found.rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)
 
     def _break_unresumable(self, cause: Node, frame: Frame) -> None:

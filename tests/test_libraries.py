@@ -409,6 +409,38 @@ def test_a_library_call_whose_every_path_breaks_breaks(tmp_path):
     assert all("minelib/__init__.py:7" in text for _, _, text in found), found
 
 
+def test_a_held_back_break_keeps_the_loop_it_was_in(tmp_path):
+    """A break held back under an unknown branch is reported when its call returns, by which
+    time the loop around it has ended: that it sat in a loop, which dynamo cannot resume in,
+    is what it was at the break."""
+    site = tmp_path / "site-packages"
+    write(site / "looplib" / "__init__.py", """
+        import torch
+
+
+        def anchors(same):
+            if same.shape[0] < 4096:
+                for row in range(2):
+                    positives = torch.where(same[row])[0]
+                return positives
+            return same.nonzero()
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from torch import nn
+        from looplib import anchors
+
+
+        class Miner(nn.Module):
+            def forward(self, labels):
+                same = labels.unsqueeze(0) == labels.unsqueeze(1)
+                return anchors(same)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(9, "SFX401")], found
+    assert "whole `anchors` runs eagerly" in found[0][2], found
+
+
 def test_a_loop_zipping_a_module_list_with_a_repeated_tuple_unrolls(tmp_path):
     """vector-quantize-pytorch's ResidualVQ builds its layers over `cast_tuple(codebook_size,
     num_quantizers)` (`t if isinstance(t, tuple) else (t,) * length`) and loops over
