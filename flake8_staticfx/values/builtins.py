@@ -287,4 +287,3 @@ def container_classes(value: Value) -> tuple[type, ...] | None:
     values = value.items if isinstance(value, Seq) and value.items is not None else [value]
     classes = [_CONTAINER_CLASSES.get(v.qname) if isinstance(v, Builtin) else None for v in values]
     return tuple(classes) if values and None not in classes else None
-
