@@ -210,6 +210,10 @@ class Builtin(External):
         if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], External) \
                 and args[1].qname in tables.TORCH_TENSOR_CLASSES:
             return Static(True)
+        if len(args) == 2:
+            kind, classes = python_kind(args[0]), container_classes(args[1])
+            if kind is not None and classes is not None:
+                return derived(issubclass(kind, classes), args[0])
         return Static()
 
     def call_any(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
@@ -260,3 +264,26 @@ def run_key(tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, fra
     key = kwargs.get("key")
     if isinstance(key, Function) and args:
         key.call(tx, [args[0].element(tx, None, frame)], {}, expr, frame)
+
+
+# isinstance decided on known values against these only: a dtype or device may be known as its name.
+_CONTAINER_CLASSES = {"tuple": tuple, "list": list, "dict": dict, "int": int, "float": float, "bool": bool}
+
+
+def python_kind(value: Value) -> type | None:
+    """The Python type of a value known statically (`cast_tuple(32, 3)`'s `isinstance(t, tuple)`),
+    or None."""
+    if isinstance(value, Static) and value.known and value.node is None and not isinstance(value.value, str):
+        return type(value.value)
+    if isinstance(value, Seq) and value.is_list:  # a Seq that is no list may be a range or zip as well as a tuple
+        return list
+    if isinstance(value, Dict):
+        return dict
+    return None
+
+
+def container_classes(value: Value) -> tuple[type, ...] | None:
+    """The classes of isinstance's second argument, when each is one of _CONTAINER_CLASSES."""
+    values = value.items if isinstance(value, Seq) and value.items is not None else [value]
+    classes = [_CONTAINER_CLASSES.get(v.qname) if isinstance(v, Builtin) else None for v in values]
+    return tuple(classes) if values and None not in classes else None
