@@ -536,3 +536,22 @@ def test_dataclass_config_gives_its_fields_and_post_init_values(tmp_path):
     assert [n.target for n in tower.nodes if n.op == "call_module"] == [
         f"blocks.{i}.{name}" for i in range(2) for name in ("up", "down", "drop")]
     assert not tower.regions and tower.unknown_values() == 0
+
+
+def test_config_made_a_dataclass_by_its_base_gives_the_call_sites_values():
+    """transformers' configs are dataclasses through a `@dataclass_transform` base whose
+    `__init_subclass__` applies `dataclass`, and their `__post_init__` calls the base's through
+    `super()`: the keyword arguments of `DecoderConfig(num_layers=2, trace_norms=True)` unroll
+    the layers built over `range(config.num_layers)` and run over `layers[: config.num_layers]`,
+    and decide which model prints (before, the config was unknown and no layer was drawn)."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = ROOT / "tests" / "cases" / "cfg_dataclass_transform_config.py"
+    graphs = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
+    layers = [f"decoder.layers.{i}.{name}" for i in range(2) for name in ("attn", "mlp")]
+    for root, codes in (("TracedDecoder.forward", {"SFX201"}), ("QuietDecoder.forward", set())):
+        graph = next(g for g in graphs if g.root == root)
+        assert [n.target for n in graph.nodes if n.op == "call_module"] == layers
+        assert {r.code for r in graph.regions} == codes
+

@@ -160,7 +160,7 @@ class Super(Value):
         from .modules import LeafModule, Module, torch_base
 
         receiver = self.receiver
-        cls = receiver.cls if isinstance(receiver, Module) else None
+        cls = receiver.cls if isinstance(receiver, (Module, Obj)) else None
         if cls is None or self.cls is None:
             return UNKNOWN
         value = class_attribute(tx, cls, name, receiver, frame, after=self.cls)
@@ -233,6 +233,13 @@ class Obj(Value):
 
     def holds_object(self, depth: int = 0) -> bool:
         return True
+
+    def signature(self, depth: int) -> Any:
+        """The class and the attributes' values: modules built from two configs of one class
+        with other values are other modules (the key of `__init__`'s cached attributes)."""
+        from .base import signature_of
+
+        return ("O", self.cls, signature_of(self.attrs, depth + 1))
 
 
 def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: Value | None, frame: Frame,
