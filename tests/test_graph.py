@@ -555,3 +555,45 @@ def test_config_made_a_dataclass_by_its_base_gives_the_call_sites_values():
         assert [n.target for n in graph.nodes if n.op == "call_module"] == layers
         assert {r.code for r in graph.regions} == codes
 
+
+def test_pretrained_model_base_stores_the_config_it_is_given(tmp_path):
+    """`super().__init__(config)` into transformers' PreTrainedModel, whose source is not read,
+    sets `self.config`: forward's `self.layers[: self.config.num_layers]` is the two layers."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+        from transformers import PreTrainedModel
+
+
+        class StackConfig:
+            def __init__(self, hidden_size=8, num_layers=6):
+                self.hidden_size = hidden_size
+                self.num_layers = num_layers
+
+
+        class Stack(PreTrainedModel):
+            def __init__(self, config):
+                super().__init__(config)
+                self.layers = nn.ModuleList([nn.Linear(config.hidden_size, config.hidden_size)
+                                             for _ in range(config.num_layers)])
+
+            def forward(self, x):
+                for layer in self.layers[: self.config.num_layers]:
+                    x = layer(x)
+                return x
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stack = Stack(StackConfig(num_layers=2))
+
+            def forward(self, x):
+                return self.stack(x)
+    '''))
+    graphs = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
+    model = next(g for g in graphs if g.root == "Model.forward")
+    assert [n.target for n in model.nodes if n.op == "call_module"] == ["stack.layers.0", "stack.layers.1"]

@@ -166,7 +166,40 @@ class Super(Value):
         value = class_attribute(tx, cls, name, receiver, frame, after=self.cls)
         if value is UNKNOWN and name in ("forward", "__call__") and isinstance(receiver, Module):
             return BoundMethod(receiver.converted(LeafModule, qname=torch_base(tx.resolver, cls)), "forward")
+        if value is UNKNOWN and name == "__init__" and isinstance(receiver, Module):
+            stored = unread_base_init_attributes(tx, cls, self.cls)
+            if stored:
+                return UnreadBaseInit(receiver, stored)
         return value
+
+
+def unread_base_init_attributes(tx: Interpreter, cls: nodes.ClassDef, after: nodes.ClassDef) -> tuple[str, ...]:
+    """What the `__init__` of a library base we do not read, reached by `super()` from `after`,
+    stores from its first parameters (tables.UNREAD_BASE_INIT_ATTRIBUTES)."""
+    mro = tx.resolver.mro(cls)
+    for owner in mro[mro.index(after):] if after in mro else mro:
+        for binding in tx.resolver.base_classes(owner):
+            stored = tables.UNREAD_BASE_INIT_ATTRIBUTES.get(binding.qname.rsplit(".", 1)[-1]) \
+                if binding.kind == "external" else None
+            if stored:
+                return stored
+    return ()
+
+
+@dataclass(eq=False)
+class UnreadBaseInit(Value):
+    """`super().__init__(config)` into such a base: its arguments become the named attributes;
+    nothing else it sets is known."""
+
+    receiver: Value
+    names: tuple[str, ...]
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        given = {**dict(zip(self.names, args)), **{k: v for k, v in kwargs.items() if k in self.names}}
+        for name, value in given.items():
+            tx.store_module_attribute(self.receiver, name, value)
+        return Static(None)
 
 
 @dataclass(eq=False)
