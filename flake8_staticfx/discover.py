@@ -24,6 +24,7 @@ CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.
 NOT_LEAVES = CONTAINERS | {TORCH_MODULE, "torch.nn.Parameter", "torch.nn.ParameterList",
                            "torch.nn.ParameterDict", "torch.nn.Buffer"}
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+DICT_BASES = frozenset({"dict", "builtins.dict", "collections.OrderedDict"})
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
 DATACLASS = "dataclass"  # decorator_names keeps the bare name of dataclasses.dataclass (TRANSPARENT_LIBRARY_DECORATORS)
 DATACLASS_TRANSFORMS = frozenset({"typing.dataclass_transform", "typing_extensions.dataclass_transform"})
@@ -483,6 +484,19 @@ class Resolver:
     def is_enum_class(self, cls: nodes.ClassDef) -> bool:
         return any(b.kind == "external" and b.qname in ENUM_BASES or b.kind == "class" and self.is_enum_class(b.node)
                    for owner in self.mro(cls)[:1] for b in self.base_classes(owner))
+
+    def is_dict_subclass(self, cls: nodes.ClassDef) -> bool:
+        """A project class over `dict` or `OrderedDict` that keeps their constructor and adds
+        methods (transformers' ClassInstantier, whose `__getitem__` builds the class it maps
+        to): an instance holds the dict it is built from."""
+        mro = self.mro(cls)
+        if any(owner.decorators or "__init__" in owner.locals or "__new__" in owner.locals for owner in mro):
+            return False
+        bindings = [(owner, list(self.base_classes(owner))) for owner in mro]
+        if any(len(found) != len(owner.bases) for owner, found in bindings):
+            return False
+        library = [b.qname for _, found in bindings for b in found if b.kind != "class"]
+        return len(library) == 1 and library[0] in DICT_BASES
 
     def class_is_opaque(self, cls: nodes.ClassDef) -> bool:
         """A class decorator we do not know may swap forward (transformers' experts dispatch,

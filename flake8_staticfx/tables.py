@@ -141,6 +141,10 @@ PURE_BUILTINS = frozenset({
     "str", "repr", "int", "float", "bool", "abs", "round", "min", "max", "len", "sorted",
     "tuple", "sum", "divmod", "pow", "ord", "chr", "hex", "bin", "oct", "isinstance",
 })
+# Python's value types: no class object, function or module is an instance of one.
+BUILTIN_VALUE_TYPES = frozenset({
+    "tuple", "list", "dict", "set", "frozenset", "str", "bytes", "int", "float", "bool", "complex",
+})
 # str methods computed on known strings: none of them can grow a string much.
 FOLDED_STR_METHODS = frozenset({
     "startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split", "rsplit",

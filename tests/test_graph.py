@@ -597,3 +597,20 @@ def test_pretrained_model_base_stores_the_config_it_is_given(tmp_path):
     graphs = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
     model = next(g for g in graphs if g.root == "Model.forward")
     assert [n.target for n in model.nodes if n.op == "call_module"] == ["stack.layers.0", "stack.layers.1"]
+
+
+def test_activation_built_by_a_dict_subclass_registry_is_drawn():
+    """transformers' `ACT2FN[name]` indexes a ClassInstantier, an OrderedDict subclass whose
+    `__getitem__` builds `super().__getitem__(key)` unless it is a (class, kwargs) tuple: the
+    block's activation is the module its name maps to (before, it was unknown: nn.GELU was not
+    drawn and the probing activation's breaks were not found from the model using it)."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = ROOT / "tests" / "cases" / "cfg_activation_registry.py"
+    graphs = {g.root: g for g in analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs}
+    assert [n.target for n in graphs["FeedForward.forward"].nodes if n.op == "call_module"] == ["up", "act", "down"]
+    probed = graphs["ProbedFeedForward.forward"]
+    assert probed.inlined_modules == ["ffn", "ffn.act"]
+    assert {r.code for r in probed.regions} == {"SFX201", "SFX102"}
+

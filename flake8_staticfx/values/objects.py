@@ -85,6 +85,8 @@ class ClassRef(Value):
             return UserModule("", cls=cls, ctor_args=None if unknown_rest else (args, kwargs))
         if tx.resolver.is_dataclass(cls):
             return construct_dataclass(tx, cls, args, kwargs, expr, frame, unknown_rest)
+        if tx.resolver.is_dict_subclass(cls):
+            return construct_dict_subclass(tx, cls, args, kwargs, unknown_rest)
         if tx.resolver.is_plain_class(cls):
             obj = tx.new_object(cls)
             init = find_method(tx.resolver, cls, "__init__")
@@ -131,6 +133,19 @@ def construct_dataclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value],
     return obj
 
 
+def construct_dict_subclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value], kwargs: dict[str, Value],
+                            unknown_rest: bool) -> Value:
+    """`ClassInstantier(ACT2CLS)` of a dict subclass: an object holding a copy of the dict."""
+    from .containers import Dict
+
+    source = args[0] if args else Dict({})
+    if len(args) > 1 or kwargs or unknown_rest or not isinstance(source, Dict):
+        return UNKNOWN
+    obj = tx.new_object(cls)
+    obj.mapping = Dict(dict(source.items), source.complete, source.maybe)
+    return obj
+
+
 def dataclass_fields(resolver, cls: nodes.ClassDef) -> dict[str, nodes.NodeNG | None]:
     """The fields of a dataclass in `__init__` order (bases first; a redefined field keeps its
     place), each with its default
@@ -164,6 +179,8 @@ class Super(Value):
         if cls is None or self.cls is None:
             return UNKNOWN
         value = class_attribute(tx, cls, name, receiver, frame, after=self.cls)
+        if value is UNKNOWN and isinstance(receiver, Obj) and receiver.mapping is not None:
+            return BoundMethod(receiver.mapping, name)  # super().__getitem__(key) of a dict subclass
         if value is UNKNOWN and name in ("forward", "__call__") and isinstance(receiver, Module):
             return BoundMethod(receiver.converted(LeafModule, qname=torch_base(tx.resolver, cls)), "forward")
         if value is UNKNOWN and name == "__init__" and isinstance(receiver, Module):
@@ -209,6 +226,7 @@ class Obj(Value):
 
     cls: nodes.ClassDef
     attrs: dict[str, Value] = field(default_factory=dict)
+    mapping: Any = None  # containers.Dict: the items of an instance of a dict subclass
 
     def describe(self) -> str:
         return f"{self.cls.name} object"
@@ -216,7 +234,17 @@ class Obj(Value):
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if name in self.attrs:
             return self.attrs[name].in_graph(tx)
-        return class_attribute(tx, self.cls, name, self, frame, site=expr)
+        value = class_attribute(tx, self.cls, name, self, frame, site=expr)
+        if value is UNKNOWN and self.mapping is not None:
+            return BoundMethod(self.mapping, name)  # a dict method the class keeps
+        return value
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """`obj[key]`: the class's `__getitem__`, or the dict's own for a dict subclass."""
+        method = class_attribute(tx, self.cls, "__getitem__", self, frame)
+        if isinstance(method, Function):
+            return method.call(tx, [key], {}, expr, frame)
+        return self.mapping.subscript(tx, key, expr, frame) if self.mapping is not None else UNKNOWN
 
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
@@ -260,7 +288,7 @@ class Obj(Value):
             copy = objects[id(self)] = Obj(self.cls, {
                 name: item if name not in reassigned or isinstance(item, Module)
                 else Static() if isinstance(item, Static) else UNKNOWN
-                for name, item in self.attrs.items()})
+                for name, item in self.attrs.items()}, self.mapping and self.mapping.in_graph(tx))
             objects[id(copy)] = copy
         return copy
 
@@ -272,7 +300,7 @@ class Obj(Value):
         with other values are other modules (the key of `__init__`'s cached attributes)."""
         from .base import signature_of
 
-        return ("O", self.cls, signature_of(self.attrs, depth + 1))
+        return ("O", self.cls, signature_of(self.attrs, depth + 1), signature_of(self.mapping, depth + 1))
 
 
 def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: Value | None, frame: Frame,
