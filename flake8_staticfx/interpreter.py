@@ -456,6 +456,8 @@ class Interpreter:
             meta["span"] = meta["stack"][-1]  # the call, in the caller's file
             call = self.graph.python_call(node.qname(), meta=meta)
             self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, callee, gb_ids=("GB0142",))
+        if isinstance(receiver, Module) and node.name == "forward":
+            self.graph.inlined_modules.append(receiver.path)
         self.run_body(callee)
         result = join_all(callee.returns) if callee.returns else Static(None)
         if key is not None:

@@ -614,3 +614,35 @@ def test_activation_built_by_a_dict_subclass_registry_is_drawn():
     assert probed.inlined_modules == ["ffn", "ffn.act"]
     assert {r.code for r in probed.regions} == {"SFX201", "SFX102"}
 
+
+def test_json_lists_each_inlined_module_call(tmp_path, capsys):
+    """A project module's forward is drawn as its body, not as a call_module node: the JSON
+    names the module once per call, so that a block called twice counts twice."""
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        import torch
+        from torch import nn
+
+
+        class RMSNorm(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.weight = nn.Parameter(torch.ones(dim))
+
+            def forward(self, x):
+                return self.weight * x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = RMSNorm(8)
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                return self.norm(self.proj(self.norm(x)))
+    '''))
+    assert main(["graph", str(path), "--format", "json", "--root", "Model.forward"]) == 0
+    graph, = json.loads(capsys.readouterr().out)["graphs"]
+    assert graph["inlined_modules"] == ["norm", "norm"]
+    assert [n["target"] for n in graph["nodes"] if n["op"] == "call_module"] == ["proj"]
