@@ -427,7 +427,7 @@ class Interpreter:
 
                 return opaque_call(self, node.qname(), args, kwargs, expr, frame)
         if frame.active(node) or frame.depth >= self.options.max_inline_depth \
-                or not self.follows(node, frame, (function.bound, args, kwargs)):
+                or not self.follows(node, frame, function.bound):
             return UNKNOWN
         receiver = function.bound
         if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
@@ -464,9 +464,9 @@ class Interpreter:
             self.state.summaries[key] = result
         return result
 
-    def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame, inputs: tuple) -> bool:
-        """Is a call of `function` (on `inputs`: receiver, args, kwargs) inlined? (Every call
-        is, in a compiled function.)"""
+    def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame, receiver: Value | None) -> bool:
+        """Is a call of `function` (a method of `receiver`, if bound) inlined? (Every call is,
+        in a compiled function.)"""
         return True
 
     def summary_key(self, node: nodes.NodeNG, receiver: Value | None, args: list[Value],

@@ -646,3 +646,52 @@ def test_json_lists_each_inlined_module_call(tmp_path, capsys):
     graph, = json.loads(capsys.readouterr().out)["graphs"]
     assert graph["inlined_modules"] == ["norm", "norm"]
     assert [n["target"] for n in graph["nodes"] if n["op"] == "call_module"] == ["proj"]
+
+
+def test_a_config_method_run_while_it_is_built_sets_its_attributes(tmp_path):
+    """A config's `__post_init__` in another file fills defaults in a method of its own (as
+    transformers' PreTrainedConfig standardizes `rope_parameters`): building the model follows
+    that method, so the layer count it sets is known, not the field's None."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "configs.py").write_text(textwrap.dedent('''\
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class StackConfig:
+            hidden_size: int = 8
+            num_layers: int | None = None
+
+            def __post_init__(self):
+                self.fill_defaults()
+
+            def fill_defaults(self):
+                if self.num_layers is None:
+                    self.num_layers = 2
+    '''))
+    path = package / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+
+        from .configs import StackConfig
+
+
+        class Stack(nn.Module):
+            def __init__(self):
+                super().__init__()
+                config = StackConfig(hidden_size=4)
+                self.layers = nn.ModuleList([nn.Linear(config.hidden_size, config.hidden_size)
+                                             for _ in range(config.num_layers)])
+
+            def forward(self, x):
+                for layer in self.layers:
+                    x = layer(x)
+                return x
+    '''))
+    graph, = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
+    assert [n.target for n in graph.nodes if n.op == "call_module"] == ["layers.0", "layers.1"]
