@@ -695,3 +695,35 @@ def test_a_config_method_run_while_it_is_built_sets_its_attributes(tmp_path):
     '''))
     graph, = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
     assert [n.target for n in graph.nodes if n.op == "call_module"] == ["layers.0", "layers.1"]
+
+
+def test_a_dict_subclass_item_set_through_its_own_setitem_replaces_the_old_one(tmp_path):
+    """`table["Mixer"] = nn.Identity` on a dict subclass whose `__setitem__` lowercases keys
+    replaces the LSTM under "mixer": the block's mixer is the Identity, and no RNN break is
+    reported (a store that skipped the class's `__setitem__` kept the LSTM)."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+
+
+        class LayerTable(dict):
+            def __setitem__(self, key, value):
+                super().__setitem__(key.lower(), value)
+
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                table = LayerTable({"mixer": nn.LSTM})
+                table["Mixer"] = nn.Identity
+                self.mixer = table["mixer"](4, 4)
+
+            def forward(self, x):
+                return self.mixer(x)
+    '''))
+    graph, = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
+    assert [n.target for n in graph.nodes if n.op == "call_module"] == ["mixer"]
+    assert not graph.regions

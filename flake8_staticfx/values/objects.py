@@ -246,6 +246,15 @@ class Obj(Value):
             return method.call(tx, [key], {}, expr, frame)
         return self.mapping.subscript(tx, key, expr, frame) if self.mapping is not None else UNKNOWN
 
+    def store_item(self, tx: Interpreter, key: Value, value: Value, target: nodes.NodeNG,
+                   frame: Frame) -> None:
+        """`obj[key] = value`: the class's `__setitem__`, or into a dict subclass's dict."""
+        method = class_attribute(tx, self.cls, "__setitem__", self, frame)
+        if isinstance(method, Function):
+            method.call(tx, [key, value], {}, target, frame)
+        elif self.mapping is not None:
+            self.mapping.store_item(tx, key, value, target, frame)
+
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
         method = class_attribute(tx, self.cls, "__call__", self, frame)
