@@ -28,8 +28,13 @@ CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.
 NOT_LEAVES = CONTAINERS | {TORCH_MODULE, "torch.nn.Parameter", "torch.nn.ParameterList",
                            "torch.nn.ParameterDict", "torch.nn.Buffer"}
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+DICT_BASES = frozenset({"dict", "builtins.dict", "collections.OrderedDict"})
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
 DATACLASS = "dataclass"  # decorator_names keeps the bare name of dataclasses.dataclass (TRANSPARENT_LIBRARY_DECORATORS)
+DATACLASS_TRANSFORMS = frozenset({"typing.dataclass_transform", "typing_extensions.dataclass_transform"})
+# Class decorators a dataclass may carry that keep its generated `__init__`: the markers, docs,
+# and huggingface_hub's `strict`, which only validates the fields' types.
+DATACLASS_DECORATORS = DATACLASS_TRANSFORMS | {DATACLASS, "auto_docstring", "huggingface_hub.dataclasses.strict"}
 PROJECT_CACHE_SIZE = 64
 # Imported project modules larger than this (characters) are treated like a library's: their
 # names resolve but are not analysed. transformers' modeling_utils.py is 280 KB; a research
@@ -484,6 +489,19 @@ class Resolver:
         return any(b.kind == "external" and b.qname in ENUM_BASES or b.kind == "class" and self.is_enum_class(b.node)
                    for owner in self.mro(cls)[:1] for b in self.base_classes(owner))
 
+    def is_dict_subclass(self, cls: nodes.ClassDef) -> bool:
+        """A project class over `dict` or `OrderedDict` that keeps their constructor and adds
+        methods (transformers' ClassInstantier, whose `__getitem__` builds the class it maps
+        to): an instance holds the dict it is built from."""
+        mro = self.mro(cls)
+        if any(owner.decorators or "__init__" in owner.locals or "__new__" in owner.locals for owner in mro):
+            return False
+        bindings = [(owner, list(self.base_classes(owner))) for owner in mro]
+        if any(len(found) != len(owner.bases) for owner, found in bindings):
+            return False
+        library = [b.qname for _, found in bindings for b in found if b.kind != "class"]
+        return len(library) == 1 and library[0] in DICT_BASES
+
     def class_is_opaque(self, cls: nodes.ClassDef) -> bool:
         """A class decorator we do not know may swap forward (transformers' experts dispatch,
         allow_in_graph): its forward is neither linted nor inlined."""
@@ -522,11 +540,15 @@ class Resolver:
             b.kind == "class" or b.kind == "external" and b.qname == "object" for b in bindings)
 
     def is_dataclass(self, cls: nodes.ClassDef) -> bool:
-        """A project class made by `@dataclasses.dataclass` (called or not) over plain classes
-        and other such dataclasses: its generated `__init__` is known from its fields."""
-        if decorator_names(self, cls) != [DATACLASS] or any(
-                decorator_names(self, owner) not in ([], [DATACLASS]) or not self._project_bases_only(owner)
-                for owner in self.mro(cls)):
+        """A project class made by `@dataclasses.dataclass` (called or not), or derived from a
+        base marked `@dataclass_transform` (PEP 681: transformers' PreTrainedConfig makes each
+        subclass a dataclass), over plain classes and other such dataclasses: its generated
+        `__init__` is known from its fields."""
+        mro = self.mro(cls)
+        made = DATACLASS in decorator_names(self, cls) or any(
+            name in DATACLASS_TRANSFORMS for owner in mro[1:] for name in decorator_names(self, owner))
+        if not made or any(not set(decorator_names(self, owner)) <= DATACLASS_DECORATORS
+                           or not self._project_bases_only(owner) for owner in mro):
             return False
         return not self.is_module_class(cls)
 

@@ -450,7 +450,8 @@ class Interpreter:
                 from .values import opaque_call
 
                 return opaque_call(self, node.qname(), args, kwargs, expr, frame)
-        if frame.active(node) or frame.depth >= self.options.max_inline_depth or not self.follows(node, frame):
+        if frame.active(node) or frame.depth >= self.options.max_inline_depth \
+                or not self.follows(node, frame, function.bound):
             return UNKNOWN
         receiver = function.bound
         if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
@@ -479,6 +480,8 @@ class Interpreter:
             meta["span"] = meta["stack"][-1]  # the call, in the caller's file
             call = self.graph.python_call(node.qname(), meta=meta)
             self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, callee, gb_ids=("GB0142",))
+        if isinstance(receiver, Module) and node.name == "forward":
+            self.graph.inlined_modules.append(receiver.path)
         self.run_body(callee)
         result = join_all(callee.returns) if callee.returns else Static(None)
         every_path = _every_path_break(callee)
@@ -500,8 +503,9 @@ class Interpreter:
         if frame.path_break is None:
             frame.path_break = path_break
 
-    def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame) -> bool:
-        """Is a call of `function` inlined? (Every call is, in a compiled function.)"""
+    def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame, receiver: Value | None) -> bool:
+        """Is a call of `function` (a method of `receiver`, if bound) inlined? (Every call is,
+        in a compiled function.)"""
         return True
 
     def summary_key(self, node: nodes.NodeNG, receiver: Value | None, args: list[Value],

@@ -11,7 +11,8 @@ from .base import NOTHING, UNKNOWN, Value, as_args, as_kwargs
 from .containers import Dict, Seq
 from .externals import External
 from .folding import fold
-from .objects import Function, Super
+from .modules import Module
+from .objects import ClassRef, Function, Super
 from .static import Static, derived
 from .tensors import NdArray, Tensor, is_definite_tensor, only_weak, python_scalar
 
@@ -207,6 +208,11 @@ class Builtin(External):
 
     def call_isinstance(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG,
                         frame: Frame) -> Value:
+        """A tensor is a torch.Tensor; a known number, list or dict is tested against builtin
+        classes; a class (a torch layer's too), a function or a module is none of Python's value
+        types (transformers' `isinstance(content, tuple)` on the activation class a name maps to)."""
+        from ..discover import is_torch_layer
+
         if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], External) \
                 and args[1].qname in tables.TORCH_TENSOR_CLASSES:
             return Static(True)
@@ -214,6 +220,11 @@ class Builtin(External):
             kind, classes = python_kind(args[0]), container_classes(args[1])
             if kind is not None and classes is not None:
                 return derived(issubclass(kind, classes), args[0])
+        if len(args) == 2 and (isinstance(args[0], (ClassRef, Function, Module))
+                               or isinstance(args[0], External) and is_torch_layer(args[0].qname)):
+            types = args[1].items if isinstance(args[1], Seq) and args[1].items is not None else [args[1]]
+            if all(isinstance(t, Builtin) and t.qname in tables.BUILTIN_VALUE_TYPES for t in types):
+                return Static(False)
         return Static()
 
     def call_any(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
