@@ -14,6 +14,7 @@ from .compiled import CompileCall, compile_calls, project_compile_calls, say_no_
 from .config import Options, might_have_roots
 from .interpreter import BudgetExceeded, FileState, Interpreter
 from .discover import (
+    CONFIG_DISPATCH_DECORATORS,
     Resolver,
     SkippedRoot,
     SourceModule,
@@ -130,6 +131,10 @@ def _unknown_decorator(root: SkippedRoot) -> str:
     except Exception:  # noqa: BLE001 - as_string on odd nodes
         text = type(root.decorator).__name__
     on = "" if root.decorated is root.cls else f" on `{root.decorated.name}`"
+    dispatch = CONFIG_DISPATCH_DECORATORS.get(text.split("(")[0].rsplit(".", 1)[-1])
+    if dispatch:
+        setting, default, own = dispatch
+        return f"`{setting}` picks the forward at run time ({default} by default); this one runs if \"{own}\""
     return f"unknown decorator: `@{' '.join(text.split())}`{on} may replace forward"
 
 

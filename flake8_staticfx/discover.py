@@ -637,6 +637,13 @@ TRANSPARENT_LIBRARY_DECORATORS = frozenset({
     "apply_forward_hook", "dataclass", "register_to_config",
     "lru_cache", "cache", "wraps", "overload", "final", "abstractmethod", "total_ordering",
 })
+# Class decorators that replace forward by one implementation picked from the configuration at
+# run time (matched by last name): the setting, its default and the value that runs the forward
+# written in the class. transformers' experts dispatch: grouped_mm unless asked for, measured on
+# CPU with the pinned version (modeling_utils.get_correct_experts_implementation).
+CONFIG_DISPATCH_DECORATORS = {
+    "use_experts_implementation": ("config._experts_implementation", "grouped_mm", "eager"),
+}
 # unittest.mock.patch and its .object/.dict forms wrap the function in a patcher from the
 # unittest directory, which dynamo skips (GB0007, GB0008; measured: cfg_mock_decorated.py).
 MOCK_PATCH_DECORATORS = ("unittest.mock.patch",)
