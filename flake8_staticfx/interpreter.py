@@ -106,6 +106,7 @@ class Interpreter:
         self.expressions = ExpressionEvaluator(self)
         self.eval = self.expressions.eval
         self.segment_start = 0  # position of the first node after the latest break
+        self.reported_breaks = 0  # how many so far: did a call break (ClassRef.call)?
         self.in_generator = False  # evaluating a generator expression's filters
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
@@ -646,6 +647,7 @@ class Interpreter:
 
     def _report_break(self, node: Node, frame: Frame, found: Break) -> None:
         node.meta["break"] = found
+        self.reported_breaks += 1
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if found.rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)

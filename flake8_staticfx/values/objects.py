@@ -6,14 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from .. import tables
+from .. import rules, tables
 from ..discover import is_property, is_staticmethod
-from ..inline import find_class_attribute, find_method
+from ..inline import Frame, find_class_attribute, find_method
 from .base import UNKNOWN, Value
 from .static import EnumMember, Static
 
 if TYPE_CHECKING:
-    from ..inline import Frame
     from ..interpreter import Interpreter
     from ..ir import Node
 
@@ -90,8 +89,11 @@ class ClassRef(Value):
             init = find_method(tx.resolver, cls, "__init__")
             if init is not None:
                 function, owner = init
+                breaks_before = tx.reported_breaks
                 ran = tx.call_function(Function(function, bound=obj, cls=owner), args, kwargs, expr,
                                        frame, unknown_rest=unknown_rest)
+                if tx.reported_breaks > breaks_before:
+                    metaclass_call_reruns(tx, cls, expr, frame)
                 if ran is UNKNOWN:
                     return UNKNOWN  # not inlined (recursion, depth): its attributes are not known
             return obj
@@ -102,6 +104,57 @@ class ClassRef(Value):
 
     def signature(self, depth: int) -> Any:
         return ("F", self.node)
+
+
+def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.NodeNG, frame: Frame) -> None:
+    """The construction broke, so the statement building `cls` reruns eagerly and dynamo
+    compiles its metaclass's `__call__` as a frame of its own. There `super().__call__(...)`
+    is `type.__call__`, a slot wrapper, which dynamo cannot call: GB0006 (measured,
+    registry_metaclass.py; inlined in a construction that does not break, it compiles)."""
+    found = _metaclass_call(tx.resolver, cls)
+    if found is None:
+        return
+    function, owner = found
+    super_call = next((call for call in function.nodes_of_class(nodes.Call) if _is_super_call(call)), None)
+    if super_call is None:
+        return
+    own_frame = Frame(function, tx.resolver.source_of(function), {}, caller=frame, call_site=expr, cls=owner)
+    node = tx.graph.python_call("type.__call__", meta=tx.meta(super_call, own_frame))
+    tx.graph_break(rules.METACLASS_CALL_RERUN, node, super_call, own_frame)
+
+
+def _metaclass_call(resolver, cls: nodes.ClassDef) -> tuple[nodes.FunctionDef, nodes.ClassDef] | None:
+    """The project metaclass `__call__` (and its class) that builds `cls`'s instances, when
+    `super()` in it reaches `type.__call__`: the metaclass's other bases are `type` or ABCMeta."""
+    for owner in resolver.mro(cls):
+        declared = owner._metaclass  # astroid keeps `metaclass=` out of `keywords`
+        if declared is None:
+            continue
+        binding = resolver.expr_binding(declared, resolver.source_of(owner))
+        if binding is None or binding.kind != "class":
+            return None
+        found = find_method(resolver, binding.node, "__call__")
+        if found is None:
+            return None
+        if find_method(resolver, binding.node, "__call__", after=found[1]) is not None:
+            return None  # super() reaches another Python __call__, which dynamo inlines
+        order = resolver.mro(binding.node)
+        if not all(b.kind == "class" or b.kind == "external" and b.qname in TYPE_CALL_METACLASSES
+                   for meta in order[order.index(found[1]):] for b in resolver.base_classes(meta)):
+            return None
+        return found
+    return None
+
+
+# Library metaclasses whose instances are built by `type.__call__` itself.
+TYPE_CALL_METACLASSES = frozenset({"type", "abc.ABCMeta"})
+
+
+def _is_super_call(call: nodes.Call) -> bool:
+    """`super().__call__(...)`"""
+    func = call.func
+    return (isinstance(func, nodes.Attribute) and func.attrname == "__call__" and isinstance(func.expr, nodes.Call)
+            and isinstance(func.expr.func, nodes.Name) and func.expr.func.name == "super")
 
 
 def construct_dataclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value], kwargs: dict[str, Value],
