@@ -119,8 +119,7 @@ def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.Node
     if super_call is None:
         return
     own_frame = Frame(function, tx.resolver.source_of(function), {}, caller=frame, call_site=expr, cls=owner)
-    node = tx.graph.python_call("type.__call__", meta=tx.meta(super_call, own_frame))
-    tx.graph_break(rules.METACLASS_CALL_RERUN, node, super_call, own_frame)
+    TypeCall().call(tx, [], {}, super_call, own_frame)
 
 
 def _metaclass_call(resolver, cls: nodes.ClassDef) -> tuple[nodes.FunctionDef, nodes.ClassDef] | None:
@@ -134,16 +133,18 @@ def _metaclass_call(resolver, cls: nodes.ClassDef) -> tuple[nodes.FunctionDef, n
         if binding is None or binding.kind != "class":
             return None
         found = find_method(resolver, binding.node, "__call__")
-        if found is None:
-            return None
-        if find_method(resolver, binding.node, "__call__", after=found[1]) is not None:
-            return None  # super() reaches another Python __call__, which dynamo inlines
-        order = resolver.mro(binding.node)
-        if not all(b.kind == "class" or b.kind == "external" and b.qname in TYPE_CALL_METACLASSES
-                   for meta in order[order.index(found[1]):] for b in resolver.base_classes(meta)):
-            return None
-        return found
+        return found if found is not None and reaches_type_call(resolver, found[1]) else None
     return None
+
+
+def reaches_type_call(resolver, metaclass: nodes.ClassDef) -> bool:
+    """Is `super().__call__` in `metaclass` `type.__call__`? Its bases are project classes with
+    no `__call__` of their own, `type` or ABCMeta (another Python `__call__` is inlined)."""
+    if find_method(resolver, metaclass, "__call__", after=metaclass) is not None:
+        return False
+    bases = [b for meta in resolver.mro(metaclass) for b in resolver.base_classes(meta)]
+    return all(b.kind == "class" or b.kind == "external" and b.qname in TYPE_CALL_METACLASSES for b in bases) \
+        and any(b.kind == "external" for b in bases)
 
 
 # Library metaclasses whose instances are built by `type.__call__` itself.
@@ -203,6 +204,18 @@ def dataclass_fields(resolver, cls: nodes.ClassDef) -> dict[str, nodes.NodeNG | 
 
 
 @dataclass(eq=False)
+class TypeCall(Value):
+    """`super().__call__` in a metaclass: `type.__call__`, a slot wrapper dynamo cannot call
+    through super() (GB0006, measured: registry_metaclass.py, pyro's DistributionMeta)."""
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        node = tx.graph.python_call("type.__call__", meta=tx.meta(expr, frame))
+        tx.graph_break(rules.METACLASS_CALL_RERUN, node, expr, frame)
+        return UNKNOWN
+
+
+@dataclass(eq=False)
 class Super(Value):
     """`super()` in a method: attributes are looked up after `cls` in the receiver's MRO."""
 
@@ -212,6 +225,8 @@ class Super(Value):
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         from .modules import LeafModule, Module, torch_base
 
+        if name == "__call__" and self.cls is not None and reaches_type_call(tx.resolver, self.cls):
+            return TypeCall()
         receiver = self.receiver
         cls = receiver.cls if isinstance(receiver, Module) else None
         if cls is None or self.cls is None:
