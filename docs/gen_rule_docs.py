@@ -855,8 +855,8 @@ PAGES["SFX314"] = Page(
     """,
     not_flagged_notes="A construction through the metaclass that does not break: dynamo never "
                       "compiles the metaclass's `__call__` then. The example's `print` is "
-                      "SFX201 and SFX310 (the object is local).",
-    with_codes=("SFX201", "SFX310"),
+                      "SFX201.",
+    with_codes=("SFX201",),
 )
 
 PAGES["SFX401"] = Page(

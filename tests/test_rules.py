@@ -218,7 +218,7 @@ CASES: dict[str, tuple[str, str]] = {
     ),
 }
 # Codes reported only together with the break they follow (in RUNNING.count: a print).
-CAUSED_BY = {"SFX310": ("SFX201",), "SFX314": ("SFX201", "SFX310")}
+CAUSED_BY = {"SFX310": ("SFX201",), "SFX314": ("SFX201",)}
 # The notice is not about the model's code; it has its own tests below.
 NOT_CONSTRUCT_RULES = {"SFX900"}
 
