@@ -31,6 +31,16 @@ class CheckedScaleRule(metaclass=Registered):
         return x * self.scale
 
 
+class UnregisteredScaleRule:
+    def __init__(self, scale):
+        if scale.min() <= 0:
+            raise ValueError("scale must be positive")
+        self.scale = scale
+
+    def apply(self, x):
+        return x * self.scale
+
+
 class PrintedScaleRule(metaclass=Registered):
     def __init__(self, scale):
         print("new rule", scale.shape)
@@ -63,6 +73,11 @@ class CheckedScaleRuleHead(ScaleRuleHead):
         return CheckedScaleRule(self.scale).apply(x)
 
 
+class UnregisteredScaleRuleHead(ScaleRuleHead):
+    def forward(self, x):
+        return UnregisteredScaleRule(self.scale).apply(x)
+
+
 class PrintedScaleRuleHead(ScaleRuleHead):
     def forward(self, x):
         return PrintedScaleRule(self.scale).apply(x)
@@ -76,6 +91,7 @@ class GateHead(nn.Module):
 CASES = [
     ("ScaleRuleHead", lambda: ScaleRuleHead(), lambda: (torch.randn(3, 4),)),
     ("CheckedScaleRuleHead", lambda: CheckedScaleRuleHead(), lambda: (torch.randn(3, 4),)),
+    ("UnregisteredScaleRuleHead", lambda: UnregisteredScaleRuleHead(), lambda: (torch.randn(3, 4),)),
     ("PrintedScaleRuleHead", lambda: PrintedScaleRuleHead(), lambda: (torch.randn(3, 4),)),
     ("GateHead", lambda: GateHead(), lambda: (torch.randn(3, 4),)),
 ]
