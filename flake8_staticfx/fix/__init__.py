@@ -22,7 +22,7 @@ import sys
 
 from ..commands import add_compile_options, command_options, python_files
 from .assert_async import AssertAsync, AssertToAsync
-from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_attributes, tensor_spans
+from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_attributes, traced_nodes
 from .guard import GuardSideEffect
 from .where import SelectWithWhere
 from .zero_dim import KeepZeroDim
@@ -93,23 +93,24 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
     regions = sorted(_regions(analysis, path, select), key=lambda r: (r.line, r.col, r.code))
     if not regions:
         return None, edits, outcomes
-    ctx = Context(source, display, tensor_spans(analysis, path), tensor_attributes(analysis))
+    ctx = Context(source, display, traced_nodes(analysis, path), tensor_attributes(analysis))
     taken: list[Edit] = []
     for region in regions:
         try:
             if os.path.abspath(region.construct_file) != path:
                 raise Decline(f"the construct is in {os.path.basename(region.construct_file)}:"
                               f"{region.construct_line}; fix rewrites a construct only in its own file")
+            guard = next((other for other in taken if other.outcome.rewrite == GuardSideEffect.name and _contains(
+                _edit_span(ctx, other), (region.line, region.col, region.line, region.col))), None)
+            if guard is not None:  # print(t.item()): under compile the guarded statement does not run
+                outcomes.append(Outcome(display, region.code, region.line, region.col, guard.outcome.rewrite,
+                                        summary=f"inside the guard added at line {guard.outcome.line}"))
+                continue
             ctx.needs_import_torch = False
             edit = _plan_region(ctx, region)
             edit.needs_torch = ctx.needs_import_torch
             span = _edit_span(ctx, edit)
             outer = next((other for other in taken if _overlaps(span, _edit_span(ctx, other))), None)
-            if outer is not None and outer.outcome.rewrite == GuardSideEffect.name == edit.outcome.rewrite \
-                    and _contains(_edit_span(ctx, outer), span):
-                outcomes.append(Outcome(display, region.code, region.line, region.col, edit.outcome.rewrite,
-                                        summary=f"inside the guard added at line {outer.outcome.line}"))
-                continue
             if outer is not None:
                 raise Decline("it overlaps another rewrite in this run; run fix again")
             taken.append(edit)
@@ -230,7 +231,7 @@ def _cached_context(source: str, path: str, graph) -> Context:
 
     if not (_CONTEXT and _CONTEXT[0][0] == source and _CONTEXT[0][1] is graph):
         analysis = FileAnalysis(path, [], [graph])
-        ctx = Context(source, path, tensor_spans(analysis, path), tensor_attributes(analysis))
+        ctx = Context(source, path, traced_nodes(analysis, path), tensor_attributes(analysis))
         _CONTEXT[:] = [(source, graph, ctx)]
     return _CONTEXT[0][2]
 

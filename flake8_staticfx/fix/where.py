@@ -6,6 +6,7 @@ from typing import Any
 from .base import (
     Context, Decline, Edit, Outcome, Rewrite, _call_name, _dotted, _if_at, _is_boolean, _is_elif,
     _leading_with_comments, _walk, elementwise_leaves, number_attribute, side_effect, tensor_condition,
+    single_assignment, zero_dim_operand,
 )
 
 
@@ -74,10 +75,10 @@ class SelectWithWhere(Rewrite):
                           "torch.where per name would test it again after the first assignment")
         lines = []
         for (name, a), (_, b) in zip(then, other):
-            leaves_a = elementwise_leaves(ctx, a, "if branch")
-            leaves_b = elementwise_leaves(ctx, b, "else branch")
+            leaves_a = _shape_operands(ctx, a, "if branch")
+            leaves_b = _shape_operands(ctx, b, "else branch")
             if statement.orelse is not None or len(then) > 1:
-                chained = (leaves_a | leaves_b) & (assigned - {name})
+                chained = (_names_read(ctx, a) | _names_read(ctx, b)) & (assigned - {name})
                 if chained:
                     raise Decline(f"an arm reads `{sorted(chained)[0]}`, which the same branch assigns")
             if leaves_a != leaves_b:
@@ -154,10 +155,8 @@ class SelectWithWhere(Rewrite):
         effect = side_effect(ctx, a) or side_effect(ctx, b)
         if effect:
             raise Decline(f"an arm has a side effect (`{effect}`)")
-        numbers = {_dotted(ctx, sub) for value in (a, b) for sub in _walk(cst, value)
-                   if isinstance(sub, cst.Attribute) and number_attribute(ctx, sub)}
-        leaves_a = elementwise_leaves(ctx, a, arms[0]) - numbers
-        leaves_b = elementwise_leaves(ctx, b, arms[1]) - numbers
+        leaves_a = _shape_operands(ctx, a, arms[0])
+        leaves_b = _shape_operands(ctx, b, arms[1])
         if leaves_a != leaves_b:
             raise Decline(f"the two values read different operands ({', '.join(sorted(leaves_a)) or 'none'} / "
                           f"{', '.join(sorted(leaves_b)) or 'none'}), whose shapes torch.where would broadcast")
@@ -177,9 +176,55 @@ class SelectWithWhere(Rewrite):
             ctx.path, region.code, region.line, region.col, self.name, summary="the ternary became torch.where"))
 
 
+def _shape_operands(ctx: Context, value, arm: str, depth: int = 0) -> set[str]:
+    """The operands that give an element-wise expression its shape: its leaves, less those that
+    are Python numbers or 0-d tensors (`self.<attr>` read as a number, or an operand the graph
+    shows to be one), which broadcast without changing the shape; a local name bound once is
+    replaced by its value's operands."""
+    cst = ctx.cst
+    scalars = {_dotted(ctx, sub) for sub in _walk(cst, value) if isinstance(sub, (cst.Name, cst.Attribute))
+               and (isinstance(sub, cst.Attribute) and number_attribute(ctx, sub) or zero_dim_operand(ctx, sub))}
+    operands = elementwise_leaves(ctx, value, arm) - scalars
+    if depth < 3:
+        for sub in _walk(cst, value):
+            if isinstance(sub, cst.Name) and sub.value in operands:
+                assigned = _settled_value(ctx, sub)
+                try:
+                    followed = _shape_operands(ctx, assigned, arm, depth + 1) if assigned is not None else None
+                except Decline:  # not element-wise: the name stays an operand of its own
+                    followed = None
+                if followed is not None:
+                    operands = (operands - {sub.value}) | followed
+    return operands
+
+
+def _settled_value(ctx: Context, name) -> Any:
+    """The value of a local name bound once, before this read, from names that are all bound
+    before it (so the value still has the shape it was computed with), else None."""
+    from libcst.metadata import FunctionScope
+
+    value = single_assignment(ctx, name)
+    scope = ctx.scopes.get(name)
+    if value is None or not isinstance(scope, FunctionScope):
+        return None
+    bound_at = ctx.positions[value].start.line
+    if bound_at >= ctx.positions[name].start.line:
+        return None
+    for sub in _walk(ctx.cst, value):
+        if isinstance(sub, ctx.cst.Name) and any(
+                ctx.positions[a.node].start.line >= bound_at for a in scope.assignments[sub.value]
+                if a.node in ctx.positions):
+            return None
+    return value
+
+
+def _names_read(ctx: Context, value) -> set[str]:
+    return {sub.value for sub in _walk(ctx.cst, value) if isinstance(sub, ctx.cst.Name)}
+
+
 # Element-wise operations whose result has another dtype than their operands.
 DTYPE_CHANGING = frozenset({"float", "double", "half", "bfloat16", "logical_not", "isnan", "isinf", "isfinite",
-                            "bool", "eq", "ne", "gt", "lt", "ge", "le"})
+                            "bool", "eq", "ne", "gt", "lt", "ge", "le", "any", "all"})
 
 
 def _keeps_dtype(ctx: Context, arms) -> None:

@@ -41,6 +41,9 @@ class KeepZeroDim(Rewrite):
                           "implicit conversion)")
         if side_effect(ctx, tensor):
             raise Decline(f"the converted expression has a side effect (`{side_effect(ctx, tensor)}`)")
+        statement = ctx.parent(call)
+        if isinstance(statement, cst.Assert) and statement.test is call:
+            return self._assert(ctx, region, call, tensor)
         self._check_uses(ctx, call)
         base = tensor
         while isinstance(base, cst.Subscript):  # x[0] is a view of x
@@ -56,6 +59,14 @@ class KeepZeroDim(Rewrite):
         new = cst.parse_expression(replacement).with_changes(lpar=call.lpar, rpar=call.rpar)
         return Edit(call, new, Outcome(ctx.path, region.code, region.line, region.col, self.name,
                                        summary=f"`{ctx.code(call)}` kept as the 0-d tensor `{replacement}`"))
+
+    def _assert(self, ctx: Context, region, call, tensor) -> Edit:
+        """`assert t.item(), msg` becomes `assert t, msg`: the truth of a single-element tensor is
+        the truth of its number (both raise on more elements), and dynamo 2.13 traces an assert
+        on a tensor into the graph (measured: tests/cases/cfg_assert_forms.py)."""
+        new = tensor.with_changes(lpar=call.lpar, rpar=call.rpar) if hasattr(tensor, "lpar") else tensor
+        return Edit(call, new, Outcome(ctx.path, region.code, region.line, region.col, self.name,
+                                       summary=f"`assert {ctx.code(call)}` now asserts the tensor"))
 
     def _check_uses(self, ctx: Context, call) -> None:
         self._check_value(ctx, call, f"`{ctx.code(call)}`", 0)
