@@ -22,7 +22,8 @@ HEADER = "import logging\nimport warnings\n\nimport torch\nfrom torch import nn\
 def model(body: str, init: str = "") -> str:
     init = textwrap.indent(textwrap.dedent(init), " " * 8) if init else ""
     return HEADER + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
-        "        self.fc = nn.Linear(4, 4)\n        self.widen = nn.Linear(4, 8)\n        self.register_buffer(\"decay\", torch.tensor(0.9))\n" + \
+        "        self.fc = nn.Linear(4, 4)\n        self.widen = nn.Linear(4, 8)\n" \
+        "        self.register_buffer(\"decay\", torch.tensor(0.9))\n" + \
         init + "\n    def forward(self, x):\n" + \
         textwrap.indent(textwrap.dedent(body), " " * 8)
 
@@ -352,6 +353,51 @@ def test_item_asserted_asserts_the_tensor_and_item_printed_is_inside_the_guard(t
     assert "inside the guard added at line" in result.outcomes[2].summary
 
 
+PROPERTY_MODEL = "import math\n" + HEADER + """\
+class Net(nn.Module):
+    def __init__(self, min_temperature=1.0):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.log_temperature = nn.Parameter(torch.zeros(()))
+        self.min_temperature = min_temperature
+        self.max_scale = math.log(100.0)
+
+    @property
+    def temperature(self):
+        return max(self.log_temperature.exp().item(), self.min_temperature)
+
+    def forward(self, x):
+        t = self.temperature
+        scale = math.exp(min(self.log_temperature, self.max_scale))
+        return self.fc(x) / t * t * scale
+"""
+
+
+def test_max_of_an_item_and_math_of_a_tensor_become_clamp_and_torch(tmp_path):
+    result = fix(tmp_path, PROPERTY_MODEL)
+    assert [(o.code, o.rewrite) for o in result.outcomes] == [
+        ("SFX102", "keep-0d-tensor"), ("SFX104", "keep-0d-tensor")]
+    assert "return self.log_temperature.exp().detach().reshape(()).clamp(min=self.min_temperature)\n" in result.fixed
+    assert "scale = torch.exp(self.log_temperature.detach().reshape(()).clamp(max=self.max_scale))\n" in result.fixed
+    read_outside = PROPERTY_MODEL + "\n\ndef describe(net):\n    return f'{net.temperature:.2f}'\n"
+    declined = fix(tmp_path, read_outside).outcomes[0]
+    assert "`max(self.log_temperature.exp().item(), self.min_temperature)` is returned" in declined.reason
+    python_use = PROPERTY_MODEL.replace("scale = math.exp(", "scale = math.ceil(math.exp(").replace(
+        "self.max_scale))", "self.max_scale)))")
+    assert "passed to `math.ceil()`" in fix(tmp_path, python_use).outcomes[1].reason
+
+
+def test_is_same_size_becomes_a_shape_comparison(tmp_path):
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        if torch.is_same_size(h, x):
+            h = h + x
+        return h
+    """))
+    assert only(result).rewrite == "traceable-equivalent"
+    assert "        if h.shape == x.shape:\n" in result.fixed
+
+
 # -- declines, each with its reason -------------------------------------------------------------
 
 DECLINES = [
@@ -553,9 +599,10 @@ def test_import_torch_is_added_where_torch_is_not_bound(tmp_path):
 
 def test_other_sfx104_forms_are_declined(tmp_path):
     source = "import math\n\nimport torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n" \
-             "    def forward(self, x):\n        return x * math.exp(x.mean())\n"
+             "    def forward(self, x):\n        return x * float(torch.equal(x, x.flip(0)))\n"
     result = fix(tmp_path, source)
-    assert only(result).reason == "`math.exp(...)` is not torch._assert; fix rewrites only that form of SFX104"
+    assert only(result).reason == "`torch.equal(...)` is neither torch._assert nor a math function of a tensor, " \
+        "the forms of SFX104 fix rewrites"
 
 
 def test_construct_in_another_file_is_declined(tmp_path):

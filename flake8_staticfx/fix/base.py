@@ -50,6 +50,11 @@ class Decline(Exception):
     """Raised by a rewrite's `plan` with the reason the rewrite cannot be shown safe."""
 
 
+class OtherForm(Decline):
+    """A Decline saying the construct is not the form the rewrite handles (another rewrite of
+    the same code may handle it; its own reason is the better one to report)."""
+
+
 @dataclass
 class Edit:
     """Replace `node` (a node of the wrapped module) by `replacement` (a node or a sentinel)."""

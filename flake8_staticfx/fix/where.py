@@ -18,20 +18,27 @@ class SelectWithWhere(Rewrite):
 
     Dynamo 2.13 breaks on the `if` (GB0170); `torch.where(c, a, b)` with a tensor condition
     traces without a break (measured, and listed among what does not break). Both arms are
-    computed, so they must be safe to compute: element-wise ops (no module or function calls,
-    no indexing, no side effects) over the same operands have the same broadcast shape, and a
+    computed, so they must be safe to compute: element-wise ops (no function calls, no indexing,
+    no side effects) over the same operands have the same broadcast shape, and a
     zero-dimensional condition selects a whole arm, so the result equals the arm the `if` took.
-    A condition that is not visibly 0-d (a full reduction, or a comparison of one with a number)
-    is declined: its shape would be broadcast into the result. Modules and functions in an arm
-    are declined rather than rewritten with torch.cond, whose branches must return matching
-    shapes and dtypes, which cannot be shown from the source.
+    Operands that are Python numbers or 0-d tensors (where the graph shows it: node_rank) and
+    full reductions add no shape; `t.mean(1)` and `t.max(1).values` both stand for "t without
+    dimension 1"; a local name bound once, from names bound before it, stands for its value.
+    A submodule that keeps its input's shape and dtype and has no state to change or random
+    numbers to draw (`nn.Linear(d, d)`, a normalisation, an activation: base.shape_preserving_module)
+    counts as its input; running it on the arm not taken costs time, not correctness (its
+    gradient there is zero), though an input it would reject now raises on either path. A
+    condition that is not visibly 0-d is declined: its shape would be broadcast into the result.
+    Other modules and functions are declined rather than rewritten with torch.cond, whose
+    branches must return matching shapes and dtypes, which cannot be shown from the source.
 
     An early return, `if c: return a` directly followed by `return b` (or `else: return b`),
     becomes `return torch.where(c, a, b)` on the same terms, and a ternary likewise. In every
     form the values must keep their operands' dtype (no comparison or cast), since torch.where
     promotes both to one dtype. `self.<attr>` operands the analysis read as Python numbers do
     not count as operands (they do not change the shape). The condition must be a traced
-    tensor (a numpy array's is not one) and not Python's any()/all(). Where the operands are
+    tensor (a numpy array's is not one); Python's `any(t)`/`all(t)` over one tensor is
+    `t.any()`/`t.all()` (see base._tensor_any_all). Where the operands are
     floating-point, as in model code, the element-wise ops cannot fail on the arm that was not
     taken; on integer tensors a float literal or `/` in one arm would promote the result.
     """
