@@ -398,6 +398,21 @@ def test_is_same_size_becomes_a_shape_comparison(tmp_path):
     assert "        if h.shape == x.shape:\n" in result.fixed
 
 
+@pytest.mark.parametrize("binding,fixed", [("list(sizes)", True), ("[8, 16]", True), ("sizes", False)])
+def test_copy_of_a_list_attribute_becomes_list(tmp_path, binding, fixed):
+    source = "import copy\n" + model("""\
+        sizes = copy.copy(self.sizes)
+        sizes.append(x.shape[-1])
+        return self.fc(x) * len(sizes)
+    """, init=f"sizes = (8, 16)\nself.sizes = {binding}\n")
+    outcome = only(fix(tmp_path, source))
+    if fixed:
+        assert outcome.rewrite == "traceable-equivalent"
+        assert "sizes = list(self.sizes)\n" in fix(tmp_path, source).fixed
+    else:
+        assert "fix cannot show that `copy.copy(self.sizes)` equals `list(self.sizes)` here" in outcome.reason
+
+
 # -- declines, each with its reason -------------------------------------------------------------
 
 DECLINES = [

@@ -57,7 +57,8 @@ REWRITTEN_FORMS = {
     "SFX202": "a logging statement (or an `if logger.isEnabledFor(...)`) is guarded by "
               "`not torch.compiler.is_compiling()`",
     "SFX203": "a `warnings.warn(...)` statement is guarded by `if not torch.compiler.is_compiling():`; "
-              "`torch.is_same_size(a, b)` becomes `a.shape == b.shape`",
+              "`torch.is_same_size(a, b)` becomes `a.shape == b.shape`, and `copy.copy(self.items)` of a list "
+              "attribute (bound once in its class, to `list(...)` or a list display) `list(self.items)`",
 }
 REWRITTEN_CODES = tuple(REWRITTEN_FORMS)
 

@@ -390,6 +390,25 @@ SHAPE_PRESERVING_MODULES = frozenset({
     "Tanhshrink"})
 
 
+def class_binding(ctx: Context, attribute) -> Any:
+    """The value of the one `self.<name> = value` that the class around this `self.<name>`
+    read makes anywhere in its body, or None (bound more than once, with `+=`, or not in it)."""
+    cst = ctx.cst
+    owner = ctx.parent(attribute)
+    while owner is not None and not isinstance(owner, cst.ClassDef):
+        owner = ctx.parent(owner)
+    dotted = _dotted(ctx, attribute)
+    if owner is None or dotted is None:
+        return None
+    bound = [sub for sub in _walk(cst, owner) if isinstance(sub, cst.Assign) and any(
+        _dotted(ctx, target.target) == dotted for target in sub.targets)]
+    bound += [sub for sub in _walk(cst, owner) if isinstance(sub, (cst.AugAssign, cst.AnnAssign))
+              and _dotted(ctx, sub.target) == dotted]
+    if len(bound) != 1 or not isinstance(bound[0], cst.Assign) or len(bound[0].targets) != 1:
+        return None
+    return bound[0].value
+
+
 def shape_preserving_module(ctx: Context, call) -> bool:
     """Is `self.<name>(x)` a call of a submodule that its class binds once, to an
     `nn.Linear(d, d)` (the same in and out features) or to a normalisation or activation module
@@ -400,19 +419,9 @@ def shape_preserving_module(ctx: Context, call) -> bool:
             and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
             and ctx.is_tensor_op(call)):
         return False
-    owner = ctx.parent(call)
-    while owner is not None and not isinstance(owner, cst.ClassDef):
-        owner = ctx.parent(owner)
-    if owner is None:
+    made = class_binding(ctx, func)
+    if not isinstance(made, cst.Call):
         return False
-    name = func.attr.value
-    bound = [sub for sub in _walk(cst, owner) if isinstance(sub, cst.Assign) and any(
-        _dotted(ctx, target.target) == f"self.{name}" for target in sub.targets)]
-    bound += [sub for sub in _walk(cst, owner) if isinstance(sub, (cst.AugAssign, cst.AnnAssign))
-              and _dotted(ctx, sub.target) == f"self.{name}"]
-    if len(bound) != 1 or not isinstance(bound[0], cst.Assign) or not isinstance(bound[0].value, cst.Call):
-        return False
-    made = bound[0].value
     kind = _dotted(ctx, made.func) or ""
     namespace, _, cls = kind.rpartition(".")
     if namespace not in ("nn", "torch.nn"):
