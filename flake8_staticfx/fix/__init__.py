@@ -44,7 +44,8 @@ REWRITTEN_FORMS = {
               "followed by `return b` (or `else: return b`) where `a` and `b` are such expressions and keep "
               "their operands' dtype; full reductions and 0-d operands add no shape, reductions over the same "
               "dimension match, a name bound once stands for its value, and `self.<m>(x)` counts as `x` where "
-              "`<m>` is an `nn.Linear(d, d)`, a normalisation or an activation module",
+              "`<m>` is an `nn.Linear(d, d)`, a normalisation or an activation module; a condition of unknown "
+              "shape becomes `cond.reshape(())`, its one element (the `if` needed one, bool() raises otherwise)",
     "SFX102": "`t.item()` / `float(t)` whose value only feeds tensor arithmetic or comparisons (directly, through "
               "`max(..., c)`/`min(..., c)` as a clamp, `math.exp` and the like as torch functions, or a property "
               "read only by its class) becomes `t.detach()` (a 0-d tensor); `assert t.item(), msg` asserts `t`; "

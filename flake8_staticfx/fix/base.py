@@ -480,9 +480,20 @@ def tensor_condition(ctx: Context, test, *, zero_dim: bool) -> tuple[Any, bool]:
         raise Decline(f"fix cannot show that the condition `{ctx.code(test)}` is a tensor (a numpy array "
                       "or a Python value cannot be a torch.where or torch._assert_async condition)")
     if zero_dim and not _zero_dim(ctx, test):
-        raise Decline(f"fix cannot show that the condition `{ctx.code(test)}` is zero-dimensional, and "
-                      "torch.where would broadcast its shape into the result")
+        return _one_element(ctx, _without_item(ctx, test)), negated
     return _without_item(ctx, test), negated
+
+
+def _one_element(ctx: Context, test) -> Any:
+    """`(test).reshape(())`: the `if` needs its condition to hold one element (bool() of a
+    tensor raises otherwise), whatever its shape; reshape(()) makes that element the 0-d
+    condition torch.where needs, so no shape is broadcast into the result, and raises on
+    exactly the inputs bool() raised on."""
+    cst = ctx.cst
+    if not test.lpar and not isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(func=cst.Attribute(value=test, attr=cst.Name("reshape")),
+                    args=[cst.Arg(cst.Tuple(elements=[]))])
 
 
 def _without_item(ctx: Context, test) -> Any:
@@ -604,6 +615,8 @@ def _is_boolean(ctx: Context, node) -> bool:
     if isinstance(node, cst.Comparison):
         return True
     if isinstance(node, cst.Call):
+        if _call_name(cst, node) == "reshape" and isinstance(node.func, cst.Attribute):
+            return _is_boolean(ctx, node.func.value)  # a condition made one element (_one_element)
         return _call_name(cst, node) in BOOLEAN_METHODS
     return False
 
