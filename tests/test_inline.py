@@ -832,3 +832,31 @@ class Net(nn.Module):
             return self.fc(x)
         return x / x.abs().max().item()
 """, Options(follow_defaults=True))
+
+
+def test_blocks_built_with_other_arguments_do_not_share_a_summary(tmp_path):
+    """The first block is built without stochastic depth and never breaks; the second is built
+    with it and breaks. The first block's call summary must not stand in for the second's: a
+    module not yet built is told apart by its constructor arguments."""
+    check(tmp_path, HEADER + """
+
+class Block(nn.Module):
+    def __init__(self, dim, drop_prob):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.drop_prob = drop_prob
+
+    def forward(self, x):
+        if self.drop_prob > 0.0 and self.training and torch.rand(()) < self.drop_prob:  # expect: SFX101
+            return x
+        return self.fc(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(Block(4, 0.0), Block(4, 0.1))
+
+    def forward(self, x):
+        return self.blocks(x)
+""")
