@@ -397,7 +397,7 @@ class Resolver:
             if not self.is_project_module(modname):
                 continue
             if cut == len(parts):
-                return Binding("module", modname)  # loaded when one of its names is used
+                return self._package_attribute(parts, depth) or Binding("module", modname)
             source = self.load(modname)
             if source is None:
                 break
@@ -410,6 +410,21 @@ class Resolver:
                     return Binding("external", qname)
             return binding
         return Binding("external", normalize_qname(qname))
+
+    def _package_attribute(self, parts: list[str], depth: int) -> Binding | None:
+        """`pkg.name` that pkg/__init__.py binds to something else than its submodule `name`
+        (timm.layers: `from .create_attn import create_attn`): what an imported package's
+        attribute is, as Python looks it up; None when it is the submodule (loaded lazily)."""
+        package = ".".join(parts[:-1])
+        if not package or not self.is_project_module(package):
+            return None
+        source = self.load(package)
+        if source is None or os.path.basename(source.path) != "__init__.py" or parts[-1] not in source.node.locals:
+            return None
+        qname = ".".join(parts)
+        self._qualified[qname] = Binding("module", qname)  # `from . import name` binds the submodule
+        binding = self.global_binding(source, parts[-1], depth + 1)
+        return binding if binding is not None and binding.kind != "module" else None
 
     def attribute(self, binding: Binding, attr: str, depth: int = 0) -> Binding | None:
         if binding.kind == "external":

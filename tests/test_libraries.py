@@ -206,6 +206,33 @@ def test_torch_is_never_followed(tmp_path):
     assert libraries.missing("torch.relu") is None and libraries.missing("functorch.vmap") is None
 
 
+def test_a_name_a_package_binds_hides_its_submodule_of_that_name(tmp_path):
+    """timm.layers' `__init__` does `from .create_attn import create_attn`: once the package is
+    imported, `timm.layers.create_attn` is the function, not the submodule create_attn.py."""
+    site = tmp_path / "site-packages"
+    write(site / "fakelib" / "__init__.py", "from .scale import scale\nfrom . import clean\n")
+    write(site / "fakelib" / "scale.py", """
+        def scale(x):
+            return x / x.abs().max().item()
+    """)
+    write(site / "fakelib" / "clean.py", """
+        def clean(x):
+            return x * 2
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        from torch import nn
+        from fakelib import clean, scale
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return clean.clean(scale(x))
+    """)
+    found = flake8(f"--staticfx-library-path={site}", "--staticfx-notices", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(7, "SFX102")], found
+    assert "in `scale` at fakelib/scale.py:2" in found[0][2]
+
+
 def test_a_library_module_too_large_stays_opaque(tmp_path, user_file):
     site = make_library(tmp_path / "site-packages")
     padding = "\n".join(f"CONSTANT_{i} = {i}" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 12))
