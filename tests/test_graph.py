@@ -536,3 +536,70 @@ def test_dataclass_config_gives_its_fields_and_post_init_values(tmp_path):
     assert [n.target for n in tower.nodes if n.op == "call_module"] == [
         f"blocks.{i}.{name}" for i in range(2) for name in ("up", "down", "drop")]
     assert not tower.regions and tower.unknown_values() == 0
+
+
+def test_layer_choices_computed_from_known_values_are_drawn(tmp_path):
+    """timm's way of choosing layers: `isinstance(name, str)` of a class handed in,
+    `isinstance(attn_type, nn.Module)` of a text, `'deep' in stem_type`, `sum(depths)` blocks,
+    `to_2tuple(3)` as `tuple(repeat(3, 2))`. Each is computed from the values it is given;
+    before, each was unknown and the layers it chose were lost."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        import collections.abc
+        import functools
+        from itertools import repeat
+
+        from torch import nn
+
+
+        def _ntuple(n):
+            def parse(x):
+                if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+                    return tuple(x)
+                return tuple(repeat(x, n))
+            return parse
+
+
+        to_2tuple = _ntuple(2)
+
+
+        def get_act_layer(name):
+            if not isinstance(name, str):
+                return name
+            return dict(relu=nn.ReLU, gelu=nn.GELU)[name]
+
+
+        def get_norm_layer(norm_layer):
+            if isinstance(norm_layer, functools.partial):
+                return functools.partial(norm_layer.func, **norm_layer.keywords)
+            return norm_layer
+
+
+        def create_attn(attn_type):
+            if isinstance(attn_type, nn.Module):
+                return attn_type
+            return dict(gate=nn.Sigmoid, hard_gate=nn.Hardsigmoid)[attn_type]()
+
+
+        class Net(nn.Module):
+            def __init__(self, depths=(1, 2), stem_type="", act_layer=nn.ReLU, norm_layer=nn.BatchNorm2d):
+                super().__init__()
+                stem_depth = 3 if "deep" in stem_type else 1
+                self.stem = nn.Sequential(*[nn.Conv2d(8 if i else 3, 8, 3) for i in range(stem_depth)])
+                self.norm = get_norm_layer(norm_layer)(8)
+                self.act = get_act_layer(act_layer)()
+                self.convs = nn.Sequential(*[nn.Conv2d(8, 8, k, padding=k // 2) for k in to_2tuple(3)])
+                self.blocks = nn.Sequential(*[nn.Conv2d(8, 8, 1) for _ in range(sum(depths))])
+                self.attn = create_attn("gate")
+
+            def forward(self, x):
+                return self.attn(self.blocks(self.convs(self.act(self.norm(self.stem(x))))))
+    '''))
+    graphs = analyze(path.read_text(), str(path), options=Options(follow_defaults=True, reuse_inlined=False)).graphs
+    net = next(g for g in graphs if g.root == "Net.forward")
+    assert [n.target for n in net.nodes if n.op == "call_module"] == [
+        "stem.0", "norm", "act", "convs.0", "convs.1", "blocks.0", "blocks.1", "blocks.2", "attn"]
+    assert net.unknown_values() == 0

@@ -113,6 +113,10 @@ class Builtin(External):
         if any(isinstance(v, Tensor) for v in values):
             node = tx.graph.call_function(self.qname, as_args(args), meta=tx.meta(expr, frame))
             return Tensor(node, weak=only_weak(*values))
+        if values is not args and not kwargs and all(isinstance(v, Static) and v.known for v in values):
+            # sum(block_repeats), max(widths) over a known sequence: computed as Python would
+            result = fold(getattr(builtins, self.qname), [v.value for v in values])
+            return Static() if result is NOTHING else derived(result, *values)
         return Static() if all(isinstance(v, Static) for v in values) else UNKNOWN
 
     call_sum = call_round = call_pow = call_divmod = call_abs
@@ -210,6 +214,13 @@ class Builtin(External):
         if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], External) \
                 and args[1].qname in tables.TORCH_TENSOR_CLASSES:
             return Static(True)
+        if len(args) == 2:
+            classes = args[1].items if isinstance(args[1], Seq) and args[1].items is not None else [args[1]]
+            verdicts = [instance_of(tx, args[0], c) for c in classes]
+            if True in verdicts:
+                return derived(True, args[0])
+            if all(v is False for v in verdicts):
+                return derived(False, args[0])
         return Static()
 
     def call_any(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
@@ -248,6 +259,53 @@ class Builtin(External):
         if len(args) == 3 and isinstance(args[1], Static) and isinstance(args[1].value, str):
             args[0].store_attribute(tx, args[1].value, args[2], expr, frame)
         return Static(None)
+
+
+# The type tests a layer factory makes of its argument (timm's get_act_layer(name):
+# `isinstance(name, str)`; get_norm_layer: `isinstance(norm_layer, functools.partial)`), by
+# the kind of value each holds; a pair not here is not known.
+PYTHON_TYPES = {name: getattr(builtins, name) for name in
+                ("str", "int", "float", "bool", "bytes", "complex", "tuple", "list", "dict", "set", "type")}
+CALLABLE_TYPES = frozenset({"typing.Callable", "collections.abc.Callable"})
+ITERABLE_TYPES = frozenset({"typing.Iterable", "collections.abc.Iterable"})
+FUNCTION_TYPES = frozenset({"types.FunctionType", "types.LambdaType"})
+PARTIAL_TYPE = "functools.partial"
+
+
+def instance_of(tx: Interpreter, value: Value, cls: Value) -> bool | None:
+    """isinstance(value, cls) when the kind of `value` decides it: a known Python constant, a
+    class (a torch layer or a module class of the project), a def, a functools.partial; None
+    when it does not."""
+    from ..discover import is_torch_layer
+    from .objects import ClassRef, Partial
+
+    if not isinstance(cls, External):
+        return None
+    name = cls.qname
+    if isinstance(value, Static) and value.known and value.node is None \
+            and isinstance(value.value, (str, int, float, bytes, complex, type(None))):
+        if name in PYTHON_TYPES:
+            return isinstance(value.value, PYTHON_TYPES[name])
+        if name in ITERABLE_TYPES:
+            return isinstance(value.value, (str, bytes))
+        # None, a number or a text is no torch object (`isinstance(attn_type, nn.Module)`)
+        return False if name in CALLABLE_TYPES | FUNCTION_TYPES or name == PARTIAL_TYPE \
+            or name.startswith("torch.") else None
+    is_class = isinstance(value, External) and is_torch_layer(value.qname) \
+        or isinstance(value, ClassRef) and tx.resolver.is_module_class(value.node)
+    is_def = isinstance(value, Function) and value.bound is None and not getattr(value.node, "decorators", None)
+    kind = "class" if is_class else "function" if is_def else "partial" if isinstance(value, Partial) else None
+    if kind is None:
+        return None
+    if name in CALLABLE_TYPES:
+        return True
+    if name in PYTHON_TYPES:
+        return kind == "class" and name == "type"
+    if name in FUNCTION_TYPES:
+        return kind == "function"
+    if name == PARTIAL_TYPE:
+        return kind == "partial"
+    return False if name in ITERABLE_TYPES else None
 
 
 def over_generator(call: nodes.NodeNG) -> bool:
