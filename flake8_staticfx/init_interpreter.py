@@ -98,12 +98,14 @@ class InitInterpreter(Interpreter):
         return None
 
     def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame) -> bool:
-        """Only the `__init__` chain, helpers of the same file (`self._make_layer(...)`) and a
-        subclass's override of a method a base's `__init__` calls (pytorch-metric-learning's
-        `self.get_default_distance()`, which picks the loss's distance module); library setup
-        such as `self.post_init()` only costs time."""
+        """Only the `__init__` chain, methods of the same file (`self._make_layer(...)`),
+        functions that are no methods, of any file (timm's `make_blocks`, `get_act_layer`,
+        `create_classifier` build or choose the layers), and a subclass's override of a method a
+        base's `__init__` calls (pytorch-metric-learning's `self.get_default_distance()`, which
+        picks the loss's distance module); library setup such as `self.post_init()` only costs
+        time."""
         return getattr(function, "name", "") == "__init__" or function.root() is frame.stack()[0].function.root() \
-            or self.overrides_for_base(function, frame.cls)
+            or not isinstance(function.parent, nodes.ClassDef) or self.overrides_for_base(function, frame.cls)
 
     def overrides_for_base(self, function: nodes.FunctionDef | nodes.Lambda, base: nodes.ClassDef | None) -> bool:
         """Is `function` a method of a subclass of `base` (the class whose code calls it)?"""

@@ -603,3 +603,50 @@ def test_layer_choices_computed_from_known_values_are_drawn(tmp_path):
     assert [n.target for n in net.nodes if n.op == "call_module"] == [
         "stem.0", "norm", "act", "convs.0", "convs.1", "blocks.0", "blocks.1", "blocks.2", "attn"]
     assert net.unknown_values() == 0
+
+
+def test_stages_built_by_a_function_of_another_file_are_drawn(tmp_path):
+    """timm's ResNet gets its stages from a module-level `make_blocks(...)` as (name, module)
+    pairs, registered with `self.add_module(*stage)`, and its head from `create_classifier`:
+    functions that are no methods are followed from `__init__` into any file of the project."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    (tmp_path / "layers.py").write_text(textwrap.dedent('''\
+        from torch import nn
+
+
+        def make_stages(channels, depths):
+            stages = []
+            for index, (width, depth) in enumerate(zip(channels, depths)):
+                blocks = [nn.Conv2d(width, width, 3, padding=1) for _ in range(depth)]
+                stages.append((f"layer{index + 1}", nn.Sequential(*blocks)))
+            return stages
+
+
+        def create_classifier(num_features, num_classes):
+            return nn.AdaptiveAvgPool2d(1), nn.Linear(num_features, num_classes)
+    '''))
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+
+        from layers import create_classifier, make_stages
+
+
+        class Net(nn.Module):
+            def __init__(self, channels=(8, 8), depths=(1, 2)):
+                super().__init__()
+                for stage in make_stages(channels, depths):
+                    self.add_module(*stage)
+                self.global_pool, self.fc = create_classifier(channels[-1], 10)
+
+            def forward(self, x):
+                x = self.layer2(self.layer1(x))
+                return self.fc(self.global_pool(x).flatten(1))
+    '''))
+    graphs = analyze(path.read_text(), str(path), options=Options(follow_defaults=True, reuse_inlined=False)).graphs
+    net = next(g for g in graphs if g.root == "Net.forward")
+    assert [n.target for n in net.nodes if n.op == "call_module"] == [
+        "layer1.0", "layer2.0", "layer2.1", "global_pool", "fc"]
+    assert net.unknown_values() == 0
