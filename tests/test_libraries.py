@@ -251,6 +251,17 @@ def test_a_research_packages_one_file_core_is_followed(tmp_path, user_file):
     assert [code for _, code, _ in found] == ["SFX102", "SFX201"], found
 
 
+def test_a_model_familys_file_with_its_registrations_is_followed(tmp_path, user_file):
+    """timm's resnet.py is 107 KB: the classes and the dozens of `@register_model` functions
+    and default configurations of the whole ResNet family."""
+    site = make_library(tmp_path / "site-packages")
+    padding = "\n".join(f"# {i:06d}" + "-" * 90 for i in range(1100))
+    write(site / "fakelib" / "layers.py", textwrap.dedent(LAYERS) + "\n" + padding + "\n")
+    assert len((site / "fakelib" / "layers.py").read_text()) > 107_000
+    found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
+    assert [code for _, code, _ in found] == ["SFX102", "SFX201"], found
+
+
 def test_each_library_module_is_parsed_once(tmp_path, user_file):
     site = make_library(tmp_path / "site-packages")
     options = Options(library_path=(str(site),))
