@@ -860,3 +860,24 @@ class Model(nn.Module):
     def forward(self, x):
         return self.blocks(x)
 """)
+
+
+def test_a_default_computed_by_a_function_that_prints_is_not_a_call_site(tmp_path):
+    """A parameter's default is evaluated when the def runs, not at the call: the function it
+    calls leaves no break, and the node it makes has no call site (it used to crash the
+    analysis of the root, an SFX900 notice)."""
+    check(tmp_path, HEADER + """
+
+def announce(value):
+    print("default", value)
+    return value
+
+
+def scale(x, factor=announce(2.0)):
+    return x * factor
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return scale(x)
+""")
