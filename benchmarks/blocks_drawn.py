@@ -11,7 +11,9 @@ ResNet, timm's ResNet or transformers' LlamaModel from a tiny configuration), in
   (b) static: `python -m flake8_staticfx graph FILE --format json` with the lint venv (which does
       not have the libraries) and `--staticfx-library-path=<the oracle venv's site-packages>`;
       its call_module nodes, per target (a node drawn once for a loop of unknown trip count
-      counts once).
+      counts once), and the calls of project or library modules whose forward the graph
+      inlines and that call no module below them (`inlined_modules`: transformers' RMSNorm,
+      rotary embedding and activation modules are leaves the graph draws as their body).
 A model's blocks are drawn when the two multisets are equal. The libraries are never imported by
 the linter: only (a) imports them, in this process.
 """
@@ -54,13 +56,17 @@ def eager_leaf_calls(path: str) -> dict[str, collections.Counter]:
 
 
 def static_module_calls(path: str, lint_python: str, site: str) -> dict[str, tuple[collections.Counter, int]]:
-    """Per root class: the call_module nodes of its graph, and the values it could not follow."""
+    """Per root class: the call_module nodes and inlined leaf-module calls of its graph, and the
+    values it could not follow."""
     proc = subprocess.run([lint_python, "-m", "flake8_staticfx", "graph", path, "--format", "json",
                            f"--staticfx-library-path={site}"], capture_output=True, text=True, timeout=300,
                           cwd=REPO)
     found = {}
     for graph in json.loads(proc.stdout)["graphs"]:
         calls = collections.Counter(n["target"] for n in graph["nodes"] if n["op"] == "call_module")
+        called = [*calls, *graph["inlined_modules"]]
+        calls.update(path for path in graph["inlined_modules"]
+                     if not any(other.startswith(path + ".") for other in called))
         found[graph["name"].split(".")[0]] = (calls, graph["unknown_values"])
     return found
 
@@ -78,8 +84,8 @@ def main(argv=None) -> int:
             got, unknown = static.get(cls, (collections.Counter(), 0))
             total += 1
             drawn += want == got
-            print(f"{name} {cls}: hooks {sum(want.values())} leaf calls, graph {sum(got.values())} call_module "
-                  f"nodes, {unknown} values not followed: {'drawn' if want == got else 'DIFFERENT'}")
+            print(f"{name} {cls}: hooks {sum(want.values())} leaf calls, graph {sum(got.values())} module calls, "
+                  f"{unknown} values not followed: {'drawn' if want == got else 'DIFFERENT'}")
             for target in sorted(set(want) | set(got)):
                 if want[target] != got[target]:
                     print(f"    {target}: hooks {want[target]}, graph {got[target]}")

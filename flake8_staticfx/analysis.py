@@ -10,9 +10,11 @@ from dataclasses import dataclass, field, replace
 from typing import Iterator
 
 from .annotate import annotate
-from .interpreter import BudgetExceeded, FileState, Interpreter
+from .compiled import CompileCall, compile_calls, project_compile_calls, say_no_compile_call
 from .config import Options, might_have_roots
+from .interpreter import BudgetExceeded, FileState, Interpreter
 from .discover import (
+    CONFIG_DISPATCH_DECORATORS,
     Resolver,
     SkippedRoot,
     SourceModule,
@@ -81,7 +83,13 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                             module_bases=options.module_bases,
                             libraries=libraries_for(options.library_path, root_dir))
         skipped: list[SkippedRoot] = []
-        roots = find_roots(resolver, skipped, library_roots=options.library_roots)
+        calls = _compile_calls(resolver, source, tree, options.compiled_only)
+        roots = find_roots(resolver, skipped, library_roots=options.library_roots, compile_calls=calls)
+        if options.compiled_only:
+            if any(root.compiled for root in roots) or calls:
+                roots = [root for root in roots if root.compiled or root.library]
+            else:
+                say_no_compile_call(root_dir)
     except (SyntaxError, ValueError, RecursionError) as exc:
         result.notices.append(Notice(1, 0, os.path.basename(path), _describe(exc)))
         return
@@ -107,6 +115,15 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                                      "search path (--staticfx-library-path): the call is not followed"))
 
 
+def _compile_calls(resolver: Resolver, source: str, tree: ast.Module, required: bool) -> list[CompileCall]:
+    """The torch.compile calls of the project (of the linted file alone, when the project is
+    too big to index by default)."""
+    main, project = resolver.main, resolver.project
+    own = compile_calls(source, main.modname, main.path, tree)
+    found = project_compile_calls(project.root, project.packages, main.path, own, required)
+    return own if found is None else found
+
+
 def _unknown_decorator(root: SkippedRoot) -> str:
     """Why the root is left out: the decorator may replace forward with something we never see."""
     try:
@@ -114,6 +131,10 @@ def _unknown_decorator(root: SkippedRoot) -> str:
     except Exception:  # noqa: BLE001 - as_string on odd nodes
         text = type(root.decorator).__name__
     on = "" if root.decorated is root.cls else f" on `{root.decorated.name}`"
+    dispatch = CONFIG_DISPATCH_DECORATORS.get(text.split("(")[0].rsplit(".", 1)[-1])
+    if dispatch:
+        setting, default, own = dispatch
+        return f"`{setting}` picks the forward at run time ({default} by default); this one runs if \"{own}\""
     return f"unknown decorator: `@{' '.join(text.split())}`{on} may replace forward"
 
 

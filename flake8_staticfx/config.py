@@ -25,6 +25,8 @@ class Options:
     library_path: tuple[str, ...] = ()
     # Every public function and method of the linted file, and every __call__, is a root too.
     library_roots: bool = False
+    # Only what the project's torch.compile calls and decorators compile is a root.
+    compiled_only: bool = False
     # Report SFX900 "could not analyse" notices (off by default: they are about us, not the code).
     report_notices: bool = False
     # Limits that keep the analysis bounded on any input.
@@ -107,6 +109,10 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("--staticfx-library-roots", "bool", "library_roots",
                "Lint a library: every public function and method of the file, and every __call__, "
                "is a compile root (parameters annotated Tensor are tensors, others unknown)."),
+    OptionSpec("--staticfx-compiled-only", "bool", "compiled_only",
+               "Lint only what the project compiles: classes and functions its torch.compile calls "
+               "(in any file of the project) and decorators compile. Without a compile call, every "
+               "forward is linted, and it says so once."),
     OptionSpec("--staticfx-notices", "bool", "report_notices",
                "Report SFX900 when a compile root could not be analysed (and why)."),
     OptionSpec("--staticfx-max-inline-depth", "int", "max_inline_depth",

@@ -11,21 +11,30 @@ import functools
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from astroid import MANAGER, nodes
 from astroid.rebuilder import TreeRebuilder
 
 from .config import DEFAULT_MODULE_BASES
 
+if TYPE_CHECKING:
+    from .compiled import CompileCall
+
 TORCH_MODULE = "torch.nn.Module"
 CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 NOT_LEAVES = CONTAINERS | {TORCH_MODULE, "torch.nn.Parameter", "torch.nn.ParameterList",
                            "torch.nn.ParameterDict", "torch.nn.Buffer"}
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+DICT_BASES = frozenset({"dict", "builtins.dict", "collections.OrderedDict"})
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
 DATACLASS = "dataclass"  # decorator_names keeps the bare name of dataclasses.dataclass (TRANSPARENT_LIBRARY_DECORATORS)
+DATACLASS_TRANSFORMS = frozenset({"typing.dataclass_transform", "typing_extensions.dataclass_transform"})
+# Class decorators a dataclass may carry that keep its generated `__init__`: the markers, docs,
+# and huggingface_hub's `strict`, which only validates the fields' types.
+DATACLASS_DECORATORS = DATACLASS_TRANSFORMS | {DATACLASS, "auto_docstring", "huggingface_hub.dataclasses.strict"}
 PROJECT_CACHE_SIZE = 64
 # Imported project modules larger than this (characters) are treated like a library's: their
 # names resolve but are not analysed. transformers' modeling_utils.py is 280 KB; a model
@@ -496,6 +505,19 @@ class Resolver:
         return any(b.kind == "external" and b.qname in ENUM_BASES or b.kind == "class" and self.is_enum_class(b.node)
                    for owner in self.mro(cls)[:1] for b in self.base_classes(owner))
 
+    def is_dict_subclass(self, cls: nodes.ClassDef) -> bool:
+        """A project class over `dict` or `OrderedDict` that keeps their constructor and adds
+        methods (transformers' ClassInstantier, whose `__getitem__` builds the class it maps
+        to): an instance holds the dict it is built from."""
+        mro = self.mro(cls)
+        if any(owner.decorators or "__init__" in owner.locals or "__new__" in owner.locals for owner in mro):
+            return False
+        bindings = [(owner, list(self.base_classes(owner))) for owner in mro]
+        if any(len(found) != len(owner.bases) for owner, found in bindings):
+            return False
+        library = [b.qname for _, found in bindings for b in found if b.kind != "class"]
+        return len(library) == 1 and library[0] in DICT_BASES
+
     def class_is_opaque(self, cls: nodes.ClassDef) -> bool:
         """A class decorator we do not know may swap forward (transformers' experts dispatch,
         allow_in_graph): its forward is neither linted nor inlined."""
@@ -534,11 +556,15 @@ class Resolver:
             b.kind == "class" or b.kind == "external" and b.qname == "object" for b in bindings)
 
     def is_dataclass(self, cls: nodes.ClassDef) -> bool:
-        """A project class made by `@dataclasses.dataclass` (called or not) over plain classes
-        and other such dataclasses: its generated `__init__` is known from its fields."""
-        if decorator_names(self, cls) != [DATACLASS] or any(
-                decorator_names(self, owner) not in ([], [DATACLASS]) or not self._project_bases_only(owner)
-                for owner in self.mro(cls)):
+        """A project class made by `@dataclasses.dataclass` (called or not), or derived from a
+        base marked `@dataclass_transform` (PEP 681: transformers' PreTrainedConfig makes each
+        subclass a dataclass), over plain classes and other such dataclasses: its generated
+        `__init__` is known from its fields."""
+        mro = self.mro(cls)
+        made = DATACLASS in decorator_names(self, cls) or any(
+            name in DATACLASS_TRANSFORMS for owner in mro[1:] for name in decorator_names(self, owner))
+        if not made or any(not set(decorator_names(self, owner)) <= DATACLASS_DECORATORS
+                           or not self._project_bases_only(owner) for owner in mro):
             return False
         return not self.is_module_class(cls)
 
@@ -627,6 +653,13 @@ TRANSPARENT_LIBRARY_DECORATORS = frozenset({
     "apply_forward_hook", "dataclass", "register_to_config",
     "lru_cache", "cache", "wraps", "overload", "final", "abstractmethod", "total_ordering",
 })
+# Class decorators that replace forward by one implementation picked from the configuration at
+# run time (matched by last name): the setting, its default and the value that runs the forward
+# written in the class. transformers' experts dispatch: grouped_mm unless asked for, measured on
+# CPU with the pinned version (modeling_utils.get_correct_experts_implementation).
+CONFIG_DISPATCH_DECORATORS = {
+    "use_experts_implementation": ("config._experts_implementation", "grouped_mm", "eager"),
+}
 # unittest.mock.patch and its .object/.dict forms wrap the function in a patcher from the
 # unittest directory, which dynamo skips (GB0007, GB0008; measured: cfg_mock_decorated.py).
 MOCK_PATCH_DECORATORS = ("unittest.mock.patch",)
@@ -717,6 +750,8 @@ class Root:
     settings: dict[str, bool] = field(default_factory=dict)
     # A library's public function (--staticfx-library-roots): its callers' arguments are unknown.
     library: bool = False
+    # Compiled by a torch.compile call or decorator of the project (--staticfx-compiled-only keeps these).
+    compiled: bool = False
 
     @property
     def name(self) -> str:
@@ -737,12 +772,14 @@ class SkippedRoot:
 
 
 def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
-               library_roots: bool = False) -> list[Root]:
+               library_roots: bool = False, compile_calls: Sequence[CompileCall] = ()) -> list[Root]:
     """The compile roots of the linted file; module classes left out because of an unknown
     decorator are added to `skipped`, when given. With `library_roots`, the file's public
-    functions and methods and its `__call__` overrides are roots too."""
+    functions and methods and its `__call__` overrides are roots too. `compile_calls` (of the
+    project, or of the file alone) give the settings of classes and functions they compile,
+    and make such functions roots."""
     roots = []
-    compiled_modules = _compiled_module_settings(resolver)
+    compiled = _compiled_here(resolver, compile_calls)
     for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
         if isinstance(node, nodes.ClassDef):
             owner = next((c for c in resolver.iter_mro(node) if "forward" in c.locals), None)
@@ -753,7 +790,8 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                     and resolver.is_module_class(node):
                 opaque = resolver.opaque_decorator(node)
                 if opaque is None:
-                    roots.append(Root(forward, node, owner, settings=compiled_modules.get(node, {})))
+                    roots.append(Root(forward, node, owner, settings=compiled.get(node, {}),
+                                      compiled=node in compiled))
                 elif skipped is not None:
                     skipped.append(SkippedRoot(node, *opaque))
         elif node.decorators:
@@ -761,17 +799,40 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                         and _decorator_qname(resolver, d) in COMPILE_DECORATORS]
             if compiles:
                 cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
-                roots.append(Root(node, cls, settings=_compile_settings(compiles[0])))
+                roots.append(Root(node, cls, settings=_compile_settings(compiles[0]), compiled=True))
     known = {root.function for root in roots}
     for function, cls, call in _compiled_by_call(resolver):
         if function not in known:
             known.add(function)
-            roots.append(Root(function, cls, settings=_compile_settings(call)))
+            roots.append(Root(function, cls, settings=_compile_settings(call), compiled=True))
+    for node, settings in compiled.items():
+        if isinstance(node, nodes.FunctionDef) and node not in known:
+            known.add(node)
+            roots.append(Root(node, None, settings=settings, compiled=True))
     for function, cls in _public_functions(resolver) if library_roots else ():
         if function not in known:
             known.add(function)
             roots.append(Root(function, cls, library=True))
     return roots
+
+
+def _compiled_here(resolver: Resolver, calls: Sequence[CompileCall]) -> dict[nodes.NodeNG, dict[str, bool]]:
+    """The top-level classes and functions of the linted file that `calls` compile, each with
+    the settings its calls agree on (none where they differ)."""
+    settings: dict[nodes.NodeNG, set] = {}
+    main = resolver.main
+    for call in calls:
+        defined = main.node.locals.get(call.qname.rsplit(".", 1)[-1], ())
+        node = defined[-1] if defined else None
+        if not isinstance(node, (nodes.ClassDef, nodes.FunctionDef)):
+            continue
+        if call.qname != node.qname():  # named through a re-export (`from pkg import Net`)
+            bound = resolver.qualified(call.qname)
+            if bound.kind not in ("class", "function") or bound.qname != node.qname() \
+                    or bound.module is None or os.path.abspath(bound.module.path) != os.path.abspath(main.path):
+                continue
+        settings.setdefault(node, set()).add(call.settings)
+    return {node: dict(next(iter(found))) if len(found) == 1 else {} for node, found in settings.items()}
 
 
 def _public_functions(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None]]:
@@ -840,19 +901,6 @@ def _torch_compile_calls(resolver: Resolver) -> Iterator[nodes.Call]:
         if name == "compile" and call.args and _imported_from_torch(resolver, func) \
                 and resolver.expr_qname(func) in COMPILE_DECORATORS:
             yield call
-
-
-def _compiled_module_settings(resolver: Resolver) -> dict[nodes.ClassDef, dict[str, bool]]:
-    """The settings of `torch.compile(Model(...), fullgraph=True)` for each module class of the
-    file compiled so: its forward is compiled with them."""
-    settings = {}
-    for call in _torch_compile_calls(resolver):
-        target = call.args[0]
-        if isinstance(target, nodes.Call) and isinstance(target.func, nodes.Name):
-            defined = resolver.main.node.locals.get(target.func.name, ())
-            if defined and isinstance(defined[-1], nodes.ClassDef):
-                settings[defined[-1]] = _compile_settings(call)
-    return settings
 
 
 def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None, nodes.Call]]:

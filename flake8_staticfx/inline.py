@@ -38,6 +38,13 @@ class Frame:
     # A `return` under such a branch came before: the rest of the function runs only on some
     # calls (`if indices is None: return ones` then `torch.unique(indices)`).
     after_early_return: bool = False
+    # The first break every call taking the path interpreted so far meets: a HeldBreak when it
+    # was held back as conditional, REPORTED when it was reported, None before any. Each
+    # `return` keeps its path's (`return_breaks`), so that a call all of whose paths break
+    # breaks though no single break in it is certain (`if small: return torch.where(m)` then
+    # `return x[mask]`).
+    path_break: Any = None
+    return_breaks: list[Any] = field(default_factory=list)
     # A Python random number went into a tensor operation: dynamo can resume from there
     # (operators.binop, GB0213).
     random_in_graph: bool = False

@@ -56,6 +56,9 @@ class BudgetExceeded(Exception):
 # Flow of a block: how it ends.
 FALLS_THROUGH, RETURNS, BREAKS, CONTINUES = None, "return", "break", "continue"
 
+# A path's first break was reported where it happened (see Frame.path_break).
+REPORTED = "reported"
+
 
 class FileState:
     """What the interpreters of one file share: caches keyed by code, never by root."""
@@ -71,6 +74,16 @@ class FileState:
         self.summaries: dict[tuple, Value] = {}
         # (package, line, col) of calls into packages whose source was not found: SFX900 notices.
         self.missing_libraries: dict[tuple[str, int, int], str] = {}
+
+
+@dataclass(eq=False)
+class HeldBreak:
+    """A break not reported because the code it is in runs only on some calls: reported later
+    if every path of a call around it breaks (Frame.path_break)."""
+
+    node: Node
+    frame: Frame
+    found: Break  # as the stack stood at the break
 
 
 @dataclass(eq=False)
@@ -131,8 +144,9 @@ class Interpreter:
         body = frame.function.body
         if isinstance(frame.function, nodes.Lambda):
             frame.returns.append(self.eval(body, frame))
-        else:
-            self.exec_block(body, frame)
+            frame.return_breaks.append(frame.path_break)
+        elif self.exec_block(body, frame) is FALLS_THROUGH:
+            frame.return_breaks.append(frame.path_break)  # the implicit `return None`
 
     def exec_block(self, statements: list[nodes.NodeNG], frame: Frame) -> str | None:
         for statement in statements:
@@ -190,6 +204,7 @@ class Interpreter:
 
     def exec_Return(self, stmt: nodes.Return, frame: Frame) -> str:
         frame.returns.append(self.eval(stmt.value, frame) if stmt.value is not None else Static(None))
+        frame.return_breaks.append(frame.path_break)
         return RETURNS
 
     def exec_Raise(self, stmt: nodes.Raise, frame: Frame) -> str:
@@ -239,13 +254,16 @@ class Interpreter:
         # happens on every call in that mode (vector-quantize-pytorch's `loss.requires_grad_()`)
         by_call = 0 if isinstance(test, Static) and test.varies else 1
         frame.conditional += by_call
+        before = frame.path_break
         try:
             flow_then = self.exec_block(stmt.body, frame)
             env_then, changed_then = frame.env, self.heap.end_path(mark)
             frame.env = dict(saved)
+            break_then, frame.path_break = frame.path_break, before
             flow_else = self.exec_block(stmt.orelse, frame)
         finally:
             frame.conditional -= by_call
+        frame.path_break = _path_break_after(before, ((flow_then, break_then), (flow_else, frame.path_break)))
         self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
@@ -263,10 +281,12 @@ class Interpreter:
         saved = dict(frame.env)
         mark = self.heap.begin_branch()
         frame.loop_depth += 1
+        before = frame.path_break
         try:
             flow = self.exec_block(stmt.body, frame)
         finally:
             frame.loop_depth -= 1
+            frame.path_break = before  # the body may not run
         if branch is None and flow in (FALLS_THROUGH, CONTINUES):
             # The test runs again after the body: a flag the body sets from a tensor
             # (`finished = seqs.max() == 0`) makes that test data-dependent.
@@ -300,10 +320,12 @@ class Interpreter:
                 self.assign(stmt.target, iterable.element(self, stmt.iter, frame), frame)
                 mark = self.heap.begin_branch()
                 frame.conditional += 1  # the loop may run zero times
+                before = frame.path_break
                 try:
                     self.exec_block(stmt.body, frame)
                 finally:
                     frame.conditional -= 1
+                    frame.path_break = before
                 self.repeat_unknown(start, stmt)
                 self.merge_with_skipped(mark)
                 frame.env = merge_envs(saved, None, frame.env, None)
@@ -349,11 +371,13 @@ class Interpreter:
     def exec_Match(self, stmt: nodes.Match, frame: Frame) -> str | None:
         self.eval(stmt.subject, frame)
         saved = dict(frame.env)
+        before = frame.path_break  # no case may match
         for case in stmt.cases:
             frame.env = dict(saved)
             mark = self.heap.begin_branch()
             self.exec_block(case.body, frame)
             self.merge_with_skipped(mark)
+            frame.path_break = before
         frame.env = merge_envs(saved, None, frame.env, None)
         return FALLS_THROUGH
 
@@ -426,7 +450,8 @@ class Interpreter:
                 from .values import opaque_call
 
                 return opaque_call(self, node.qname(), args, kwargs, expr, frame)
-        if frame.active(node) or frame.depth >= self.options.max_inline_depth or not self.follows(node, frame):
+        if frame.active(node) or frame.depth >= self.options.max_inline_depth \
+                or not self.follows(node, frame, function.bound):
             return UNKNOWN
         receiver = function.bound
         if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
@@ -455,14 +480,32 @@ class Interpreter:
             meta["span"] = meta["stack"][-1]  # the call, in the caller's file
             call = self.graph.python_call(node.qname(), meta=meta)
             self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, callee, gb_ids=("GB0142",))
+        if isinstance(receiver, Module) and node.name == "forward":
+            self.graph.inlined_modules.append(receiver.path)
         self.run_body(callee)
         result = join_all(callee.returns) if callee.returns else Static(None)
-        if key is not None:
+        every_path = _every_path_break(callee)
+        if every_path is not None:
+            self.call_breaks(frame, every_path)
+        if key is not None and (every_path is None or callee.module is self.resolver.main):
+            # a call into another file that always breaks is reported at each call site
             self.state.summaries[key] = result
         return result
 
-    def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame) -> bool:
-        """Is a call of `function` inlined? (Every call is, in a compiled function.)"""
+    def call_breaks(self, frame: Frame, path_break: HeldBreak | str) -> None:
+        """A call made in `frame` breaks on every path through it: a break held back in it is
+        certain now if the call itself is."""
+        if frame.short_circuit:
+            return
+        if isinstance(path_break, HeldBreak) and not _conditional_at_report_site(frame, self.resolver.main):
+            self._report_break(path_break.node, path_break.frame, path_break.found)
+            path_break = REPORTED
+        if frame.path_break is None:
+            frame.path_break = path_break
+
+    def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame, receiver: Value | None) -> bool:
+        """Is a call of `function` (a method of `receiver`, if bound) inlined? (Every call is,
+        in a compiled function.)"""
         return True
 
     def summary_key(self, node: nodes.NodeNG, receiver: Value | None, args: list[Value],
@@ -581,8 +624,17 @@ class Interpreter:
         `skips_own_frame` (why) says the construct makes dynamo give up on the rest of the
         function it is in (it compiles what it traced before), unless an outer one is given up
         on first (a loop around the call)."""
-        if _conditional_at_report_site(frame, self.resolver.main):
-            return
+        found = self._break_here(rule, expr, frame, gb_ids, qname, cause, frame_skip, skips_own_frame)
+        held = _conditional_at_report_site(frame, self.resolver.main)
+        if not frame.short_circuit and frame.path_break is None:
+            frame.path_break = HeldBreak(node, frame, found) if held else REPORTED
+        if not held:
+            self._report_break(node, frame, found)
+
+    def _break_here(self, rule: Rule, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...], qname: str,
+                    cause: Node | None, frame_skip: tuple[str, str] | None, skips_own_frame: str | None) -> Break:
+        """The break as the stack stands now (which frames are in a loop, `with` or `try`), for
+        reporting now or, held back, when its call returns."""
         depths = _unresumable_depths(frame)
         if frame_skip is not None:
             depths = (frame.depth, *depths)
@@ -593,11 +645,13 @@ class Interpreter:
             frame_skip = (frame.name, skips_own_frame)
         patched = frozenset(name for current in frame.stack() if isinstance(current.function, nodes.FunctionDef)
                             for name, on in (config_patch(self.resolver, current.function) or {}).items() if on)
-        node.meta["break"] = Break(rule, _source(expr), frame_skip,
-                                   gb_ids or rule.default_gb_ids, qname, cause, tuple(sorted(set(depths))),
-                                   frame.depth if skips_own_frame else None, rest_only, patched)
+        return Break(rule, _source(expr), frame_skip, gb_ids or rule.default_gb_ids, qname, cause,
+                     tuple(sorted(set(depths))), frame.depth if skips_own_frame else None, rest_only, patched)
+
+    def _report_break(self, node: Node, frame: Frame, found: Break) -> None:
+        node.meta["break"] = found
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
-        if rule is not rules.BREAK_IN_LOCAL_OBJECT:
+        if found.rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)
 
     def _break_unresumable(self, cause: Node, frame: Frame) -> None:
@@ -754,6 +808,25 @@ def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:
     return flow == RETURNS and any(
         next(statement.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda)), None)
         is not None for statement in block)
+
+
+def _path_break_after(before: HeldBreak | str | None,
+                      branches: tuple[tuple[str | None, HeldBreak | str | None], ...]) -> HeldBreak | str | None:
+    """The break every call meets after an `if`: the first of its branches' that go on (a
+    branch that returns kept its own in `return_breaks`; one that raises is no call that runs),
+    if each of them met one."""
+    going_on = [path_break for flow, path_break in branches if flow is not RETURNS]
+    if not going_on:
+        return before
+    return going_on[0] if all(path_break is not None for path_break in going_on) else None
+
+
+def _every_path_break(frame: Frame) -> HeldBreak | str | None:
+    """The break every call of the finished `frame` meets, if each path that returns met one."""
+    breaks = frame.return_breaks
+    if not breaks or any(path_break is None for path_break in breaks):
+        return None
+    return REPORTED if any(path_break is REPORTED for path_break in breaks) else breaks[0]
 
 
 def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:

@@ -150,6 +150,9 @@ class Graph:
         # graph so that their break regions have a call to point at; never among `nodes`.
         self.python_calls: list[Node] = []
         self.regions: list[GraphBreakRegion] = []
+        # The path of each module whose forward was inlined, once per call: the blocks drawn as
+        # their body rather than as a call_module node (a project's RMSNorm, rotary embedding).
+        self.inlined_modules: list[str] = []
         self._names = _Namespace()
         self._positions: dict[Node, int] = {}  # node -> its position (python calls: the next node's)
 

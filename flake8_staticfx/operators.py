@@ -89,7 +89,18 @@ def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeN
         if left.items is not None and right.items is not None:
             return Seq([*left.items, *right.items], is_list=left.is_list)
         return Seq(None, elem=join(left.element_kind(), right.element_kind()), is_list=left.is_list)
+    if op == "*" and isinstance(left, Seq) != isinstance(right, Seq) and Static in (type(left), type(right)):
+        seq, count = (left, right) if isinstance(left, Seq) else (right, left)
+        return repeat_sequence(tx, seq, count)
     return UNKNOWN
+
+
+def repeat_sequence(tx: Interpreter, seq: Seq, count: Static) -> Seq:
+    """`(None,) * len(self.layers)`: a known count repeats known items, so that a loop zipping
+    it with a module list still unrolls."""
+    if seq.items is not None and isinstance(count.value, int) and len(seq.items) * count.value <= tx.options.max_unroll:
+        return Seq(seq.items * max(count.value, 0), is_list=seq.is_list)
+    return Seq(None, elem=seq.element_kind(), is_list=seq.is_list)
 
 
 def unary(tx: Interpreter, op: str, operand: Value, expr: nodes.NodeNG, frame: Frame) -> Value:

@@ -118,6 +118,7 @@ def graph_json(graph: Graph) -> dict:
         "file": graph.file,
         "predicted_graphs": split.count,
         "unknown_values": graph.unknown_values(),
+        "inlined_modules": graph.inlined_modules,
         "nodes": [
             {
                 "name": node.name, "op": node.op, "target": node.target,

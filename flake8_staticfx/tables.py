@@ -105,6 +105,11 @@ MODULE_TENSOR_ATTRIBUTES = frozenset({
     "q_proj_weight", "k_proj_weight", "v_proj_weight", "bias_k", "bias_v", "weight_ih", "weight_hh",
     "bias_ih", "bias_hh", "num_batches_tracked", "pos_embed", "cls_token",
 })
+# Library module bases whose `__init__` the analysis does not read, by last name, with the
+# attributes it stores from its first parameters: transformers' PreTrainedModel.__init__(self,
+# config) sets `self.config = config` (modeling_utils.py, 280 KB, beyond MAX_PROJECT_MODULE_SIZE),
+# which every model's forward reads (`self.layers[: self.config.num_hidden_layers]`).
+UNREAD_BASE_INIT_ATTRIBUTES = {"PreTrainedModel": ("config",)}
 MODULE_METHODS = frozenset({
     "parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children",
     "modules", "named_modules", "register_buffer", "register_parameter", "add_module", "state_dict",
@@ -135,6 +140,10 @@ TRACED_RANDOM_FUNCTIONS = frozenset({"random.randint", "random.uniform", "random
 PURE_BUILTINS = frozenset({
     "str", "repr", "int", "float", "bool", "abs", "round", "min", "max", "len", "sorted",
     "tuple", "sum", "divmod", "pow", "ord", "chr", "hex", "bin", "oct", "isinstance",
+})
+# Python's value types: no class object, function or module is an instance of one.
+BUILTIN_VALUE_TYPES = frozenset({
+    "tuple", "list", "dict", "set", "frozenset", "str", "bytes", "int", "float", "bool", "complex",
 })
 # str methods computed on known strings: none of them can grow a string much.
 FOLDED_STR_METHODS = frozenset({

@@ -570,3 +570,100 @@ def test_cyclic_class_hierarchy_does_not_hang(tmp_path):
             pass
     """)
     assert roots(path) == []
+
+
+NET_AND_AUGMENT = """
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.fc(x)
+            return h / h.abs().max().item()
+
+
+    class Jitter(nn.Module):
+        # data augmentation, run in the data loader
+        def forward(self, x):
+            if x.std() > 1.0:
+                x = x / x.std()
+            return x
+"""
+
+
+@pytest.mark.parametrize("compile_line", [
+    "net = torch.compile(Net(), fullgraph=True)",
+    "net = Net()\n    net = torch.compile(net, fullgraph=True)",
+    "net = Net()\n    net.compile(fullgraph=True)",
+])
+def test_a_model_compiled_in_another_file_gets_that_calls_settings(tmp_path, compile_line):
+    """`torch.compile(Net(), fullgraph=True)` in train.py compiles model.py's Net with
+    fullgraph=True, which captures `.item()` (as in the same file, above)."""
+    model = write(tmp_path / "model.py", NET_AND_AUGMENT)
+    write(tmp_path / "train.py", f"""
+import torch
+from model import Jitter, Net
+
+
+def main():
+    augment = Jitter()
+    {compile_line}
+    return net(augment(torch.randn(2, 4)))
+""")
+    assert codes(model) == [(18, "SFX101")]
+    assert codes(model, Options(compiled_only=True)) == []
+
+
+def test_compiled_only_keeps_what_the_project_compiles(tmp_path):
+    """The augmentation module never compiles: with --staticfx-compiled-only it is not linted,
+    also when the compile call names the model through its package's re-export."""
+    model = write(tmp_path / "pkg" / "model.py", NET_AND_AUGMENT)
+    write(tmp_path / "pkg" / "__init__.py", "from .model import Jitter, Net\n")
+    write(tmp_path / "train.py", """
+        import torch
+        from pkg import Net
+
+        model = torch.compile(Net())
+    """)
+    assert codes(model) == [(12, "SFX102"), (18, "SFX101")]
+    assert roots(model, Options(compiled_only=True)) == ["Net.forward"]
+    assert codes(model, Options(compiled_only=True)) == [(12, "SFX102")]
+
+
+def test_compiled_only_without_a_compile_call_lints_every_forward_and_says_so_once(tmp_path, capsys):
+    model = write(tmp_path / "model.py", NET_AND_AUGMENT)
+    other = write(tmp_path / "other.py", NET_AND_AUGMENT)
+    assert codes(model, Options(compiled_only=True)) == [(12, "SFX102"), (18, "SFX101")]
+    assert codes(other, Options(compiled_only=True)) == [(12, "SFX102"), (18, "SFX101")]
+    told = capsys.readouterr().err
+    assert told.count("no torch.compile call found") == 1 and str(tmp_path) in told
+
+
+def test_the_linted_text_counts_not_the_file_on_disk(tmp_path):
+    """An editor lints unsaved text: a compile call typed into it counts before it is saved."""
+    model = write(tmp_path / "model.py", NET_AND_AUGMENT)
+    edited = model.read_text(encoding="utf-8") + "\nnet = torch.compile(Net(), fullgraph=True)\n"
+    found = flake8_diagnostics(analyze(edited, str(model), options=Options(compiled_only=True)))
+    assert [message.split()[0] for _, _, message in found] == []
+
+
+def test_settings_the_compile_calls_disagree_on_are_not_applied(tmp_path):
+    model = write(tmp_path / "model.py", NET_AND_AUGMENT)
+    write(tmp_path / "a.py", "import torch\nfrom model import Net\nfast = torch.compile(Net(), fullgraph=True)\n")
+    write(tmp_path / "b.py", "import torch\nfrom model import Net\nsplit = torch.compile(Net())\n")
+    assert codes(model, Options(compiled_only=True)) == [(12, "SFX102")]
+
+
+def test_a_project_too_big_to_index_by_default_is_indexed_for_compiled_only(tmp_path, monkeypatch):
+    from flake8_staticfx import compiled
+
+    monkeypatch.setattr(compiled, "MAX_DEFAULT_INDEX_BYTES", 10)
+    model = write(tmp_path / "model.py", NET_AND_AUGMENT)
+    write(tmp_path / "train.py", "import torch\nfrom model import Net\nnet = torch.compile(Net(), fullgraph=True)\n")
+    assert codes(model) == [(12, "SFX102"), (18, "SFX101")]  # in-file calls only: none here
+    assert codes(model, Options(compiled_only=True)) == []

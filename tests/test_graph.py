@@ -538,9 +538,200 @@ def test_dataclass_config_gives_its_fields_and_post_init_values(tmp_path):
     assert not tower.regions and tower.unknown_values() == 0
 
 
+def test_config_made_a_dataclass_by_its_base_gives_the_call_sites_values():
+    """transformers' configs are dataclasses through a `@dataclass_transform` base whose
+    `__init_subclass__` applies `dataclass`, and their `__post_init__` calls the base's through
+    `super()`: the keyword arguments of `DecoderConfig(num_layers=2, trace_norms=True)` unroll
+    the layers built over `range(config.num_layers)` and run over `layers[: config.num_layers]`,
+    and decide which model prints (before, the config was unknown and no layer was drawn)."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = ROOT / "tests" / "cases" / "cfg_dataclass_transform_config.py"
+    graphs = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
+    layers = [f"decoder.layers.{i}.{name}" for i in range(2) for name in ("attn", "mlp")]
+    for root, codes in (("TracedDecoder.forward", {"SFX201"}), ("QuietDecoder.forward", set())):
+        graph = next(g for g in graphs if g.root == root)
+        assert [n.target for n in graph.nodes if n.op == "call_module"] == layers
+        assert {r.code for r in graph.regions} == codes
+
+
+def test_pretrained_model_base_stores_the_config_it_is_given(tmp_path):
+    """`super().__init__(config)` into transformers' PreTrainedModel, whose source is not read,
+    sets `self.config`: forward's `self.layers[: self.config.num_layers]` is the two layers."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+        from transformers import PreTrainedModel
+
+
+        class StackConfig:
+            def __init__(self, hidden_size=8, num_layers=6):
+                self.hidden_size = hidden_size
+                self.num_layers = num_layers
+
+
+        class Stack(PreTrainedModel):
+            def __init__(self, config):
+                super().__init__(config)
+                self.layers = nn.ModuleList([nn.Linear(config.hidden_size, config.hidden_size)
+                                             for _ in range(config.num_layers)])
+
+            def forward(self, x):
+                for layer in self.layers[: self.config.num_layers]:
+                    x = layer(x)
+                return x
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stack = Stack(StackConfig(num_layers=2))
+
+            def forward(self, x):
+                return self.stack(x)
+    '''))
+    graphs = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
+    model = next(g for g in graphs if g.root == "Model.forward")
+    assert [n.target for n in model.nodes if n.op == "call_module"] == ["stack.layers.0", "stack.layers.1"]
+
+
+def test_activation_built_by_a_dict_subclass_registry_is_drawn():
+    """transformers' `ACT2FN[name]` indexes a ClassInstantier, an OrderedDict subclass whose
+    `__getitem__` builds `super().__getitem__(key)` unless it is a (class, kwargs) tuple: the
+    block's activation is the module its name maps to (before, it was unknown: nn.GELU was not
+    drawn and the probing activation's breaks were not found from the model using it)."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = ROOT / "tests" / "cases" / "cfg_activation_registry.py"
+    graphs = {g.root: g for g in analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs}
+    assert [n.target for n in graphs["FeedForward.forward"].nodes if n.op == "call_module"] == ["up", "act", "down"]
+    probed = graphs["ProbedFeedForward.forward"]
+    assert probed.inlined_modules == ["ffn", "ffn.act"]
+    assert {r.code for r in probed.regions} == {"SFX201", "SFX102"}
+
+
+def test_json_lists_each_inlined_module_call(tmp_path, capsys):
+    """A project module's forward is drawn as its body, not as a call_module node: the JSON
+    names the module once per call, so that a block called twice counts twice."""
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        import torch
+        from torch import nn
+
+
+        class RMSNorm(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.weight = nn.Parameter(torch.ones(dim))
+
+            def forward(self, x):
+                return self.weight * x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = RMSNorm(8)
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                return self.norm(self.proj(self.norm(x)))
+    '''))
+    assert main(["graph", str(path), "--format", "json", "--root", "Model.forward"]) == 0
+    graph, = json.loads(capsys.readouterr().out)["graphs"]
+    assert graph["inlined_modules"] == ["norm", "norm"]
+    assert [n["target"] for n in graph["nodes"] if n["op"] == "call_module"] == ["proj"]
+
+
+def test_a_config_method_run_while_it_is_built_sets_its_attributes(tmp_path):
+    """A config's `__post_init__` in another file fills defaults in a method of its own (as
+    transformers' PreTrainedConfig standardizes `rope_parameters`): building the model follows
+    that method, so the layer count it sets is known, not the field's None."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    package = tmp_path / "proj"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "configs.py").write_text(textwrap.dedent('''\
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class StackConfig:
+            hidden_size: int = 8
+            num_layers: int | None = None
+
+            def __post_init__(self):
+                self.fill_defaults()
+
+            def fill_defaults(self):
+                if self.num_layers is None:
+                    self.num_layers = 2
+    '''))
+    path = package / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+
+        from .configs import StackConfig
+
+
+        class Stack(nn.Module):
+            def __init__(self):
+                super().__init__()
+                config = StackConfig(hidden_size=4)
+                self.layers = nn.ModuleList([nn.Linear(config.hidden_size, config.hidden_size)
+                                             for _ in range(config.num_layers)])
+
+            def forward(self, x):
+                for layer in self.layers:
+                    x = layer(x)
+                return x
+    '''))
+    graph, = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
+    assert [n.target for n in graph.nodes if n.op == "call_module"] == ["layers.0", "layers.1"]
+
+
+def test_a_dict_subclass_item_set_through_its_own_setitem_replaces_the_old_one(tmp_path):
+    """`table["Mixer"] = nn.Identity` on a dict subclass whose `__setitem__` lowercases keys
+    replaces the LSTM under "mixer": the block's mixer is the Identity, and no RNN break is
+    reported (a store that skipped the class's `__setitem__` kept the LSTM)."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+
+
+        class LayerTable(dict):
+            def __setitem__(self, key, value):
+                super().__setitem__(key.lower(), value)
+
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                table = LayerTable({"mixer": nn.LSTM})
+                table["Mixer"] = nn.Identity
+                self.mixer = table["mixer"](4, 4)
+
+            def forward(self, x):
+                return self.mixer(x)
+    '''))
+    graph, = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
+    assert [n.target for n in graph.nodes if n.op == "call_module"] == ["mixer"]
+    assert not graph.regions
+
+
 def test_layer_choices_computed_from_known_values_are_drawn(tmp_path):
     """timm's way of choosing layers: `isinstance(name, str)` of a class handed in,
-    `isinstance(attn_type, nn.Module)` of a text, `'deep' in stem_type`, `sum(depths)` blocks,
+    `isinstance(gate, nn.Module)` of a flag, `'deep' in stem_type`, `sum(depths)` blocks,
     `to_2tuple(3)` as `tuple(repeat(3, 2))`. Each is computed from the values it is given;
     before, each was unknown and the layers it chose were lost."""
     from flake8_staticfx.analysis import analyze
@@ -578,10 +769,10 @@ def test_layer_choices_computed_from_known_values_are_drawn(tmp_path):
             return norm_layer
 
 
-        def create_attn(attn_type):
-            if isinstance(attn_type, nn.Module):
-                return attn_type
-            return dict(gate=nn.Sigmoid, hard_gate=nn.Hardsigmoid)[attn_type]()
+        def create_gate(gate):
+            if isinstance(gate, nn.Module):
+                return gate
+            return nn.Sigmoid() if gate else nn.Identity()
 
 
         class Net(nn.Module):
@@ -593,7 +784,7 @@ def test_layer_choices_computed_from_known_values_are_drawn(tmp_path):
                 self.act = get_act_layer(act_layer)()
                 self.convs = nn.Sequential(*[nn.Conv2d(8, 8, k, padding=k // 2) for k in to_2tuple(3)])
                 self.blocks = nn.Sequential(*[nn.Conv2d(8, 8, 1) for _ in range(sum(depths))])
-                self.attn = create_attn("gate")
+                self.attn = create_gate(True)
 
             def forward(self, x):
                 return self.attn(self.blocks(self.convs(self.act(self.norm(self.stem(x))))))

@@ -391,6 +391,154 @@ def test_a_break_after_a_libraries_early_return_runs_only_on_some_calls(tmp_path
     assert [(line, code) for line, code, _ in found] == [(10, "SFX401")], found
 
 
+def test_a_library_call_whose_every_path_breaks_breaks(tmp_path):
+    """pytorch-metric-learning's get_all_triplets_indices takes `torch.where` on small batches
+    and a masked index anchor by anchor on big ones: the branch on shapes is not known
+    statically, but every call breaks (the package oracle, at `torch.where`). A miner whose
+    other path is a masked minimum is not reported, and an always-breaking call is reported at
+    each of the file's call sites, not only at the first one inlined."""
+    site = tmp_path / "site-packages"
+    write(site / "minelib" / "__init__.py", """
+        import torch
+
+
+        def triplets(labels):
+            same = labels.unsqueeze(0) == labels.unsqueeze(1)
+            if same.shape[0] ** 3 < 2 ** 31 - 1:
+                return torch.where(same.unsqueeze(2) & ~same.unsqueeze(1))
+            return by_anchor(same)
+
+
+        def by_anchor(same):
+            anchors = torch.arange(len(same))[same.any(1)]
+            return anchors, anchors, anchors
+
+
+        def hardest(distances, labels):
+            same = labels.unsqueeze(0) == labels.unsqueeze(1)
+            if distances.shape[0] < 4096:
+                return distances.masked_fill(same, 1e9).amin(1)
+            return distances[~same]
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from torch import nn
+        from minelib import hardest, triplets
+
+
+        class TripletLoss(nn.Module):
+            def forward(self, embeddings, labels):
+                a, p, n = triplets(labels)
+                return (embeddings[a] - embeddings[p]).sum()
+
+
+        class HardNegativeLoss(nn.Module):
+            def forward(self, distances, labels):
+                return hardest(distances, labels).mean()
+
+
+        class SwappedTripletLoss(nn.Module):
+            def forward(self, embeddings, labels):
+                a, p, n = triplets(labels)
+                return (embeddings[n] - embeddings[a]).sum()
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(8, "SFX401"), (19, "SFX401")], found
+    assert all("minelib/__init__.py:7" in text for _, _, text in found), found
+
+
+def test_a_held_back_break_keeps_the_loop_it_was_in(tmp_path):
+    """A break held back under an unknown branch is reported when its call returns, by which
+    time the loop around it has ended: that it sat in a loop, which dynamo cannot resume in,
+    is what it was at the break."""
+    site = tmp_path / "site-packages"
+    write(site / "looplib" / "__init__.py", """
+        import torch
+
+
+        def anchors(same):
+            if same.shape[0] < 4096:
+                for row in range(2):
+                    positives = torch.where(same[row])[0]
+                return positives
+            return same.nonzero()
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from torch import nn
+        from looplib import anchors
+
+
+        class Miner(nn.Module):
+            def forward(self, labels):
+                same = labels.unsqueeze(0) == labels.unsqueeze(1)
+                return anchors(same)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(9, "SFX401")], found
+    assert "whole `anchors` runs eagerly" in found[0][2], found
+
+
+def test_a_loop_zipping_a_module_list_with_a_repeated_tuple_unrolls(tmp_path):
+    """vector-quantize-pytorch's ResidualVQ builds its layers over `cast_tuple(codebook_size,
+    num_quantizers)` (`t if isinstance(t, tuple) else (t,) * length`) and loops over
+    `zip(self.layers, (None,) * len(self.layers))`: with isinstance decided on a known value and
+    the repetition computed, the loop runs each layer, whose break the package oracle records.
+    A scale known to be a float never reaches the `.item()` of the other branch."""
+    site = tmp_path / "site-packages"
+    write(site / "stacklib" / "__init__.py", """
+        import torch
+        from torch import nn
+
+
+        def cast_tuple(t, length=1):
+            return t if isinstance(t, tuple) else (t,) * length
+
+
+        class Stage(nn.Module):
+            def __init__(self, dim, scale):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.scale = scale
+
+            def forward(self, x, transform=None):
+                if isinstance(self.scale, float):
+                    return self.proj(x) * self.scale
+                return self.proj(x) * self.scale.item()
+
+
+        class Residual(nn.Module):
+            def __init__(self, dim, depth, scale=0.5, reads_stats=True):
+                super().__init__()
+                self.layers = nn.ModuleList([Stage(dim, scale) for _ in cast_tuple(dim, depth)])
+                self.reads_stats = reads_stats
+
+            def forward(self, x):
+                for layer, transform in zip(self.layers, (None,) * len(self.layers)):
+                    x = x - layer(x, transform)
+                    if self.reads_stats:
+                        print(x.norm())
+                return x
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from torch import nn
+        from stacklib import Residual
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.residual = Residual(4, 3)
+                self.quiet = Residual(4, 3, reads_stats=False)
+
+            def forward(self, x):
+                return self.residual(x) + self.quiet(x)
+    """)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(13, "SFX201")], found
+
+
 def test_a_base_init_builds_what_the_subclass_override_returns(tmp_path):
     """pytorch-metric-learning's base __init__ sets `self.distance = self.get_default_distance()`,
     which ArcFaceLoss's base overrides in another file (CosineSimilarity): the loss's forward

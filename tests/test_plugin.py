@@ -460,6 +460,28 @@ def test_unknown_class_decorator_gives_a_notice_not_a_silent_pass(tmp_path):
                            "may replace forward)")
 
 
+def test_a_forward_picked_by_configuration_names_the_setting_that_runs_it(tmp_path):
+    # transformers' experts dispatch replaces forward by the implementation the config names
+    # (grouped_mm by default): the eager loop written in the class runs only when asked for.
+    write(tmp_path / "model.py", """
+import torch
+import torch.nn as nn
+from transformers.integrations.moe import use_experts_implementation
+
+
+@use_experts_implementation
+class Experts(nn.Module):
+    def forward(self, x, top_k_index):
+        for expert in torch.unique(top_k_index).tolist():
+            x = x + expert
+        return x
+""")
+    assert reports("model.py", cwd=tmp_path) == []
+    [found] = reports("--staticfx-notices", "model.py", cwd=tmp_path)
+    assert found[4] == ("not analysed: `Experts.forward` (`config._experts_implementation` picks the forward "
+                        "at run time (grouped_mm by default); this one runs if \"eager\")")
+
+
 def test_known_decorators_give_no_notice(tmp_path):
     path = write(tmp_path / "model.py", DECORATED.replace('from registry import register\n', """import functools
 

@@ -11,7 +11,8 @@ from .base import NOTHING, UNKNOWN, Value, as_args, as_kwargs
 from .containers import Dict, Seq
 from .externals import External
 from .folding import fold
-from .objects import Function, Super
+from .modules import Module
+from .objects import ClassRef, Function, Super
 from .static import Static, derived
 from .tensors import NdArray, Tensor, is_definite_tensor, only_weak, python_scalar
 
@@ -211,12 +212,28 @@ class Builtin(External):
 
     def call_isinstance(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG,
                         frame: Frame) -> Value:
+        """A tensor is a torch.Tensor; a known number, list or dict is tested against builtin
+        classes; a class (a torch layer's too), a function or a module is none of Python's value
+        types (transformers' `isinstance(content, tuple)` on the activation class a name maps to);
+        the callable, iterable, function, partial and torch classes are decided by the kind of
+        value (`library_type_test`)."""
+        from ..discover import is_torch_layer
+
         if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], External) \
                 and args[1].qname in tables.TORCH_TENSOR_CLASSES:
             return Static(True)
         if len(args) == 2:
+            kind, classes = python_kind(args[0]), container_classes(args[1])
+            if kind is not None and classes is not None:
+                return derived(issubclass(kind, classes), args[0])
+        if len(args) == 2 and (isinstance(args[0], (ClassRef, Function, Module))
+                               or isinstance(args[0], External) and is_torch_layer(args[0].qname)):
+            types = args[1].items if isinstance(args[1], Seq) and args[1].items is not None else [args[1]]
+            if all(isinstance(t, Builtin) and t.qname in tables.BUILTIN_VALUE_TYPES for t in types):
+                return Static(False)
+        if len(args) == 2:
             classes = args[1].items if isinstance(args[1], Seq) and args[1].items is not None else [args[1]]
-            verdicts = [instance_of(tx, args[0], c) for c in classes]
+            verdicts = [library_type_test(tx, args[0], c) for c in classes]
             if True in verdicts:
                 return derived(True, args[0])
             if all(v is False for v in verdicts):
@@ -261,35 +278,30 @@ class Builtin(External):
         return Static(None)
 
 
-# The type tests a layer factory makes of its argument (timm's get_act_layer(name):
-# `isinstance(name, str)`; get_norm_layer: `isinstance(norm_layer, functools.partial)`), by
-# the kind of value each holds; a pair not here is not known.
-PYTHON_TYPES = {name: getattr(builtins, name) for name in
-                ("str", "int", "float", "bool", "bytes", "complex", "tuple", "list", "dict", "set", "type")}
+# The type tests a layer factory makes of its argument beyond Python's value types (timm's
+# get_norm_layer: `isinstance(norm_layer, functools.partial)`; get_attn:
+# `isinstance(attn_type, torch.nn.Module)`; to_2tuple: `isinstance(x, collections.abc.Iterable)`),
+# by the kind of value each holds; a pair not here is not known.
 CALLABLE_TYPES = frozenset({"typing.Callable", "collections.abc.Callable"})
 ITERABLE_TYPES = frozenset({"typing.Iterable", "collections.abc.Iterable"})
 FUNCTION_TYPES = frozenset({"types.FunctionType", "types.LambdaType"})
 PARTIAL_TYPE = "functools.partial"
 
 
-def instance_of(tx: Interpreter, value: Value, cls: Value) -> bool | None:
-    """isinstance(value, cls) when the kind of `value` decides it: a known Python constant, a
-    class (a torch layer or a module class of the project), a def, a functools.partial; None
-    when it does not."""
+def library_type_test(tx: Interpreter, value: Value, cls: Value) -> bool | None:
+    """isinstance(value, cls) for one of the classes above or a torch class, when the kind of
+    `value` decides it: None or a known number, a class (a torch layer or a module class of the
+    project), a def, a functools.partial; None when it does not (a text may stand for a dtype)."""
     from ..discover import is_torch_layer
     from .objects import ClassRef, Partial
 
-    if not isinstance(cls, External):
+    if not isinstance(cls, External) or isinstance(cls, Builtin):
         return None
     name = cls.qname
     if isinstance(value, Static) and value.known and value.node is None \
-            and isinstance(value.value, (str, int, float, bytes, complex, type(None))):
-        if name in PYTHON_TYPES:
-            return isinstance(value.value, PYTHON_TYPES[name])
-        if name in ITERABLE_TYPES:
-            return isinstance(value.value, (str, bytes))
-        # None, a number or a text is no torch object (`isinstance(attn_type, nn.Module)`)
-        return False if name in CALLABLE_TYPES | FUNCTION_TYPES or name == PARTIAL_TYPE \
+            and isinstance(value.value, (int, float, complex, type(None))):
+        # None or a number is no callable, no iterable and no torch object (`attn_type=None`)
+        return False if name in CALLABLE_TYPES | ITERABLE_TYPES | FUNCTION_TYPES or name == PARTIAL_TYPE \
             or name.startswith("torch.") else None
     is_class = isinstance(value, External) and is_torch_layer(value.qname) \
         or isinstance(value, ClassRef) and tx.resolver.is_module_class(value.node)
@@ -299,8 +311,6 @@ def instance_of(tx: Interpreter, value: Value, cls: Value) -> bool | None:
         return None
     if name in CALLABLE_TYPES:
         return True
-    if name in PYTHON_TYPES:
-        return kind == "class" and name == "type"
     if name in FUNCTION_TYPES:
         return kind == "function"
     if name == PARTIAL_TYPE:
@@ -318,3 +328,26 @@ def run_key(tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, fra
     key = kwargs.get("key")
     if isinstance(key, Function) and args:
         key.call(tx, [args[0].element(tx, None, frame)], {}, expr, frame)
+
+
+# isinstance decided on known values against these only: a dtype or device may be known as its name.
+_CONTAINER_CLASSES = {"tuple": tuple, "list": list, "dict": dict, "int": int, "float": float, "bool": bool}
+
+
+def python_kind(value: Value) -> type | None:
+    """The Python type of a value known statically (`cast_tuple(32, 3)`'s `isinstance(t, tuple)`),
+    or None."""
+    if isinstance(value, Static) and value.known and value.node is None and not isinstance(value.value, str):
+        return type(value.value)
+    if isinstance(value, Seq) and value.is_list:  # a Seq that is no list may be a range or zip as well as a tuple
+        return list
+    if isinstance(value, Dict):
+        return dict
+    return None
+
+
+def container_classes(value: Value) -> tuple[type, ...] | None:
+    """The classes of isinstance's second argument, when each is one of _CONTAINER_CLASSES."""
+    values = value.items if isinstance(value, Seq) and value.items is not None else [value]
+    classes = [_CONTAINER_CLASSES.get(v.qname) if isinstance(v, Builtin) else None for v in values]
+    return tuple(classes) if values and None not in classes else None

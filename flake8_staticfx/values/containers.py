@@ -196,6 +196,11 @@ class Dict(Value):
                 if key.value in self.items:
                     return self.items[key.value] if present else join(self.items[key.value], default)
             return UNKNOWN
+        if name == "__getitem__" and len(args) == 1:
+            return self.subscript(tx, args[0], expr, frame)
+        if name == "__setitem__" and len(args) == 2:
+            self.store_item(tx, args[0], args[1], expr, frame)
+            return Static(None)
         if name == "update" and args and isinstance(args[0], Dict):
             tx.heap.record(self)
             self.items.update(args[0].items)

@@ -85,6 +85,8 @@ class ClassRef(Value):
             return UserModule("", cls=cls, ctor_args=None if unknown_rest else (args, kwargs))
         if tx.resolver.is_dataclass(cls):
             return construct_dataclass(tx, cls, args, kwargs, expr, frame, unknown_rest)
+        if tx.resolver.is_dict_subclass(cls):
+            return construct_dict_subclass(tx, cls, args, kwargs, unknown_rest)
         if tx.resolver.is_plain_class(cls):
             obj = tx.new_object(cls)
             init = find_method(tx.resolver, cls, "__init__")
@@ -131,6 +133,19 @@ def construct_dataclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value],
     return obj
 
 
+def construct_dict_subclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value], kwargs: dict[str, Value],
+                            unknown_rest: bool) -> Value:
+    """`ClassInstantier(ACT2CLS)` of a dict subclass: an object holding a copy of the dict."""
+    from .containers import Dict
+
+    source = args[0] if args else Dict({})
+    if len(args) > 1 or kwargs or unknown_rest or not isinstance(source, Dict):
+        return UNKNOWN
+    obj = tx.new_object(cls)
+    obj.mapping = Dict(dict(source.items), source.complete, source.maybe)
+    return obj
+
+
 def dataclass_fields(resolver, cls: nodes.ClassDef) -> dict[str, nodes.NodeNG | None]:
     """The fields of a dataclass in `__init__` order (bases first; a redefined field keeps its
     place), each with its default
@@ -160,13 +175,48 @@ class Super(Value):
         from .modules import LeafModule, Module, torch_base
 
         receiver = self.receiver
-        cls = receiver.cls if isinstance(receiver, Module) else None
+        cls = receiver.cls if isinstance(receiver, (Module, Obj)) else None
         if cls is None or self.cls is None:
             return UNKNOWN
         value = class_attribute(tx, cls, name, receiver, frame, after=self.cls)
+        if value is UNKNOWN and isinstance(receiver, Obj) and receiver.mapping is not None:
+            return BoundMethod(receiver.mapping, name)  # super().__getitem__(key) of a dict subclass
         if value is UNKNOWN and name in ("forward", "__call__") and isinstance(receiver, Module):
             return BoundMethod(receiver.converted(LeafModule, qname=torch_base(tx.resolver, cls)), "forward")
+        if value is UNKNOWN and name == "__init__" and isinstance(receiver, Module):
+            stored = unread_base_init_attributes(tx, cls, self.cls)
+            if stored:
+                return UnreadBaseInit(receiver, stored)
         return value
+
+
+def unread_base_init_attributes(tx: Interpreter, cls: nodes.ClassDef, after: nodes.ClassDef) -> tuple[str, ...]:
+    """What the `__init__` of a library base we do not read, reached by `super()` from `after`,
+    stores from its first parameters (tables.UNREAD_BASE_INIT_ATTRIBUTES)."""
+    mro = tx.resolver.mro(cls)
+    for owner in mro[mro.index(after):] if after in mro else mro:
+        for binding in tx.resolver.base_classes(owner):
+            stored = tables.UNREAD_BASE_INIT_ATTRIBUTES.get(binding.qname.rsplit(".", 1)[-1]) \
+                if binding.kind == "external" else None
+            if stored:
+                return stored
+    return ()
+
+
+@dataclass(eq=False)
+class UnreadBaseInit(Value):
+    """`super().__init__(config)` into such a base: its arguments become the named attributes;
+    nothing else it sets is known."""
+
+    receiver: Value
+    names: tuple[str, ...]
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        given = {**dict(zip(self.names, args)), **{k: v for k, v in kwargs.items() if k in self.names}}
+        for name, value in given.items():
+            tx.store_module_attribute(self.receiver, name, value)
+        return Static(None)
 
 
 @dataclass(eq=False)
@@ -176,6 +226,7 @@ class Obj(Value):
 
     cls: nodes.ClassDef
     attrs: dict[str, Value] = field(default_factory=dict)
+    mapping: Any = None  # containers.Dict: the items of an instance of a dict subclass
 
     def describe(self) -> str:
         return f"{self.cls.name} object"
@@ -183,7 +234,26 @@ class Obj(Value):
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if name in self.attrs:
             return self.attrs[name].in_graph(tx)
-        return class_attribute(tx, self.cls, name, self, frame, site=expr)
+        value = class_attribute(tx, self.cls, name, self, frame, site=expr)
+        if value is UNKNOWN and self.mapping is not None:
+            return BoundMethod(self.mapping, name)  # a dict method the class keeps
+        return value
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """`obj[key]`: the class's `__getitem__`, or the dict's own for a dict subclass."""
+        method = class_attribute(tx, self.cls, "__getitem__", self, frame)
+        if isinstance(method, Function):
+            return method.call(tx, [key], {}, expr, frame)
+        return self.mapping.subscript(tx, key, expr, frame) if self.mapping is not None else UNKNOWN
+
+    def store_item(self, tx: Interpreter, key: Value, value: Value, target: nodes.NodeNG,
+                   frame: Frame) -> None:
+        """`obj[key] = value`: the class's `__setitem__`, or into a dict subclass's dict."""
+        method = class_attribute(tx, self.cls, "__setitem__", self, frame)
+        if isinstance(method, Function):
+            method.call(tx, [key, value], {}, target, frame)
+        elif self.mapping is not None:
+            self.mapping.store_item(tx, key, value, target, frame)
 
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
@@ -227,12 +297,19 @@ class Obj(Value):
             copy = objects[id(self)] = Obj(self.cls, {
                 name: item if name not in reassigned or isinstance(item, Module)
                 else Static() if isinstance(item, Static) else UNKNOWN
-                for name, item in self.attrs.items()})
+                for name, item in self.attrs.items()}, self.mapping and self.mapping.in_graph(tx))
             objects[id(copy)] = copy
         return copy
 
     def holds_object(self, depth: int = 0) -> bool:
         return True
+
+    def signature(self, depth: int) -> Any:
+        """The class and the attributes' values: modules built from two configs of one class
+        with other values are other modules (the key of `__init__`'s cached attributes)."""
+        from .base import signature_of
+
+        return ("O", self.cls, signature_of(self.attrs, depth + 1), signature_of(self.mapping, depth + 1))
 
 
 def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: Value | None, frame: Frame,

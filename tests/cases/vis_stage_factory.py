@@ -62,7 +62,7 @@ def make_stages(block_fns, channels, depths, inplanes, drop_path_rate=0.0, **blo
 
 class FactoryResNet(nn.Module):
     def __init__(self, block=ResidualBlock, depths=(1, 2), channels=(8, 16), num_classes=5, stem_type="",
-                 act_layer="relu", norm_layer=nn.BatchNorm2d, drop_path_rate=0.0):
+                 act_layer=nn.ReLU, norm_layer=nn.BatchNorm2d, drop_path_rate=0.0):
         super().__init__()
         act_layer = get_act_layer(act_layer)
         norm_layer = get_norm_layer(norm_layer)
@@ -95,7 +95,7 @@ class ResNetClassifier(nn.Module):
     def __init__(self, num_classes=5):
         super().__init__()
         self.backbone = FactoryResNet(ResidualBlock, depths=(1, 2), channels=(8, 16), num_classes=num_classes,
-                                      act_layer="relu", drop_path_rate=0.1)
+                                      act_layer=nn.ReLU, drop_path_rate=0.1)
 
     def forward(self, x):
         return self.backbone(x)
