@@ -800,6 +800,65 @@ PAGES["SFX313"] = Page(
                       "set outside it.",
 )
 
+PAGES["SFX314"] = Page(
+    dynamo="Dynamo builds an object of a class with a metaclass without running the "
+           "metaclass's `__call__`, and that compiles. When the construction breaks (here the "
+           "`print` in `__init__`), the statement reruns eagerly and dynamo compiles the "
+           "metaclass's `__call__` as a frame of its own. There `super().__call__(...)` is "
+           "`type.__call__`, a slot wrapper dynamo cannot call (\"Attempted to call a super() "
+           "attribute that is not a function or method\"): one more break, on every call.",
+    example="""
+        class Registered(type):
+            def __call__(cls, *args, **kwargs):
+                return super().__call__(*args, **kwargs)
+
+
+        class Stats(metaclass=Registered):
+            def __init__(self, x):
+                print(x.shape)
+                self.total = x.sum()
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x / Stats(x).total
+    """,
+    fixed="""
+        class Registered(type):
+            def __call__(cls, *args, **kwargs):
+                return super().__call__(*args, **kwargs)
+
+
+        class Stats(metaclass=Registered):
+            def __init__(self, x):
+                self.total = x.sum()
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x / Stats(x).total
+    """,
+    not_flagged="""
+        class Registered(type):
+            def __call__(cls, *args, **kwargs):
+                return super().__call__(*args, **kwargs)
+
+
+        class Scale(metaclass=Registered):
+            def __init__(self, factor):
+                self.factor = factor
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * Scale(0.5).factor
+    """,
+    not_flagged_notes="A construction through the metaclass that does not break: dynamo never "
+                      "compiles the metaclass's `__call__` then. The example's `print` is "
+                      "SFX201.",
+    with_codes=("SFX201",),
+)
+
 PAGES["SFX401"] = Page(
     dynamo="Operators whose output shape depends on tensor values (`torch.nonzero`, boolean "
            "mask indexing, `torch.unique`, ...) cannot be traced with static shapes. By default "

@@ -106,6 +106,7 @@ class Interpreter:
         self.expressions = ExpressionEvaluator(self)
         self.eval = self.expressions.eval
         self.segment_start = 0  # position of the first node after the latest break
+        self.reported_breaks = 0  # how many so far: did a call break (ClassRef.call)?
         self.in_generator = False  # evaluating a generator expression's filters
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
@@ -650,6 +651,7 @@ class Interpreter:
 
     def _report_break(self, node: Node, frame: Frame, found: Break) -> None:
         node.meta["break"] = found
+        self.reported_breaks += 1
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if found.rule is not rules.BREAK_IN_LOCAL_OBJECT:
             self._break_unresumable(node, frame)
@@ -661,6 +663,8 @@ class Interpreter:
         stack = frame.stack()
         if not any(id(_receiver(current)) in self.heap.local_objects for current in stack[1:]):
             return
+        if _is_construction(stack[1]):
+            return  # the object is not on the root's stack yet: the construction call resumes
         call = stack[1].call_site
         if call is None:
             return
@@ -759,6 +763,12 @@ def _source(expr: nodes.NodeNG) -> str:
         return type(expr).__name__
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_construction(frame: Frame) -> bool:
+    """A frame of `__init__` run by a class call (measured: a break in the `__init__` of an object
+    forward builds resumes at the call, no GB0092; registry_metaclass.py)."""
+    return isinstance(frame.function, nodes.FunctionDef) and frame.function.name == "__init__"
 
 
 def _receiver(frame: Frame) -> Value | None:

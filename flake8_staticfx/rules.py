@@ -250,6 +250,17 @@ SIDE_EFFECT_IN_CHECKPOINT = Rule(
     occurrence_gb_ids=("GB4413",),  # appending to an outer list names GB0067
 )
 
+METACLASS_CALL_RERUN = Rule(
+    "SFX314",
+    "metaclass-call-rerun",
+    ("GB0006",),
+    "metaclass __call__ reached type.__call__",
+    "build the object outside the compiled code",
+    "build the object outside the compiled code, or remove the break in its __init__: the "
+    "construction reruns eagerly and dynamo cannot call `type.__call__` from the metaclass",
+    fixable=False,
+)
+
 DYNAMIC_OUTPUT_SHAPE = Rule(
     "SFX401",
     "dynamic-output-shape",

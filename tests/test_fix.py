@@ -22,7 +22,8 @@ HEADER = "import logging\nimport warnings\n\nimport torch\nfrom torch import nn\
 def model(body: str, init: str = "") -> str:
     init = textwrap.indent(textwrap.dedent(init), " " * 8) if init else ""
     return HEADER + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
-        "        self.fc = nn.Linear(4, 4)\n        self.register_buffer(\"decay\", torch.tensor(0.9))\n" + \
+        "        self.fc = nn.Linear(4, 4)\n        self.widen = nn.Linear(4, 8)\n" \
+        "        self.register_buffer(\"decay\", torch.tensor(0.9))\n" + \
         init + "\n    def forward(self, x):\n" + \
         textwrap.indent(textwrap.dedent(body), " " * 8)
 
@@ -197,7 +198,7 @@ def test_a_number_attribute_is_not_an_operand_but_a_tensor_attribute_is(tmp_path
     tensor_limit = model(body, init="self.limit = torch.full((4,), 3.0)\n")
     assert "the condition `h.abs().max() <= self.limit` is zero-dimensional" in only(fix(tmp_path, tensor_limit)).reason
     tensor_limit = tensor_limit.replace("<= self.limit:", "<= 3.0:")
-    assert "read different operands (h / h, self.limit)" in only(fix(tmp_path, tensor_limit)).reason
+    assert "read different operands (x / self.limit, x)" in only(fix(tmp_path, tensor_limit)).reason
 
 
 def test_item_used_in_arithmetic_stays_a_0d_tensor(tmp_path):
@@ -238,16 +239,190 @@ def test_item_followed_through_python_arithmetic_into_a_name(tmp_path):
     assert "scale = x.abs().max().detach() / 127\n" in result.fixed
 
 
+def test_a_condition_and_an_operand_the_graph_shows_to_be_0d(tmp_path):
+    result = fix(tmp_path, model("""\
+        terms = [x.mean(), x.pow(2).mean()]
+        total = x.new_zeros(())
+        for term in terms:
+            if term > 0:
+                total = total + term
+        kth = torch.kthvalue(x.flatten(), 3)
+        if kth.values > 0:
+            x = x - kth.values
+        return self.fc(x) * total
+    """))
+    assert [o.rewrite for o in result.outcomes] == ["torch-where"] * 2, [o.describe() for o in result.outcomes]
+    assert "total = torch.where(term > 0, total + term, total)\n" in result.fixed
+    assert "x = torch.where(kth.values > 0, x - kth.values, x)\n" in result.fixed
+
+
+def test_a_parameter_number_and_a_full_reduction_in_an_arm_add_no_shape(tmp_path):
+    source = HEADER + """\
+@torch.compile
+def soft_clip(x, limit=3.0):
+    if x.abs().amax() <= limit:
+        return x
+    return limit * torch.tanh(x / limit)
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        x = soft_clip(x)
+        if x.min() < 0:
+            x = x - x.min()
+        return x
+"""
+    result = fix(tmp_path, source)
+    assert [o.rewrite for o in result.outcomes] == ["torch-where"] * 2, [o.describe() for o in result.outcomes]
+    assert "return torch.where(x.abs().amax() <= limit, x, limit * torch.tanh(x / limit))\n" in result.fixed
+    assert "x = torch.where(x.min() < 0, x - x.min(), x)\n" in result.fixed
+
+
+def test_python_any_all_over_a_tensor_becomes_the_tensor_method(tmp_path):
+    result = fix(tmp_path, model("""\
+        scale = x.abs().sum(-1)
+        if not all(scale > 0):
+            scale = scale + 1.0
+        if any(scale > 2):
+            scale = scale * 0.5
+        return self.fc(x) / scale.unsqueeze(-1)
+    """))
+    assert [o.rewrite for o in result.outcomes] == ["torch-where"] * 2, [o.describe() for o in result.outcomes]
+    assert "scale = torch.where((scale > 0).all(), scale, scale + 1.0)\n" in result.fixed
+    assert "scale = torch.where((scale > 2).any(), scale * 0.5, scale)\n" in result.fixed
+
+
+def test_shape_preserving_module_and_names_bound_once_in_the_arms(tmp_path):
+    result = fix(tmp_path, model("""\
+        if x.abs().sum() == 0:
+            return x
+        h = torch.relu(x)
+        g = torch.sigmoid(self.fc(h))
+        if g.mean() < 0.01:
+            return h
+        return g * h
+    """))
+    assert [o.rewrite for o in result.outcomes] == [None, "torch-where"], [o.describe() for o in result.outcomes]
+    assert "return torch.where(g.mean() < 0.01, h, g * h)\n" in result.fixed
+    result = fix(tmp_path, model("""\
+        if x.abs().sum() == 0:
+            return x
+        return self.fc(x)
+    """))
+    assert "return torch.where(x.abs().sum() == 0, x, self.fc(x))\n" in result.fixed
+
+
+def test_reductions_over_the_same_dimension_have_the_same_shape(tmp_path):
+    result = fix(tmp_path, model("""\
+        top = x.max(1).values
+        if top.sum() > 0:
+            return top
+        return x.mean(1)
+    """))
+    assert "return torch.where(top.sum() > 0, top, x.mean(1))\n" in result.fixed
+    other_dim = fix(tmp_path, model("""\
+        top = x.max(1).values
+        if top.sum() > 0:
+            return top
+        return x.mean(0)
+    """))
+    assert "read different operands ((x) without dimension 1 / (x) without dimension 0)" in only(other_dim).reason
+
+
+def test_captured_item_in_a_condition_is_dropped_for_where(tmp_path):
+    source = model("""\
+        h = self.fc(x)
+        if h.norm().item() > 1.0:
+            h = self.fc(h)
+        return h
+    """).replace("logger = logging", "torch._dynamo.config.capture_scalar_outputs = True\nlogger = logging")
+    result = fix(tmp_path, source)
+    assert only(result).rewrite == "torch-where"
+    assert "h = torch.where(h.norm() > 1.0, self.fc(h), h)\n" in result.fixed
+
+
+def test_item_asserted_asserts_the_tensor_and_item_printed_is_inside_the_guard(tmp_path):
+    result = fix(tmp_path, model("""\
+        assert (x >= 0).all().item(), "non-negative input"
+        print("peak", x.max().item())
+        return self.fc(x)
+    """))
+    assert [(o.code, o.rewrite) for o in result.outcomes] == [
+        ("SFX102", "keep-0d-tensor"), ("SFX201", "guard-side-effect"), ("SFX102", "guard-side-effect")]
+    assert '        assert (x >= 0).all(), "non-negative input"\n' in result.fixed
+    assert "inside the guard added at line" in result.outcomes[2].summary
+
+
+PROPERTY_MODEL = "import math\n" + HEADER + """\
+class Net(nn.Module):
+    def __init__(self, min_temperature=1.0):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.log_temperature = nn.Parameter(torch.zeros(()))
+        self.min_temperature = min_temperature
+        self.max_scale = math.log(100.0)
+
+    @property
+    def temperature(self):
+        return max(self.log_temperature.exp().item(), self.min_temperature)
+
+    def forward(self, x):
+        t = self.temperature
+        scale = math.exp(min(self.log_temperature, self.max_scale))
+        return self.fc(x) / t * t * scale
+"""
+
+
+def test_max_of_an_item_and_math_of_a_tensor_become_clamp_and_torch(tmp_path):
+    result = fix(tmp_path, PROPERTY_MODEL)
+    assert [(o.code, o.rewrite) for o in result.outcomes] == [
+        ("SFX102", "keep-0d-tensor"), ("SFX104", "keep-0d-tensor")]
+    assert "return self.log_temperature.exp().detach().reshape(()).clamp(min=self.min_temperature)\n" in result.fixed
+    assert "scale = torch.exp(self.log_temperature.detach().reshape(()).clamp(max=self.max_scale))\n" in result.fixed
+    read_outside = PROPERTY_MODEL + "\n\ndef describe(net):\n    return f'{net.temperature:.2f}'\n"
+    declined = fix(tmp_path, read_outside).outcomes[0]
+    assert "`max(self.log_temperature.exp().item(), self.min_temperature)` is returned" in declined.reason
+    python_use = PROPERTY_MODEL.replace("scale = math.exp(", "scale = math.ceil(math.exp(").replace(
+        "self.max_scale))", "self.max_scale)))")
+    assert "passed to `math.ceil()`" in fix(tmp_path, python_use).outcomes[1].reason
+
+
+def test_is_same_size_becomes_a_shape_comparison(tmp_path):
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        if torch.is_same_size(h, x):
+            h = h + x
+        return h
+    """))
+    assert only(result).rewrite == "traceable-equivalent"
+    assert "        if h.shape == x.shape:\n" in result.fixed
+
+
+@pytest.mark.parametrize("binding,fixed", [("list(sizes)", True), ("[8, 16]", True), ("sizes", False)])
+def test_copy_of_a_list_attribute_becomes_list(tmp_path, binding, fixed):
+    source = "import copy\n" + model("""\
+        sizes = copy.copy(self.sizes)
+        sizes.append(x.shape[-1])
+        return self.fc(x) * len(sizes)
+    """, init=f"sizes = (8, 16)\nself.sizes = {binding}\n")
+    outcome = only(fix(tmp_path, source))
+    if fixed:
+        assert outcome.rewrite == "traceable-equivalent"
+        assert "sizes = list(self.sizes)\n" in fix(tmp_path, source).fixed
+    else:
+        assert "fix cannot show that `copy.copy(self.sizes)` equals `list(self.sizes)` here" in outcome.reason
+
+
 # -- declines, each with its reason -------------------------------------------------------------
 
 DECLINES = [
     ("if-calls-module", """\
         if x.sum() > 0:
-            y = self.fc(x)
+            y = self.widen(x)
         else:
             y = x
         return y
-    """, "calls a module or function (`self.fc`), and torch.where would run both branches"),
+    """, "calls a module or function (`self.widen`), and torch.where would run both branches"),
     ("early-return-then-more-code", """\
         if x.sum() > 0:
             return x
@@ -257,8 +432,8 @@ DECLINES = [
     ("early-return-of-a-module", """\
         if x.sum() > 0:
             return x
-        return self.fc(x)
-    """, "calls a module or function (`self.fc`)"),
+        return self.widen(x)
+    """, "calls a module or function (`self.widen`)"),
     ("early-return-else-does-more", """\
         if x.sum() > 0:
             return x
@@ -281,10 +456,10 @@ DECLINES = [
     """, "the if branch's `m` changes the dtype (`h > 0`)"),
     ("python-any-condition", """\
         h = self.fc(x)
-        if any(h > 0):
+        if any(row.sum() > 0 for row in h):
             h = h * 2
         return h
-    """, "the condition calls Python's `any()`"),
+    """, "the condition calls Python's `any()` over a list or generator"),
     ("numpy-condition", """\
         values = x.detach().numpy()
         if values.mean() > 0.0:
@@ -301,7 +476,7 @@ DECLINES = [
         return self.fc(x)
     """, "assign different names"),
     ("different-operands", """\
-        h = self.fc(x)
+        h = self.widen(x)
         if x.sum() > 0:
             y = x * 2
         else:
@@ -310,7 +485,7 @@ DECLINES = [
     """, "read different operands"),
     ("not-elementwise", """\
         if x.sum() > 0:
-            y = x.sum(0)
+            y = x.cumsum(0)
         else:
             y = x.mean(0)
         return self.fc(y)
@@ -355,7 +530,7 @@ DECLINES = [
         return self.fc(x), x.max().item()
     """, "is put in a container"),
     ("item-to-python-call", """\
-        s = max(x.abs().max().item(), 1e-6)
+        s = max(x.abs().max().item(), x.shape[-1])
         return self.fc(x) / s
     """, "passed to `max()`"),
     ("int-of-tensor", """\
@@ -439,9 +614,10 @@ def test_import_torch_is_added_where_torch_is_not_bound(tmp_path):
 
 def test_other_sfx104_forms_are_declined(tmp_path):
     source = "import math\n\nimport torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n" \
-             "    def forward(self, x):\n        return x * math.exp(x.mean())\n"
+             "    def forward(self, x):\n        return x * float(torch.equal(x, x.flip(0)))\n"
     result = fix(tmp_path, source)
-    assert only(result).reason == "`math.exp(...)` is not torch._assert; fix rewrites only that form of SFX104"
+    assert only(result).reason == "`torch.equal(...)` is neither torch._assert nor a math function of a tensor, " \
+        "the forms of SFX104 fix rewrites"
 
 
 def test_construct_in_another_file_is_declined(tmp_path):
@@ -466,7 +642,7 @@ MIXED = model("""\
         h = torch.tanh(h)
     if h.sum() > 0:
         return h  # early exit stays
-    return self.fc(h) * 2
+    return self.widen(h) * 2
 """)
 
 

@@ -834,6 +834,36 @@ class Net(nn.Module):
 """, Options(follow_defaults=True))
 
 
+def test_a_break_in_the_init_of_an_object_forward_builds_resumes(tmp_path):
+    """Measured (registry_metaclass.py, and a plain class the same): dynamo breaks at the class
+    call and resumes, the object not on forward's stack yet: no GB0092, unlike a break in a
+    method of an object forward holds (the Lengths property above)."""
+    path = write(tmp_path / "model.py", """
+        import torch
+        import torch.nn as nn
+
+
+        class CheckedScale:
+            def __init__(self, scale):
+                if scale.min() <= 0:  # expect: SFX101
+                    raise ValueError("scale must be positive")
+                self.scale = scale
+
+            def apply(self, x):
+                return x * self.scale
+
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(4))
+
+            def forward(self, x):
+                return CheckedScale(self.scale).apply(x)
+    """)
+    assert found(path) == expected(path)
+
+
 def test_blocks_built_with_other_arguments_do_not_share_a_summary(tmp_path):
     """The first block is built without stochastic depth and never breaks; the second is built
     with it and breaks. The first block's call summary must not stand in for the second's: a

@@ -343,6 +343,44 @@ def test_library_roots_are_public_functions_with_annotated_tensors(tmp_path):
     ], found
 
 
+METACLASS_LIBRARY = """\
+from abc import ABCMeta
+
+import torch
+
+COERCIONS = []
+
+
+class DistributionMeta(ABCMeta):
+    def __call__(cls, *args, **kwargs):
+        for coerce_ in COERCIONS:
+            result = coerce_(cls, args, kwargs)
+            if result is not None:
+                return result
+        return super().__call__(*args, **kwargs)
+
+
+class CountingMeta(DistributionMeta):
+    def __call__(cls, *args, **kwargs):
+        return super().__call__(*args, **kwargs)
+
+
+class Scaled:
+    def __call__(self, x):
+        return super().__call__(x)
+"""
+
+
+def test_a_metaclass_call_compiled_as_a_root_breaks_at_super_call(tmp_path):
+    """pyro's DistributionMeta.__call__ compiled as a frame of its own (the statement building a
+    distribution reran eagerly) breaks at `super().__call__`, type.__call__ (GB0006, the package
+    oracle); one whose super() reaches another Python `__call__` inlines that, and a class that
+    is no metaclass has no type.__call__ to reach."""
+    path = write(tmp_path / "lib" / "dists.py", METACLASS_LIBRARY)
+    found = flake8("--staticfx-library-roots", str(path), cwd=path.parent)
+    assert [(line, code) for line, code, _ in found] == [(14, "SFX314")], found
+
+
 def test_library_roots_in_options_table():
     from flake8_staticfx.config import OPTION_SPECS
 

@@ -7,7 +7,9 @@ whether a rewrite keeps the model's eager outputs, and either edits it or declin
 reason. Legality never depends on guessing: an expression counts as a tensor only where the
 analysis traced a tensor operation at exactly its span.
 
-Each rewrite is one class, in a module of its own (guard, assert_async, where, zero_dim); its
+Each rewrite is one class, in a module of its own (guard, assert_async, where, zero_dim,
+equivalent); a code with several tries each, and reports the reason of the one whose form the
+construct has (an OtherForm decline says it is not); its
 docstring states the dynamo 2.13 behaviour it relies on (measured with torch 2.13.0,
 `backend="eager"`, default configuration). The shared checks are in base.py.
 
@@ -22,10 +24,11 @@ import sys
 
 from ..commands import add_compile_options, command_options, python_files
 from .assert_async import AssertAsync, AssertToAsync
-from .base import Context, Decline, Edit, FileFix, Outcome, Rewrite, _if_at, tensor_attributes, tensor_spans
+from .base import Context, Decline, Edit, FileFix, OtherForm, Outcome, Rewrite, _if_at, tensor_attributes, traced_nodes
+from .equivalent import TraceableEquivalent
 from .guard import GuardSideEffect
 from .where import SelectWithWhere
-from .zero_dim import KeepZeroDim
+from .zero_dim import KeepZeroDim, MathOfTensor
 
 __all__ = ["REWRITTEN_CODES", "REWRITTEN_FORMS", "Decline", "Outcome", "add_arguments", "apply_edits", "fix_source",
            "has_rewrite", "plan_file", "run"]
@@ -34,22 +37,34 @@ __all__ = ["REWRITTEN_CODES", "REWRITTEN_FORMS", "Decline", "Outcome", "add_argu
 # it is safe); every other occurrence is declined with its reason.
 REWRITTEN_FORMS = {
     "SFX101": "`if <tensor cond>: raise E(...)` becomes `torch._assert_async(...)`; on a zero-dimensional "
-              "tensor condition, an `if`/`else` (or ternary) whose arms only assign the same names from "
-              "element-wise expressions of the same operands becomes `torch.where`, and so does an early "
-              "`if c: return a` followed by `return b` (or `else: return b`) where `a` and `b` are such "
-              "expressions and keep their operands' dtype",
-    "SFX102": "`t.item()` / `float(t)` whose value only feeds tensor arithmetic or comparisons becomes "
-              "`t.detach()` (a 0-d tensor)",
-    "SFX104": "`torch._assert(<tensor cond>, \"message\")` becomes `torch._assert_async(...)`",
+              "tensor condition (a full reduction, a comparison of one with a number, or what the graph "
+              "shows to be 0-d; Python's `any(t)`/`all(t)` as `t.any()`/`t.all()`; a captured `.item()` "
+              "dropped), an `if`/`else` (or ternary) whose arms only assign the same names from element-wise "
+              "expressions of the same operands becomes `torch.where`, and so does an early `if c: return a` "
+              "followed by `return b` (or `else: return b`) where `a` and `b` are such expressions and keep "
+              "their operands' dtype; full reductions and 0-d operands add no shape, reductions over the same "
+              "dimension match, a name bound once stands for its value, and `self.<m>(x)` counts as `x` where "
+              "`<m>` is an `nn.Linear(d, d)`, a normalisation or an activation module",
+    "SFX102": "`t.item()` / `float(t)` whose value only feeds tensor arithmetic or comparisons (directly, through "
+              "`max(..., c)`/`min(..., c)` as a clamp, `math.exp` and the like as torch functions, or a property "
+              "read only by its class) becomes `t.detach()` (a 0-d tensor); `assert t.item(), msg` asserts `t`; "
+              "a conversion inside a print or logging statement that fix guards is removed with it",
+    "SFX104": "`torch._assert(<tensor cond>, \"message\")` becomes `torch._assert_async(...)`; `math.exp(t)` "
+              "(and the other one-argument math functions with a torch namesake) of a tensor, `min`/`max` of one "
+              "and a number inside it, becomes the torch function of `t.detach()` where the value only feeds "
+              "tensor arithmetic",
     "SFX201": "a `print(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
     "SFX202": "a logging statement (or an `if logger.isEnabledFor(...)`) is guarded by "
               "`not torch.compiler.is_compiling()`",
-    "SFX203": "a `warnings.warn(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
+    "SFX203": "a `warnings.warn(...)` statement is guarded by `if not torch.compiler.is_compiling():`; "
+              "`torch.is_same_size(a, b)` becomes `a.shape == b.shape`, and `copy.copy(self.items)` of a list "
+              "attribute (bound once in its class, to `list(...)` or a list display) `list(self.items)`",
 }
 REWRITTEN_CODES = tuple(REWRITTEN_FORMS)
 
 REWRITES: dict[str, list[Rewrite]] = {}
-for _rewrite in (GuardSideEffect(), AssertAsync(), AssertToAsync(), SelectWithWhere(), KeepZeroDim()):
+for _rewrite in (GuardSideEffect(), AssertAsync(), AssertToAsync(), SelectWithWhere(), KeepZeroDim(),
+                 MathOfTensor(), TraceableEquivalent()):
     for _code in _rewrite.codes:
         REWRITES.setdefault(_code, []).append(_rewrite)
 
@@ -66,7 +81,13 @@ def _plan_region(ctx: Context, region) -> Edit:
         if statement is not None and AssertAsync().matches(ctx, statement):
             return AssertAsync().plan(ctx, region, statement)
         return SelectWithWhere().plan(ctx, region)
-    return rewrites[0].plan(ctx, region)
+    declines = []
+    for rewrite in rewrites:
+        try:
+            return rewrite.plan(ctx, region)
+        except Decline as decline:
+            declines.append(decline)
+    raise next((d for d in declines if not isinstance(d, OtherForm)), declines[0])
 
 
 # -- one file ---------------------------------------------------------------------------------
@@ -93,23 +114,24 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
     regions = sorted(_regions(analysis, path, select), key=lambda r: (r.line, r.col, r.code))
     if not regions:
         return None, edits, outcomes
-    ctx = Context(source, display, tensor_spans(analysis, path), tensor_attributes(analysis))
+    ctx = Context(source, display, traced_nodes(analysis, path), tensor_attributes(analysis))
     taken: list[Edit] = []
     for region in regions:
         try:
             if os.path.abspath(region.construct_file) != path:
                 raise Decline(f"the construct is in {os.path.basename(region.construct_file)}:"
                               f"{region.construct_line}; fix rewrites a construct only in its own file")
+            guard = next((other for other in taken if other.outcome.rewrite == GuardSideEffect.name and _contains(
+                _edit_span(ctx, other), (region.line, region.col, region.line, region.col))), None)
+            if guard is not None:  # print(t.item()): under compile the guarded statement does not run
+                outcomes.append(Outcome(display, region.code, region.line, region.col, guard.outcome.rewrite,
+                                        summary=f"inside the guard added at line {guard.outcome.line}"))
+                continue
             ctx.needs_import_torch = False
             edit = _plan_region(ctx, region)
             edit.needs_torch = ctx.needs_import_torch
             span = _edit_span(ctx, edit)
             outer = next((other for other in taken if _overlaps(span, _edit_span(ctx, other))), None)
-            if outer is not None and outer.outcome.rewrite == GuardSideEffect.name == edit.outcome.rewrite \
-                    and _contains(_edit_span(ctx, outer), span):
-                outcomes.append(Outcome(display, region.code, region.line, region.col, edit.outcome.rewrite,
-                                        summary=f"inside the guard added at line {outer.outcome.line}"))
-                continue
             if outer is not None:
                 raise Decline("it overlaps another rewrite in this run; run fix again")
             taken.append(edit)
@@ -230,7 +252,7 @@ def _cached_context(source: str, path: str, graph) -> Context:
 
     if not (_CONTEXT and _CONTEXT[0][0] == source and _CONTEXT[0][1] is graph):
         analysis = FileAnalysis(path, [], [graph])
-        ctx = Context(source, path, tensor_spans(analysis, path), tensor_attributes(analysis))
+        ctx = Context(source, path, traced_nodes(analysis, path), tensor_attributes(analysis))
         _CONTEXT[:] = [(source, graph, ctx)]
     return _CONTEXT[0][2]
 

@@ -1,7 +1,9 @@
 """Rewrite: `if <tensor condition>: raise` becomes torch._assert_async."""
 from __future__ import annotations
 
-from .base import Context, Decline, Edit, Outcome, Rewrite, _if_at, _is_elif, _leading_with_comments, tensor_condition
+from .base import (
+    Context, Decline, Edit, OtherForm, Outcome, Rewrite, _if_at, _is_elif, _leading_with_comments, tensor_condition,
+)
 
 
 class AssertAsync(Rewrite):
@@ -87,7 +89,8 @@ class AssertToAsync(Rewrite):
         if not calls:
             found = ctx.at(region.line, region.col, cst.Call)
             what = f"`{ctx.code(found[0].func)}(...)`" if found else "the construct"
-            raise Decline(f"{what} is not torch._assert; fix rewrites only that form of SFX104")
+            raise OtherForm(f"{what} is neither torch._assert nor a math function of a tensor, the forms of "
+                            "SFX104 fix rewrites")
         call = calls[0]
         if not isinstance(ctx.parent(call), cst.Expr):
             raise Decline("the value of torch._assert(...) is used")

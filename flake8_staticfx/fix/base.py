@@ -50,6 +50,11 @@ class Decline(Exception):
     """Raised by a rewrite's `plan` with the reason the rewrite cannot be shown safe."""
 
 
+class OtherForm(Decline):
+    """A Decline saying the construct is not the form the rewrite handles (another rewrite of
+    the same code may handle it; its own reason is the better one to report)."""
+
+
 @dataclass
 class Edit:
     """Replace `node` (a node of the wrapped module) by `replacement` (a node or a sentinel)."""
@@ -78,7 +83,7 @@ class FileFix:
 class Context:
     """One file's CST with positions, parents and scopes, and the analysis' tensor spans."""
 
-    def __init__(self, source: str, path: str, tensor_spans: set[tuple[int, int, int, int]],
+    def __init__(self, source: str, path: str, traced: dict[tuple[int, int, int, int], list],
                  tensor_attributes: frozenset[str] = frozenset()):
         import libcst as cst
         from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
@@ -90,7 +95,7 @@ class Context:
         self.positions = self.wrapper.resolve(PositionProvider)
         self.parents = self.wrapper.resolve(ParentNodeProvider)
         self.scopes = self.wrapper.resolve(ScopeProvider)
-        self.tensor_spans = tensor_spans
+        self.traced = traced  # span -> the graph nodes traced there (one per graph and loop iteration)
         self.tensor_attributes = tensor_attributes  # `self.<path>` the analysis read as a tensor
         self.needs_import_torch = False
         self._by_start: dict[tuple[int, int], list[Any]] = {}
@@ -115,7 +120,7 @@ class Context:
 
     def is_tensor_op(self, node) -> bool:
         """Did the analysis trace a tensor operation at exactly this expression's span?"""
-        return self.span(node) in self.tensor_spans
+        return self.span(node) in self.traced
 
     def parent(self, node):
         return self.parents.get(node)
@@ -135,18 +140,125 @@ class Context:
         return True
 
 
-def tensor_spans(analysis, path: str) -> set[tuple[int, int, int, int]]:
-    """(line, col, end_line, end_col) of every traced tensor operation written in `path` (not
-    the arithmetic on shapes and `.item()` numbers that the graph draws as fx does)."""
-    spans = set()
+def traced_nodes(analysis, path: str) -> dict[tuple[int, int, int, int], list]:
+    """The graph nodes of every traced tensor operation written in `path`, by (line, col,
+    end_line, end_col) (not the arithmetic on shapes and `.item()` numbers that the graph
+    draws as fx does)."""
+    traced: dict[tuple[int, int, int, int], list] = {}
     for graph in analysis.graphs:
         for node in graph.nodes:
             span = node.meta.get("span")
             if span is None or node.op in ("placeholder", "output") or span.file != path \
                     or node.meta.get("on_python_numbers") or _is_truth_test(node):
                 continue
-            spans.add((span.line, span.col, span.end_line, span.end_col))
-    return spans
+            traced.setdefault((span.line, span.col, span.end_line, span.end_col), []).append(node)
+    return traced
+
+
+# Element-wise Python operators as the graph records them: the result has the operands' broadcast shape.
+ELEMENTWISE_OPERATORS = frozenset(f"operator.{name}" for name in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "neg", "pos", "abs", "lt", "le", "gt", "ge",
+    "eq", "ne", "and_", "or_", "xor", "invert"))
+# Reductions over one dimension that return (values, indices), the dimension defaulting to the last.
+DIM_REDUCTIONS = frozenset({"kthvalue", "mode", "median", "max", "min"})
+
+
+def node_rank(node, depth: int = 0) -> int | None:
+    """The number of dimensions of a traced value, where the graph shows it (a full reduction,
+    `.flatten()`, a one-dimension reduction or an integer index of a value of known rank, an
+    element-wise op of values of known rank or Python numbers), else None."""
+    if depth > 40 or node.op not in ("call_method", "call_function") or not isinstance(node.target, str):
+        return None
+    target, args, kwargs = node.target, node.args, node.kwargs
+    if target == "getattr" and len(args) == 2 and args[1] in ("values", "indices"):
+        return _tuple_rank(args[0], depth)
+    if target == "operator.getitem" and len(args) == 2 and isinstance(args[1], int) and _ranked(args[0]):
+        tuple_rank = _tuple_rank(args[0], depth) if args[1] in (0, 1) else None
+        if tuple_rank is not None:
+            return tuple_rank
+        rank = node_rank(args[0], depth + 1)
+        return rank - 1 if rank else None
+    if target in ELEMENTWISE_OPERATORS:
+        if target in ("operator.eq", "operator.ne") and any(a == "<static>" for a in args):
+            return None  # `t == a_list` is a Python bool
+        return _broadcast_rank(args, depth)
+    name = target.rsplit(".", 1)[-1]
+    if not (node.op == "call_method" or target.startswith("torch.")) or not args or not _ranked(args[0]):
+        return None
+    if name in FULL_REDUCTIONS and len(args) == 1 and not kwargs:
+        return 0
+    if name == "flatten" and len(args) == 1 and not kwargs:
+        return 1
+    if name in ELEMENTWISE_FUNCTIONS:
+        return _broadcast_rank((*args, *kwargs.values()), depth)
+    return None
+
+
+def _tuple_rank(node, depth: int) -> int | None:
+    """The rank of the values (and indices) of `t.kthvalue(k)`, `t.max(dim)` and the like."""
+    if not _ranked(node) or node.op not in ("call_method", "call_function") or not isinstance(node.target, str) \
+            or node.target.rsplit(".", 1)[-1] not in DIM_REDUCTIONS or node.kwargs or not _ranked(node.args[0]):
+        return None
+    name = node.target.rsplit(".", 1)[-1]
+    rest = node.args[1:]
+    if name == "kthvalue" and len(rest) in (1, 2) or name in ("mode", "median") and len(rest) in (0, 1) \
+            or name in ("max", "min") and len(rest) == 1 and isinstance(rest[0], int):
+        if name in ("median",) and not rest:
+            return None
+        rank = node_rank(node.args[0], depth + 1)
+        return max(rank - 1, 0) if rank is not None else None
+    return None
+
+
+def _broadcast_rank(args, depth: int) -> int | None:
+    ranks = []
+    for arg in args:
+        if _ranked(arg):
+            rank = node_rank(arg, depth + 1)
+        elif isinstance(arg, (bool, int, float)) or arg == "<static>":
+            rank = 0
+        else:
+            rank = None
+        if rank is None:
+            return None
+        ranks.append(rank)
+    return max(ranks, default=None)
+
+
+def _ranked(arg) -> bool:
+    return hasattr(arg, "op") and hasattr(arg, "target")
+
+
+def traced_zero_dim(ctx: Context, expr) -> bool:
+    """Did the analysis trace this expression, and is every value it traced there 0-d?"""
+    nodes = ctx.traced.get(ctx.span(expr), ())
+    return bool(nodes) and all(node_rank(node) == 0 for node in nodes)
+
+
+def zero_dim_operand(ctx: Context, expr) -> bool:
+    """Is this operand of a `+`/`*`/comparison a Python number or a 0-d tensor in every traced
+    operation around it (so it does not change the other operand's shape)?"""
+    cst = ctx.cst
+    parent = ctx.parent(expr)
+    if isinstance(parent, cst.ComparisonTarget):
+        parent, position = ctx.parent(parent), 1
+    elif isinstance(parent, cst.BinaryOperation):
+        position = 0 if parent.left is expr else 1
+    elif isinstance(parent, cst.Comparison) and parent.left is expr:
+        position = 0
+    else:
+        return False
+    nodes = ctx.traced.get(ctx.span(parent), ())
+    if not nodes:
+        return False
+    for node in nodes:
+        if node.target not in ELEMENTWISE_OPERATORS or len(node.args) != 2:
+            return False
+        arg = node.args[position]
+        if _ranked(arg) and node_rank(arg) != 0 or not _ranked(arg) and not isinstance(arg, (int, float)) \
+                and arg != "<static>":
+            return False
+    return True
 
 
 def tensor_attributes(analysis) -> frozenset[str]:
@@ -214,6 +326,11 @@ def elementwise_leaves(ctx: Context, node, arm: str) -> set[str]:
     cst = ctx.cst
     if isinstance(node, (cst.Integer, cst.Float)):
         return set()
+    if isinstance(node, cst.Attribute) and node.attr.value in ("values", "indices") \
+            and isinstance(node.value, cst.Call) and _call_name(cst, node.value) in ("max", "min", "median"):
+        return _reduced(ctx, node.value, arm)  # x.max(1).values
+    if isinstance(node, cst.Call) and _call_name(cst, node) in DIM_REDUCING_METHODS and node.args:
+        return _reduced(ctx, node, arm)  # x.mean(1)
     if isinstance(node, (cst.Name, cst.Attribute)):
         dotted = _dotted(ctx, node)
         if dotted is None:
@@ -231,6 +348,9 @@ def elementwise_leaves(ctx: Context, node, arm: str) -> set[str]:
         name = _call_name(cst, node)
         func = node.func
         owner = _dotted(ctx, func.value) if isinstance(func, cst.Attribute) else None
+        if name in FULL_REDUCTIONS and isinstance(func, cst.Attribute) and not node.args and ctx.is_tensor_op(node):
+            elementwise_leaves(ctx, func.value, arm)  # x.abs().max(): 0-d, so it adds no shape
+            return set()
         if name in ELEMENTWISE_FUNCTIONS:
             if owner in TORCH_NAMESPACES:  # torch.relu(x, ...): operands are the arguments
                 leaves: set[str] = set()
@@ -242,6 +362,8 @@ def elementwise_leaves(ctx: Context, node, arm: str) -> set[str]:
                 for arg in node.args:
                     leaves |= elementwise_leaves(ctx, arg.value, arm)
                 return leaves
+        if shape_preserving_module(ctx, node):  # self.fc(h), fc an nn.Linear(d, d)
+            return elementwise_leaves(ctx, node.args[0].value, arm)
         callee = ctx.code(func)
         if owner is not None and owner.split(".")[0] == "self" or isinstance(func, cst.Name):
             raise Decline(f"the {arm} calls a module or function (`{callee}`), and torch.where would run "
@@ -258,6 +380,76 @@ def elementwise_leaves(ctx: Context, node, arm: str) -> set[str]:
             ctx, node.comparisons[0].comparator, arm)
     raise Decline(f"the {arm} computes `{ctx.code(node)}`, which fix cannot show to be a "
                   "side-effect-free tensor expression")
+
+
+# Modules whose output has the shape and dtype of their one input and whose forward neither
+# changes state nor draws random numbers (so running it on the arm not taken changes nothing).
+SHAPE_PRESERVING_MODULES = frozenset({
+    "LayerNorm", "RMSNorm", "Identity", "ReLU", "ReLU6", "GELU", "SiLU", "Mish", "Tanh", "Sigmoid", "ELU",
+    "SELU", "CELU", "LeakyReLU", "Softplus", "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid",
+    "Tanhshrink"})
+
+
+def class_binding(ctx: Context, attribute) -> Any:
+    """The value of the one `self.<name> = value` that the class around this `self.<name>`
+    read makes anywhere in its body, or None (bound more than once, with `+=`, or not in it)."""
+    cst = ctx.cst
+    owner = ctx.parent(attribute)
+    while owner is not None and not isinstance(owner, cst.ClassDef):
+        owner = ctx.parent(owner)
+    dotted = _dotted(ctx, attribute)
+    if owner is None or dotted is None:
+        return None
+    bound = [sub for sub in _walk(cst, owner) if isinstance(sub, cst.Assign) and any(
+        _dotted(ctx, target.target) == dotted for target in sub.targets)]
+    bound += [sub for sub in _walk(cst, owner) if isinstance(sub, (cst.AugAssign, cst.AnnAssign))
+              and _dotted(ctx, sub.target) == dotted]
+    if len(bound) != 1 or not isinstance(bound[0], cst.Assign) or len(bound[0].targets) != 1:
+        return None
+    return bound[0].value
+
+
+def shape_preserving_module(ctx: Context, call) -> bool:
+    """Is `self.<name>(x)` a call of a submodule that its class binds once, to an
+    `nn.Linear(d, d)` (the same in and out features) or to a normalisation or activation module
+    of SHAPE_PRESERVING_MODULES, and did the analysis trace the call?"""
+    cst = ctx.cst
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+            and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
+            and ctx.is_tensor_op(call)):
+        return False
+    made = class_binding(ctx, func)
+    if not isinstance(made, cst.Call):
+        return False
+    kind = _dotted(ctx, made.func) or ""
+    namespace, _, cls = kind.rpartition(".")
+    if namespace not in ("nn", "torch.nn"):
+        return False
+    if cls in SHAPE_PRESERVING_MODULES:
+        return True
+    features = [arg.value for arg in made.args if arg.keyword is None][:2]
+    keywords = {arg.keyword.value: arg.value for arg in made.args if arg.keyword is not None}
+    features += [keywords[k] for k in ("in_features", "out_features") if k in keywords]
+    return cls == "Linear" and len(features) == 2 and ctx.code(features[0]) == ctx.code(features[1]) \
+        and not any(arg.star for arg in made.args) and keywords.get("dtype") is None
+
+
+# Methods that, given one integer, reduce that dimension away (for max/min/median: their .values).
+DIM_REDUCING_METHODS = frozenset({"sum", "mean", "amax", "amin", "prod", "logsumexp"})
+
+
+def _reduced(ctx: Context, call, arm: str) -> set[str]:
+    """`t.mean(1)`, `t.max(1).values`: one operand standing for "t's operands with dimension 1
+    reduced away", so two such reductions over the same operands and dimension match."""
+    cst = ctx.cst
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and len(call.args) == 1 and call.args[0].keyword is None
+            and isinstance(call.args[0].value, cst.Integer) and ctx.is_tensor_op(call)):
+        raise Decline(f"the {arm} calls `{ctx.code(func)}`, which is not element-wise, so the arms' shapes may "
+                      "differ and torch.where would broadcast them")
+    inner = elementwise_leaves(ctx, func.value, arm)
+    return {f"({' '.join(sorted(inner))}) without dimension {call.args[0].value.value}"}
 
 
 def tensor_condition(ctx: Context, test, *, zero_dim: bool) -> tuple[Any, bool]:
@@ -283,15 +475,53 @@ def tensor_condition(ctx: Context, test, *, zero_dim: bool) -> tuple[Any, bool]:
     if effect:
         raise Decline(f"the condition has a side effect (`{effect}`)")
     if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("any", "all"):
-        raise Decline(f"the condition calls Python's `{test.func.value}()`, which tests each element for truth in "
-                      "Python; write it with the tensor's own .any()/.all()")
+        return _tensor_any_all(ctx, test), negated
     if not _traced_tensor(ctx, test):
         raise Decline(f"fix cannot show that the condition `{ctx.code(test)}` is a tensor (a numpy array "
                       "or a Python value cannot be a torch.where or torch._assert_async condition)")
     if zero_dim and not _zero_dim(ctx, test):
         raise Decline(f"fix cannot show that the condition `{ctx.code(test)}` is zero-dimensional, and "
                       "torch.where would broadcast its shape into the result")
-    return test, negated
+    return _without_item(ctx, test), negated
+
+
+def _without_item(ctx: Context, test) -> Any:
+    """The condition with each `t.item()` replaced by the 0-d tensor `t` (a Python number is no
+    torch.where or torch._assert_async condition; under capture_scalar_outputs the `.item()`
+    traces, and the `if` on it breaks); Decline where `t` is not visibly 0-d."""
+    cst = ctx.cst
+    items = [sub for sub in _walk(cst, test) if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Attribute)
+             and sub.func.attr.value == "item" and not sub.args]
+    if not items:
+        return test
+    for item in items:
+        if not _zero_dim(ctx, item.func.value):
+            raise Decline(f"fix cannot show that `{ctx.code(item.func.value)}` is zero-dimensional, so its "
+                          "`.item()` cannot be dropped from the condition")
+    targets = {id(item): item.func.value for item in items}
+
+    class DropItem(cst.CSTTransformer):
+        def on_leave(self, original_node, updated_node):
+            return targets.get(id(original_node), updated_node)
+
+    return test.visit(DropItem())
+
+
+def _tensor_any_all(ctx: Context, test) -> Any:
+    """`any(t)` / `all(t)` over a traced tensor as `t.any()` / `t.all()`, a 0-d tensor. Python
+    tests each `t[i]` for truth, which succeeds only where each is a single element, and then
+    gives what the tensor method gives (on an empty tensor too); elsewhere it raised."""
+    cst = ctx.cst
+    which = test.func.value
+    args = test.args
+    if len(args) != 1 or args[0].keyword is not None or args[0].star or not _traced_tensor(ctx, args[0].value):
+        raise Decline(f"the condition calls Python's `{which}()` over a list or generator (not one tensor), which "
+                      "tests each item for truth in Python; write it with a tensor's .any()/.all()")
+    operand = args[0].value
+    text = ctx.code(operand.with_changes(lpar=[], rpar=[]) if hasattr(operand, "lpar") else operand)
+    if not isinstance(operand, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        text = f"({text})"
+    return cst.parse_expression(f"{text}.{which}()")
 
 
 def single_assignment(ctx: Context, name) -> Any:
@@ -315,7 +545,7 @@ def single_assignment(ctx: Context, name) -> Any:
 
 def _traced_tensor(ctx: Context, node, depth: int = 0) -> bool:
     """Did the analysis trace a tensor operation at this expression, or at the one value of the
-    local name it is? (The branch's own truth test does not count: see tensor_spans.)"""
+    local name it is? (The branch's own truth test does not count: see traced_nodes.)"""
     if ctx.is_tensor_op(node):
         return True
     if isinstance(node, ctx.cst.Name) and depth < 3:
@@ -326,8 +556,11 @@ def _traced_tensor(ctx: Context, node, depth: int = 0) -> bool:
 
 def _zero_dim(ctx: Context, node, depth: int = 0) -> bool:
     """Is the expression statically a 0-d tensor or a Python number (a full reduction, or a
-    comparison / arithmetic of those, or a local name assigned once from one)?"""
+    comparison / arithmetic of those, or a local name assigned once from one), or one the
+    analysis traced as 0-d (see node_rank)?"""
     cst = ctx.cst
+    if depth == 0 and traced_zero_dim(ctx, node):
+        return True
     if isinstance(node, (cst.Integer, cst.Float)):
         return True
     if isinstance(node, cst.Name):

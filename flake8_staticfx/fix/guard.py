@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..fixable import side_effect_kind
-from .base import GUARD, Context, Decline, Edit, Outcome, Rewrite, _dotted, side_effect
+from .base import GUARD, Context, Decline, Edit, OtherForm, Outcome, Rewrite, _dotted, side_effect
 
 
 class GuardSideEffect(Rewrite):
@@ -31,8 +31,8 @@ class GuardSideEffect(Rewrite):
         if not calls:
             found = ctx.at(region.line, region.col, cst.Call)
             what = f"`{ctx.code(found[0].func)}(...)`" if found else "the construct"
-            raise Decline(f"{what} is not a print, logging or warnings.warn call; only those are guarded, "
-                          "since skipping them under compile changes nothing but the output")
+            raise OtherForm(f"{what} is not a print, logging or warnings.warn call; only those are guarded, "
+                            "since skipping them under compile changes nothing but the output")
         call = calls[0]
         ctx.imports_torch()
         effect = next((side_effect(ctx, arg.value) for arg in call.args if side_effect(ctx, arg.value)), None)

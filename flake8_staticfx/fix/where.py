@@ -6,6 +6,7 @@ from typing import Any
 from .base import (
     Context, Decline, Edit, Outcome, Rewrite, _call_name, _dotted, _if_at, _is_boolean, _is_elif,
     _leading_with_comments, _walk, elementwise_leaves, number_attribute, side_effect, tensor_condition,
+    single_assignment, zero_dim_operand,
 )
 
 
@@ -17,20 +18,27 @@ class SelectWithWhere(Rewrite):
 
     Dynamo 2.13 breaks on the `if` (GB0170); `torch.where(c, a, b)` with a tensor condition
     traces without a break (measured, and listed among what does not break). Both arms are
-    computed, so they must be safe to compute: element-wise ops (no module or function calls,
-    no indexing, no side effects) over the same operands have the same broadcast shape, and a
+    computed, so they must be safe to compute: element-wise ops (no function calls, no indexing,
+    no side effects) over the same operands have the same broadcast shape, and a
     zero-dimensional condition selects a whole arm, so the result equals the arm the `if` took.
-    A condition that is not visibly 0-d (a full reduction, or a comparison of one with a number)
-    is declined: its shape would be broadcast into the result. Modules and functions in an arm
-    are declined rather than rewritten with torch.cond, whose branches must return matching
-    shapes and dtypes, which cannot be shown from the source.
+    Operands that are Python numbers or 0-d tensors (where the graph shows it: node_rank) and
+    full reductions add no shape; `t.mean(1)` and `t.max(1).values` both stand for "t without
+    dimension 1"; a local name bound once, from names bound before it, stands for its value.
+    A submodule that keeps its input's shape and dtype and has no state to change or random
+    numbers to draw (`nn.Linear(d, d)`, a normalisation, an activation: base.shape_preserving_module)
+    counts as its input; running it on the arm not taken costs time, not correctness (its
+    gradient there is zero), though an input it would reject now raises on either path. A
+    condition that is not visibly 0-d is declined: its shape would be broadcast into the result.
+    Other modules and functions are declined rather than rewritten with torch.cond, whose
+    branches must return matching shapes and dtypes, which cannot be shown from the source.
 
     An early return, `if c: return a` directly followed by `return b` (or `else: return b`),
     becomes `return torch.where(c, a, b)` on the same terms, and a ternary likewise. In every
     form the values must keep their operands' dtype (no comparison or cast), since torch.where
     promotes both to one dtype. `self.<attr>` operands the analysis read as Python numbers do
     not count as operands (they do not change the shape). The condition must be a traced
-    tensor (a numpy array's is not one) and not Python's any()/all(). Where the operands are
+    tensor (a numpy array's is not one); Python's `any(t)`/`all(t)` over one tensor is
+    `t.any()`/`t.all()` (see base._tensor_any_all). Where the operands are
     floating-point, as in model code, the element-wise ops cannot fail on the arm that was not
     taken; on integer tensors a float literal or `/` in one arm would promote the result.
     """
@@ -74,10 +82,10 @@ class SelectWithWhere(Rewrite):
                           "torch.where per name would test it again after the first assignment")
         lines = []
         for (name, a), (_, b) in zip(then, other):
-            leaves_a = elementwise_leaves(ctx, a, "if branch")
-            leaves_b = elementwise_leaves(ctx, b, "else branch")
+            leaves_a = _shape_operands(ctx, a, "if branch")
+            leaves_b = _shape_operands(ctx, b, "else branch")
             if statement.orelse is not None or len(then) > 1:
-                chained = (leaves_a | leaves_b) & (assigned - {name})
+                chained = (_names_read(ctx, a) | _names_read(ctx, b)) & (assigned - {name})
                 if chained:
                     raise Decline(f"an arm reads `{sorted(chained)[0]}`, which the same branch assigns")
             if leaves_a != leaves_b:
@@ -154,10 +162,8 @@ class SelectWithWhere(Rewrite):
         effect = side_effect(ctx, a) or side_effect(ctx, b)
         if effect:
             raise Decline(f"an arm has a side effect (`{effect}`)")
-        numbers = {_dotted(ctx, sub) for value in (a, b) for sub in _walk(cst, value)
-                   if isinstance(sub, cst.Attribute) and number_attribute(ctx, sub)}
-        leaves_a = elementwise_leaves(ctx, a, arms[0]) - numbers
-        leaves_b = elementwise_leaves(ctx, b, arms[1]) - numbers
+        leaves_a = _shape_operands(ctx, a, arms[0])
+        leaves_b = _shape_operands(ctx, b, arms[1])
         if leaves_a != leaves_b:
             raise Decline(f"the two values read different operands ({', '.join(sorted(leaves_a)) or 'none'} / "
                           f"{', '.join(sorted(leaves_b)) or 'none'}), whose shapes torch.where would broadcast")
@@ -177,9 +183,55 @@ class SelectWithWhere(Rewrite):
             ctx.path, region.code, region.line, region.col, self.name, summary="the ternary became torch.where"))
 
 
+def _shape_operands(ctx: Context, value, arm: str, depth: int = 0) -> set[str]:
+    """The operands that give an element-wise expression its shape: its leaves, less those that
+    are Python numbers or 0-d tensors (`self.<attr>` read as a number, or an operand the graph
+    shows to be one), which broadcast without changing the shape; a local name bound once is
+    replaced by its value's operands."""
+    cst = ctx.cst
+    scalars = {_dotted(ctx, sub) for sub in _walk(cst, value) if isinstance(sub, (cst.Name, cst.Attribute))
+               and (isinstance(sub, cst.Attribute) and number_attribute(ctx, sub) or zero_dim_operand(ctx, sub))}
+    operands = elementwise_leaves(ctx, value, arm) - scalars
+    if depth < 3:
+        for sub in _walk(cst, value):
+            if isinstance(sub, cst.Name) and sub.value in operands:
+                assigned = _settled_value(ctx, sub)
+                try:
+                    followed = _shape_operands(ctx, assigned, arm, depth + 1) if assigned is not None else None
+                except Decline:  # not element-wise: the name stays an operand of its own
+                    followed = None
+                if followed is not None:
+                    operands = (operands - {sub.value}) | followed
+    return operands
+
+
+def _settled_value(ctx: Context, name) -> Any:
+    """The value of a local name bound once, before this read, from names that are all bound
+    before it (so the value still has the shape it was computed with), else None."""
+    from libcst.metadata import FunctionScope
+
+    value = single_assignment(ctx, name)
+    scope = ctx.scopes.get(name)
+    if value is None or not isinstance(scope, FunctionScope):
+        return None
+    bound_at = ctx.positions[value].start.line
+    if bound_at >= ctx.positions[name].start.line:
+        return None
+    for sub in _walk(ctx.cst, value):
+        if isinstance(sub, ctx.cst.Name) and any(
+                ctx.positions[a.node].start.line >= bound_at for a in scope.assignments[sub.value]
+                if a.node in ctx.positions):
+            return None
+    return value
+
+
+def _names_read(ctx: Context, value) -> set[str]:
+    return {sub.value for sub in _walk(ctx.cst, value) if isinstance(sub, ctx.cst.Name)}
+
+
 # Element-wise operations whose result has another dtype than their operands.
 DTYPE_CHANGING = frozenset({"float", "double", "half", "bfloat16", "logical_not", "isnan", "isinf", "isfinite",
-                            "bool", "eq", "ne", "gt", "lt", "ge", "le"})
+                            "bool", "eq", "ne", "gt", "lt", "ge", "le", "any", "all"})
 
 
 def _keeps_dtype(ctx: Context, arms) -> None:

@@ -6,14 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from .. import tables
+from .. import rules, tables
 from ..discover import is_property, is_staticmethod
-from ..inline import find_class_attribute, find_method
+from ..inline import Frame, find_class_attribute, find_method
 from .base import UNKNOWN, Value
 from .static import EnumMember, Static
 
 if TYPE_CHECKING:
-    from ..inline import Frame
     from ..interpreter import Interpreter
     from ..ir import Node
 
@@ -92,8 +91,11 @@ class ClassRef(Value):
             init = find_method(tx.resolver, cls, "__init__")
             if init is not None:
                 function, owner = init
+                breaks_before = tx.reported_breaks
                 ran = tx.call_function(Function(function, bound=obj, cls=owner), args, kwargs, expr,
                                        frame, unknown_rest=unknown_rest)
+                if tx.reported_breaks > breaks_before:
+                    metaclass_call_reruns(tx, cls, expr, frame)
                 if ran is UNKNOWN:
                     return UNKNOWN  # not inlined (recursion, depth): its attributes are not known
             return obj
@@ -104,6 +106,58 @@ class ClassRef(Value):
 
     def signature(self, depth: int) -> Any:
         return ("F", self.node)
+
+
+def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.NodeNG, frame: Frame) -> None:
+    """The construction broke, so the statement building `cls` reruns eagerly and dynamo
+    compiles its metaclass's `__call__` as a frame of its own. There `super().__call__(...)`
+    is `type.__call__`, a slot wrapper, which dynamo cannot call: GB0006 (measured,
+    registry_metaclass.py; inlined in a construction that does not break, it compiles)."""
+    found = _metaclass_call(tx.resolver, cls)
+    if found is None:
+        return
+    function, owner = found
+    super_call = next((call for call in function.nodes_of_class(nodes.Call) if _is_super_call(call)), None)
+    if super_call is None:
+        return
+    own_frame = Frame(function, tx.resolver.source_of(function), {}, caller=frame, call_site=expr, cls=owner)
+    TypeCall().call(tx, [], {}, super_call, own_frame)
+
+
+def _metaclass_call(resolver, cls: nodes.ClassDef) -> tuple[nodes.FunctionDef, nodes.ClassDef] | None:
+    """The project metaclass `__call__` (and its class) that builds `cls`'s instances, when
+    `super()` in it reaches `type.__call__`: the metaclass's other bases are `type` or ABCMeta."""
+    for owner in resolver.mro(cls):
+        declared = owner._metaclass  # astroid keeps `metaclass=` out of `keywords`
+        if declared is None:
+            continue
+        binding = resolver.expr_binding(declared, resolver.source_of(owner))
+        if binding is None or binding.kind != "class":
+            return None
+        found = find_method(resolver, binding.node, "__call__")
+        return found if found is not None and reaches_type_call(resolver, found[1]) else None
+    return None
+
+
+def reaches_type_call(resolver, metaclass: nodes.ClassDef) -> bool:
+    """Is `super().__call__` in `metaclass` `type.__call__`? Its bases are project classes with
+    no `__call__` of their own, `type` or ABCMeta (another Python `__call__` is inlined)."""
+    if find_method(resolver, metaclass, "__call__", after=metaclass) is not None:
+        return False
+    bases = [b for meta in resolver.mro(metaclass) for b in resolver.base_classes(meta)]
+    return all(b.kind == "class" or b.kind == "external" and b.qname in TYPE_CALL_METACLASSES for b in bases) \
+        and any(b.kind == "external" for b in bases)
+
+
+# Library metaclasses whose instances are built by `type.__call__` itself.
+TYPE_CALL_METACLASSES = frozenset({"type", "abc.ABCMeta"})
+
+
+def _is_super_call(call: nodes.Call) -> bool:
+    """`super().__call__(...)`"""
+    func = call.func
+    return (isinstance(func, nodes.Attribute) and func.attrname == "__call__" and isinstance(func.expr, nodes.Call)
+            and isinstance(func.expr.func, nodes.Name) and func.expr.func.name == "super")
 
 
 def construct_dataclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value], kwargs: dict[str, Value],
@@ -165,6 +219,18 @@ def dataclass_fields(resolver, cls: nodes.ClassDef) -> dict[str, nodes.NodeNG | 
 
 
 @dataclass(eq=False)
+class TypeCall(Value):
+    """`super().__call__` in a metaclass: `type.__call__`, a slot wrapper dynamo cannot call
+    through super() (GB0006, measured: registry_metaclass.py, pyro's DistributionMeta)."""
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        node = tx.graph.python_call("type.__call__", meta=tx.meta(expr, frame))
+        tx.graph_break(rules.METACLASS_CALL_RERUN, node, expr, frame)
+        return UNKNOWN
+
+
+@dataclass(eq=False)
 class Super(Value):
     """`super()` in a method: attributes are looked up after `cls` in the receiver's MRO."""
 
@@ -174,6 +240,8 @@ class Super(Value):
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         from .modules import LeafModule, Module, torch_base
 
+        if name == "__call__" and self.cls is not None and reaches_type_call(tx.resolver, self.cls):
+            return TypeCall()
         receiver = self.receiver
         cls = receiver.cls if isinstance(receiver, (Module, Obj)) else None
         if cls is None or self.cls is None:
