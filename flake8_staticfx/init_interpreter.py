@@ -102,14 +102,16 @@ class InitInterpreter(Interpreter):
 
     def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame, receiver: Value | None) -> bool:
         """Only the `__init__` chain (a dataclass's `__post_init__` included), helpers of the
-        same file (`self._make_layer(...)`), a subclass's override of a method a base's
-        `__init__` calls (pytorch-metric-learning's `self.get_default_distance()`, which picks
-        the loss's distance module), and the methods of plain objects, which may change them
-        (transformers' config `__post_init__` fills `rope_parameters` in a mixin's method):
-        what they set is a fact only when followed. Library setup such as `self.post_init()`
-        only costs time."""
+        same file (`self._make_layer(...)`), functions that are no methods, of any file (timm's
+        `make_blocks`, `get_act_layer`, `create_classifier` build or choose the layers), a
+        subclass's override of a method a base's `__init__` calls (pytorch-metric-learning's
+        `self.get_default_distance()`, which picks the loss's distance module), and the methods
+        of plain objects, which may change them (transformers' config `__post_init__` fills
+        `rope_parameters` in a mixin's method): what they set is a fact only when followed.
+        Library setup such as `self.post_init()` only costs time."""
         return getattr(function, "name", "") in CONSTRUCTION_METHODS \
             or function.root() is frame.stack()[0].function.root() \
+            or not isinstance(function.parent, nodes.ClassDef) \
             or self.overrides_for_base(function, frame.cls) or isinstance(receiver, Obj)
 
     def overrides_for_base(self, function: nodes.FunctionDef | nodes.Lambda, base: nodes.ClassDef | None) -> bool:

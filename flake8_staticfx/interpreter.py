@@ -719,9 +719,10 @@ class Interpreter:
         current = frame
         while current is not None and current.caller is not None:
             site = current.call_site
-            stack.append(SourceSpan(current.caller.module.path, site.lineno or 0, site.col_offset or 0,
-                                    site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
-            receivers.append(current.receiver_configuration)
+            if site is not None:  # None: a default or module-level value evaluated for the caller
+                stack.append(SourceSpan(current.caller.module.path, site.lineno or 0, site.col_offset or 0,
+                                        site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
+                receivers.append(current.receiver_configuration)
             current = current.caller
         return {"span": span, "stack": tuple(reversed(stack)), "receivers": tuple(reversed(receivers))}
 

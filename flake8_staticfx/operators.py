@@ -171,6 +171,10 @@ def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.
         except Exception:  # noqa: BLE001 - any Python value
             return Static()
         return Static(present if op == "in" else not present)
+    if isinstance(left, Static) and isinstance(right, Static) and isinstance(left.value, str) \
+            and isinstance(right.value, str):
+        # A substring of a known text: timm's `deep_stem = 'deep' in stem_type`.
+        return derived((left.value in right.value) == (op == "in"), left, right)
     if is_definite_tensor(right):
         # Tensor.__contains__ is `(right == left).any().item()`: a Python bool (GB0124).
         node = tx.graph.call_method("__contains__", (right.as_arg(), left.as_arg()), meta=tx.meta(expr, frame))

@@ -727,3 +727,117 @@ def test_a_dict_subclass_item_set_through_its_own_setitem_replaces_the_old_one(t
     graph, = analyze(path.read_text(), str(path), options=Options(reuse_inlined=False)).graphs
     assert [n.target for n in graph.nodes if n.op == "call_module"] == ["mixer"]
     assert not graph.regions
+
+
+def test_layer_choices_computed_from_known_values_are_drawn(tmp_path):
+    """timm's way of choosing layers: `isinstance(name, str)` of a class handed in,
+    `isinstance(gate, nn.Module)` of a flag, `'deep' in stem_type`, `sum(depths)` blocks,
+    `to_2tuple(3)` as `tuple(repeat(3, 2))`. Each is computed from the values it is given;
+    before, each was unknown and the layers it chose were lost."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        import collections.abc
+        import functools
+        from itertools import repeat
+
+        from torch import nn
+
+
+        def _ntuple(n):
+            def parse(x):
+                if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+                    return tuple(x)
+                return tuple(repeat(x, n))
+            return parse
+
+
+        to_2tuple = _ntuple(2)
+
+
+        def get_act_layer(name):
+            if not isinstance(name, str):
+                return name
+            return dict(relu=nn.ReLU, gelu=nn.GELU)[name]
+
+
+        def get_norm_layer(norm_layer):
+            if isinstance(norm_layer, functools.partial):
+                return functools.partial(norm_layer.func, **norm_layer.keywords)
+            return norm_layer
+
+
+        def create_gate(gate):
+            if isinstance(gate, nn.Module):
+                return gate
+            return nn.Sigmoid() if gate else nn.Identity()
+
+
+        class Net(nn.Module):
+            def __init__(self, depths=(1, 2), stem_type="", act_layer=nn.ReLU, norm_layer=nn.BatchNorm2d):
+                super().__init__()
+                stem_depth = 3 if "deep" in stem_type else 1
+                self.stem = nn.Sequential(*[nn.Conv2d(8 if i else 3, 8, 3) for i in range(stem_depth)])
+                self.norm = get_norm_layer(norm_layer)(8)
+                self.act = get_act_layer(act_layer)()
+                self.convs = nn.Sequential(*[nn.Conv2d(8, 8, k, padding=k // 2) for k in to_2tuple(3)])
+                self.blocks = nn.Sequential(*[nn.Conv2d(8, 8, 1) for _ in range(sum(depths))])
+                self.attn = create_gate(True)
+
+            def forward(self, x):
+                return self.attn(self.blocks(self.convs(self.act(self.norm(self.stem(x))))))
+    '''))
+    graphs = analyze(path.read_text(), str(path), options=Options(follow_defaults=True, reuse_inlined=False)).graphs
+    net = next(g for g in graphs if g.root == "Net.forward")
+    assert [n.target for n in net.nodes if n.op == "call_module"] == [
+        "stem.0", "norm", "act", "convs.0", "convs.1", "blocks.0", "blocks.1", "blocks.2", "attn"]
+    assert net.unknown_values() == 0
+
+
+def test_stages_built_by_a_function_of_another_file_are_drawn(tmp_path):
+    """timm's ResNet gets its stages from a module-level `make_blocks(...)` as (name, module)
+    pairs, registered with `self.add_module(*stage)`, and its head from `create_classifier`:
+    functions that are no methods are followed from `__init__` into any file of the project."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.config import Options
+
+    (tmp_path / "layers.py").write_text(textwrap.dedent('''\
+        from torch import nn
+
+
+        def make_stages(channels, depths):
+            stages = []
+            for index, (width, depth) in enumerate(zip(channels, depths)):
+                blocks = [nn.Conv2d(width, width, 3, padding=1) for _ in range(depth)]
+                stages.append((f"layer{index + 1}", nn.Sequential(*blocks)))
+            return stages
+
+
+        def create_classifier(num_features, num_classes):
+            return nn.AdaptiveAvgPool2d(1), nn.Linear(num_features, num_classes)
+    '''))
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        from torch import nn
+
+        from layers import create_classifier, make_stages
+
+
+        class Net(nn.Module):
+            def __init__(self, channels=(8, 8), depths=(1, 2)):
+                super().__init__()
+                for stage in make_stages(channels, depths):
+                    self.add_module(*stage)
+                self.global_pool, self.fc = create_classifier(channels[-1], 10)
+
+            def forward(self, x):
+                x = self.layer2(self.layer1(x))
+                return self.fc(self.global_pool(x).flatten(1))
+    '''))
+    graphs = analyze(path.read_text(), str(path), options=Options(follow_defaults=True, reuse_inlined=False)).graphs
+    net = next(g for g in graphs if g.root == "Net.forward")
+    assert [n.target for n in net.nodes if n.op == "call_module"] == [
+        "layer1.0", "layer2.0", "layer2.1", "global_pool", "fc"]
+    assert net.unknown_values() == 0

@@ -862,3 +862,52 @@ def test_a_break_in_the_init_of_an_object_forward_builds_resumes(tmp_path):
                 return CheckedScale(self.scale).apply(x)
     """)
     assert found(path) == expected(path)
+
+
+def test_blocks_built_with_other_arguments_do_not_share_a_summary(tmp_path):
+    """The first block is built without stochastic depth and never breaks; the second is built
+    with it and breaks. The first block's call summary must not stand in for the second's: a
+    module not yet built is told apart by its constructor arguments."""
+    check(tmp_path, HEADER + """
+
+class Block(nn.Module):
+    def __init__(self, dim, drop_prob):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.drop_prob = drop_prob
+
+    def forward(self, x):
+        if self.drop_prob > 0.0 and self.training and torch.rand(()) < self.drop_prob:  # expect: SFX101
+            return x
+        return self.fc(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(Block(4, 0.0), Block(4, 0.1))
+
+    def forward(self, x):
+        return self.blocks(x)
+""")
+
+
+def test_a_default_computed_by_a_function_that_prints_is_not_a_call_site(tmp_path):
+    """A parameter's default is evaluated when the def runs, not at the call: the function it
+    calls leaves no break, and the node it makes has no call site (it used to crash the
+    analysis of the root, an SFX900 notice)."""
+    check(tmp_path, HEADER + """
+
+def announce(value):
+    print("default", value)
+    return value
+
+
+def scale(x, factor=announce(2.0)):
+    return x * factor
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return scale(x)
+""")

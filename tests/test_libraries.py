@@ -206,6 +206,33 @@ def test_torch_is_never_followed(tmp_path):
     assert libraries.missing("torch.relu") is None and libraries.missing("functorch.vmap") is None
 
 
+def test_a_name_a_package_binds_hides_its_submodule_of_that_name(tmp_path):
+    """timm.layers' `__init__` does `from .create_attn import create_attn`: once the package is
+    imported, `timm.layers.create_attn` is the function, not the submodule create_attn.py."""
+    site = tmp_path / "site-packages"
+    write(site / "fakelib" / "__init__.py", "from .scale import scale\nfrom . import clean\n")
+    write(site / "fakelib" / "scale.py", """
+        def scale(x):
+            return x / x.abs().max().item()
+    """)
+    write(site / "fakelib" / "clean.py", """
+        def clean(x):
+            return x * 2
+    """)
+    user = write(tmp_path / "user" / "model.py", """
+        from torch import nn
+        from fakelib import clean, scale
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return clean.clean(scale(x))
+    """)
+    found = flake8(f"--staticfx-library-path={site}", "--staticfx-notices", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(7, "SFX102")], found
+    assert "in `scale` at fakelib/scale.py:2" in found[0][2]
+
+
 def test_a_library_module_too_large_stays_opaque(tmp_path, user_file):
     site = make_library(tmp_path / "site-packages")
     padding = "\n".join(f"CONSTANT_{i} = {i}" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 12))
@@ -220,6 +247,17 @@ def test_a_research_packages_one_file_core_is_followed(tmp_path, user_file):
     padding = "\n".join(f"# {i:06d}" + "-" * 90 for i in range(600))
     write(site / "fakelib" / "layers.py", textwrap.dedent(LAYERS) + "\n" + padding + "\n")
     assert len((site / "fakelib" / "layers.py").read_text()) > 55_000
+    found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
+    assert [code for _, code, _ in found] == ["SFX102", "SFX201"], found
+
+
+def test_a_model_familys_file_with_its_registrations_is_followed(tmp_path, user_file):
+    """timm's resnet.py is 107 KB: the classes and the dozens of `@register_model` functions
+    and default configurations of the whole ResNet family."""
+    site = make_library(tmp_path / "site-packages")
+    padding = "\n".join(f"# {i:06d}" + "-" * 90 for i in range(1100))
+    write(site / "fakelib" / "layers.py", textwrap.dedent(LAYERS) + "\n" + padding + "\n")
+    assert len((site / "fakelib" / "layers.py").read_text()) > 107_000
     found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
     assert [code for _, code, _ in found] == ["SFX102", "SFX201"], found
 

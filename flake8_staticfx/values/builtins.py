@@ -114,6 +114,10 @@ class Builtin(External):
         if any(isinstance(v, Tensor) for v in values):
             node = tx.graph.call_function(self.qname, as_args(args), meta=tx.meta(expr, frame))
             return Tensor(node, weak=only_weak(*values))
+        if values is not args and not kwargs and all(isinstance(v, Static) and v.known for v in values):
+            # sum(block_repeats), max(widths) over a known sequence: computed as Python would
+            result = fold(getattr(builtins, self.qname), [v.value for v in values])
+            return Static() if result is NOTHING else derived(result, *values)
         return Static() if all(isinstance(v, Static) for v in values) else UNKNOWN
 
     call_sum = call_round = call_pow = call_divmod = call_abs
@@ -210,7 +214,9 @@ class Builtin(External):
                         frame: Frame) -> Value:
         """A tensor is a torch.Tensor; a known number, list or dict is tested against builtin
         classes; a class (a torch layer's too), a function or a module is none of Python's value
-        types (transformers' `isinstance(content, tuple)` on the activation class a name maps to)."""
+        types (transformers' `isinstance(content, tuple)` on the activation class a name maps to);
+        the callable, iterable, function, partial and torch classes are decided by the kind of
+        value (`library_type_test`)."""
         from ..discover import is_torch_layer
 
         if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], External) \
@@ -225,6 +231,13 @@ class Builtin(External):
             types = args[1].items if isinstance(args[1], Seq) and args[1].items is not None else [args[1]]
             if all(isinstance(t, Builtin) and t.qname in tables.BUILTIN_VALUE_TYPES for t in types):
                 return Static(False)
+        if len(args) == 2:
+            classes = args[1].items if isinstance(args[1], Seq) and args[1].items is not None else [args[1]]
+            verdicts = [library_type_test(tx, args[0], c) for c in classes]
+            if True in verdicts:
+                return derived(True, args[0])
+            if all(v is False for v in verdicts):
+                return derived(False, args[0])
         return Static()
 
     def call_any(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
@@ -263,6 +276,46 @@ class Builtin(External):
         if len(args) == 3 and isinstance(args[1], Static) and isinstance(args[1].value, str):
             args[0].store_attribute(tx, args[1].value, args[2], expr, frame)
         return Static(None)
+
+
+# The type tests a layer factory makes of its argument beyond Python's value types (timm's
+# get_norm_layer: `isinstance(norm_layer, functools.partial)`; get_attn:
+# `isinstance(attn_type, torch.nn.Module)`; to_2tuple: `isinstance(x, collections.abc.Iterable)`),
+# by the kind of value each holds; a pair not here is not known.
+CALLABLE_TYPES = frozenset({"typing.Callable", "collections.abc.Callable"})
+ITERABLE_TYPES = frozenset({"typing.Iterable", "collections.abc.Iterable"})
+FUNCTION_TYPES = frozenset({"types.FunctionType", "types.LambdaType"})
+PARTIAL_TYPE = "functools.partial"
+
+
+def library_type_test(tx: Interpreter, value: Value, cls: Value) -> bool | None:
+    """isinstance(value, cls) for one of the classes above or a torch class, when the kind of
+    `value` decides it: None or a known number, a class (a torch layer or a module class of the
+    project), a def, a functools.partial; None when it does not (a text may stand for a dtype)."""
+    from ..discover import is_torch_layer
+    from .objects import ClassRef, Partial
+
+    if not isinstance(cls, External) or isinstance(cls, Builtin):
+        return None
+    name = cls.qname
+    if isinstance(value, Static) and value.known and value.node is None \
+            and isinstance(value.value, (int, float, complex, type(None))):
+        # None or a number is no callable, no iterable and no torch object (`attn_type=None`)
+        return False if name in CALLABLE_TYPES | ITERABLE_TYPES | FUNCTION_TYPES or name == PARTIAL_TYPE \
+            or name.startswith("torch.") else None
+    is_class = isinstance(value, External) and is_torch_layer(value.qname) \
+        or isinstance(value, ClassRef) and tx.resolver.is_module_class(value.node)
+    is_def = isinstance(value, Function) and value.bound is None and not getattr(value.node, "decorators", None)
+    kind = "class" if is_class else "function" if is_def else "partial" if isinstance(value, Partial) else None
+    if kind is None:
+        return None
+    if name in CALLABLE_TYPES:
+        return True
+    if name in FUNCTION_TYPES:
+        return kind == "function"
+    if name == PARTIAL_TYPE:
+        return kind == "partial"
+    return False if name in ITERABLE_TYPES else None
 
 
 def over_generator(call: nodes.NodeNG) -> bool:

@@ -83,6 +83,10 @@ class External(Value):
                 return Static(node=tx.graph.call_function(qname, tuple(a.as_arg() for a in args),
                                                           meta=dict(tx.meta(expr, frame), on_python_numbers=True)))
             return Static()
+        if qname == "itertools.repeat":
+            repeated = repeat_items(args, kwargs)
+            if repeated is not None:
+                return repeated
         tx.call_not_followed(qname, expr, frame)
         return opaque_call(tx, qname, args, kwargs, expr, frame)
 
@@ -130,6 +134,19 @@ class Instance(Value):
         if self.qname in tables.UNSUPPORTED_CONTEXTS:
             node = tx.graph.python_call(self.qname, (), meta=tx.meta(expr, frame))
             tx.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, node, expr, frame)
+
+
+def repeat_items(args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    """`itertools.repeat(x, n)` of a known count (timm's `to_2tuple(x)` is `tuple(repeat(x, 2))`):
+    the n items; None for an endless or unknown count."""
+    from .containers import Seq
+    from .folding import MAX_FOLDED_SIZE
+
+    times = args[1] if len(args) > 1 else kwargs.get("times")
+    if not args or not isinstance(times, Static) or type(times.value) is not int \
+            or not 0 <= times.value <= MAX_FOLDED_SIZE:
+        return None
+    return Seq([args[0]] * times.value)
 
 
 def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value:

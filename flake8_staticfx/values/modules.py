@@ -83,7 +83,12 @@ class Module(Value):
         return f"<module {self.path}>"
 
     def signature(self, depth: int) -> Any:
-        return ("M", self.cls or self.qname, id(self.attrs) if self.attrs is not None else None)
+        """Its attributes once `__init__` ran; before, the constructor arguments they will come
+        from (two blocks of one class built with other arguments are not the same call)."""
+        from .base import signature_of
+
+        built = id(self.attrs) if self.attrs is not None else signature_of(self.ctor_args, depth + 1)
+        return ("M", self.cls or self.qname, built)
 
     def configuration(self, depth: int = 0) -> Any:
         """The class and the constructor arguments' kinds and known values, submodules by their

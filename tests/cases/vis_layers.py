@@ -1,5 +1,6 @@
 """Layers and box utilities shared by the vision models of this package (timm / torchvision style)."""
 import collections.abc
+import functools
 import logging
 import math
 from itertools import repeat
@@ -20,6 +21,48 @@ def _ntuple(n):
 
 
 to_2tuple = _ntuple(2)
+to_ntuple = _ntuple
+
+_ACT_LAYERS = dict(relu=nn.ReLU, gelu=nn.GELU, silu=nn.SiLU, identity=nn.Identity)
+
+
+def get_act_layer(name="relu"):
+    """An activation class from its name, or the class (or callable) itself."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        return name
+    return _ACT_LAYERS[name.lower()]
+
+
+def get_norm_layer(norm_layer):
+    """A norm class, unwrapping a functools.partial so that its keywords can be rebound."""
+    if norm_layer is None:
+        return None
+    norm_kwargs = {}
+    if isinstance(norm_layer, functools.partial):
+        norm_kwargs.update(norm_layer.keywords)
+        norm_layer = norm_layer.func
+    if norm_kwargs:
+        norm_layer = functools.partial(norm_layer, **norm_kwargs)
+    return norm_layer
+
+
+def create_attn(attn_layer, channels, **kwargs):
+    """The attention module of a block, or None when it has none."""
+    if attn_layer is None or isinstance(attn_layer, nn.Module):
+        return attn_layer
+    return attn_layer(channels, **kwargs)
+
+
+def create_classifier(num_features, num_classes, pool_type="avg"):
+    """Global pooling and the linear classifier of a network's head."""
+    if pool_type == "avg":
+        global_pool = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(1))
+    else:
+        global_pool = nn.Sequential(nn.AdaptiveMaxPool2d(1), nn.Flatten(1))
+    fc = nn.Linear(num_features, num_classes) if num_classes > 0 else nn.Identity()
+    return global_pool, fc
 
 
 def make_divisible(v, divisor=8, min_value=None, round_limit=0.9):
