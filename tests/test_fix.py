@@ -413,6 +413,30 @@ def test_is_same_size_becomes_a_shape_comparison(tmp_path):
     assert "        if h.shape == x.shape:\n" in result.fixed
 
 
+@pytest.mark.parametrize("number,dtype", [
+    ("2.0", "h.dtype if h.is_floating_point() or h.is_complex() else torch.get_default_dtype()"),
+    ("3", "h.dtype if h.dtype != torch.bool else torch.int64"),
+])
+def test_result_type_with_a_number_becomes_the_promoted_dtype(tmp_path, number, dtype):
+    result = fix(tmp_path, model(f"""\
+        h = self.fc(x)
+        out_dtype = torch.result_type(h, {number})
+        return (h * {number}).to(out_dtype)
+    """))
+    assert only(result).rewrite == "traceable-equivalent"
+    assert f"        out_dtype = {dtype}\n" in result.fixed
+    assert fix(tmp_path, result.fixed).fixed == result.fixed
+
+
+def test_result_type_of_two_tensors_is_declined(tmp_path):
+    # Promotion between two tensors depends on which is 0-d, which the source does not show.
+    outcome = only(fix(tmp_path, model("""\
+        dtype = torch.result_type(x, self.fc(x))
+        return self.fc(x).to(dtype)
+    """)))
+    assert "only for a named tensor and a number literal" in outcome.reason
+
+
 @pytest.mark.parametrize("binding,fixed", [("list(sizes)", True), ("[8, 16]", True), ("sizes", False)])
 def test_copy_of_a_list_attribute_becomes_list(tmp_path, binding, fixed):
     source = "import copy\n" + model("""\

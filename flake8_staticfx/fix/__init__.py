@@ -59,7 +59,9 @@ REWRITTEN_FORMS = {
               "`not torch.compiler.is_compiling()`",
     "SFX203": "a `warnings.warn(...)` statement is guarded by `if not torch.compiler.is_compiling():`; "
               "`torch.is_same_size(a, b)` becomes `a.shape == b.shape`, and `copy.copy(self.items)` of a list "
-              "attribute (bound once in its class, to `list(...)` or a list display) `list(self.items)`",
+              "attribute (bound once in its class, to `list(...)` or a list display) `list(self.items)`; "
+              "`torch.result_type(x, 2.0)` of a tensor and a number literal the dtype torch's promotion gives "
+              "(`x.dtype` if `x` is floating or complex, else `torch.get_default_dtype()`)",
 }
 REWRITTEN_CODES = tuple(REWRITTEN_FORMS)
 
