@@ -7,7 +7,7 @@ compiled in `train.py` is a compile root in `model.py`, with the settings of tha
     step = torch.compile(train_step)                    # a function
 
 Files are read with `ast` only (nothing is imported or run), and only files whose text says
-`compile` are parsed. The project and its files are those of the import index
+`compile(` are parsed. The project and its files are those of the import index
 (importers.project_files): the directory above the file's top-level package, its modules and
 packages, so top-level scripts count. The index is built once per process and per project;
 the linted file's own entry is always taken from the text being linted, so an edit in the
@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 
 from .discover import project_root
-from .importers import project_files
+from .importers import iter_project_files
 
 COMPILE_FUNCTIONS = frozenset({"torch.compile"})
 COMPILE_SETTINGS = ("fullgraph",)
@@ -44,7 +44,7 @@ class CompileCall:
 
 def compile_calls(source: str, modname: str, path: str, tree: ast.Module | None = None) -> list[CompileCall]:
     """The compile calls of one file's text (parsed, unless its `tree` is given)."""
-    if "compile" not in source:
+    if "compile(" not in source:
         return []
     try:
         tree = tree or ast.parse(source)
@@ -170,8 +170,8 @@ class CompileIndex:
     def __init__(self, root: str, packages: frozenset[str] | None, max_bytes: int | None):
         self.calls_by_file: dict[str, list[CompileCall]] = {}
         self.complete = True
-        files, sources, total = project_files(root, packages), {}, 0
-        for path in files:
+        files, sources, total = [], {}, 0
+        for path in iter_project_files(root, packages):
             try:
                 total += os.path.getsize(path)
             except OSError:
@@ -179,6 +179,7 @@ class CompileIndex:
             if max_bytes is not None and total > max_bytes:
                 self.complete = False  # too big to read on every run: not indexed
                 return
+            files.append(path)
         for path in files:
             try:
                 with open(path, encoding="utf-8") as handle:

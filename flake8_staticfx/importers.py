@@ -30,7 +30,7 @@ import os
 import re
 import textwrap
 from collections import deque
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .discover import MAX_PROJECT_MODULE_SIZE, _is_install_dir, project_root
 
@@ -42,30 +42,31 @@ _MAX_STATEMENT_LINES = 1000
 
 def project_files(root: str, packages: frozenset[str] | None = None) -> list[str]:
     """The .py files whose project root is `root`: its own modules and its packages'."""
-    found = []
+    return list(iter_project_files(root, packages))
+
+
+def iter_project_files(root: str, packages: frozenset[str] | None = None) -> Iterator[str]:
+    """project_files one at a time, so that a caller with a budget stops the walk early."""
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
-        return found
+        return
     for entry in entries:
         if packages is not None:
             if (entry.name[:-3] if entry.name.endswith(".py") else entry.name) not in packages:
                 continue
         if entry.is_file() and entry.name.endswith(".py"):
-            found.append(entry.path)
+            yield entry.path
         elif entry.is_dir() and not entry.name.startswith(".") and \
                 os.path.isfile(os.path.join(entry.path, "__init__.py")):
-            found.extend(_package_files(entry.path))
-    return found
+            yield from _package_files(entry.path)
 
 
-def _package_files(package: str) -> list[str]:
-    found = []
+def _package_files(package: str) -> Iterator[str]:
     for directory, subdirs, files in os.walk(package):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith(".")
                             and os.path.isfile(os.path.join(directory, d, "__init__.py")))
-        found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".py"))
-    return found
+        yield from (os.path.join(directory, f) for f in sorted(files) if f.endswith(".py"))
 
 
 def imported_modules(tree: ast.AST, modname: str, is_package: bool) -> set[str]:
