@@ -24,11 +24,9 @@ import os
 import sys
 from dataclasses import dataclass
 
-from .discover import project_root
-from .importers import iter_project_files
+from .discover import COMPILE_DECORATORS, COMPILE_SETTINGS, project_root
+from .importers import imported_from, iter_project_files
 
-COMPILE_FUNCTIONS = frozenset({"torch.compile"})
-COMPILE_SETTINGS = ("fullgraph",)
 MAX_DEFAULT_INDEX_BYTES = 4_000_000
 
 
@@ -62,13 +60,13 @@ def compile_calls(source: str, modname: str, path: str, tree: ast.Module | None 
                                  if k.arg in COMPILE_SETTINGS and isinstance(k.value, ast.Constant)
                                  and isinstance(k.value.value, bool))
                 found.append(CompileCall(target, settings, path, call.lineno))
-    return found
+    return sorted(found, key=lambda call: call.line)  # source order, as roots are listed
 
 
 def _compiled_target(call: ast.Call, names: _FileNames, instances: dict[str, str]) -> str | None:
     """The class or function `call` compiles, when it is a compile call."""
     func = call.func
-    if names.qualified(func) in COMPILE_FUNCTIONS and call.args:
+    if names.qualified(func) in COMPILE_DECORATORS and call.args:
         target = call.args[0]
         if isinstance(target, ast.Call):
             return names.qualified(target.func)  # torch.compile(Net(...))
@@ -105,7 +103,7 @@ def _instances_made(scope: ast.AST, names: _FileNames) -> dict[str, str]:
     for node in _own_statements(scope):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name, value = node.targets[0].id, node.value
-            if isinstance(value, ast.Call) and names.qualified(value.func) not in COMPILE_FUNCTIONS:
+            if isinstance(value, ast.Call) and names.qualified(value.func) not in COMPILE_DECORATORS:
                 qname = names.qualified(value.func)
                 if qname:
                     made.setdefault(name, qname)
@@ -134,7 +132,7 @@ class _FileNames:
         for node in tree.body:
             if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.bound[node.name] = f"{modname}.{node.name}"
-        package = modname if is_package else modname.rpartition(".")[0]
+        package = modname.split(".") if is_package else modname.split(".")[:-1]
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -144,13 +142,10 @@ class _FileNames:
                         top = alias.name.split(".")[0]
                         self.bound[top] = top
             elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".") if package else []
-                    if node.level - 1 > len(parts):
-                        continue
-                    parts = parts[:len(parts) - (node.level - 1)]
-                    base = ".".join(parts + ([node.module] if node.module else []))
+                parts = imported_from(node, package)
+                if parts is None:
+                    continue
+                base = ".".join(parts)
                 for alias in node.names:
                     if alias.name != "*":
                         self.bound[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name

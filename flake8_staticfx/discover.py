@@ -803,14 +803,14 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                 cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
                 roots.append(Root(node, cls, settings=_compile_settings(compiles[0]), compiled=True))
     known = {root.function for root in roots}
-    for function, cls, call in _compiled_by_call(resolver):
-        if function not in known:
-            known.add(function)
-            roots.append(Root(function, cls, settings=_compile_settings(call), compiled=True))
     for node, settings in compiled.items():
         if isinstance(node, nodes.FunctionDef) and node not in known:
             known.add(node)
             roots.append(Root(node, None, settings=settings, compiled=True))
+    for function, cls, call in _compiled_by_call(resolver):
+        if function not in known:
+            known.add(function)
+            roots.append(Root(function, cls, settings=_compile_settings(call), compiled=True))
     for function, cls in _public_functions(resolver) if library_roots else ():
         if function not in known:
             known.add(function)
@@ -905,16 +905,12 @@ def _torch_compile_calls(resolver: Resolver) -> Iterator[nodes.Call]:
             yield call
 
 
-def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None, nodes.Call]]:
-    """Functions the file compiles by calling torch.compile: `step = torch.compile(step)` on a
-    function of the file, `self.f = torch.compile(self.f)` on a method of the class."""
+def _compiled_by_call(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef, nodes.Call]]:
+    """Methods the file compiles by calling torch.compile on them: `self.f = torch.compile(self.f)`
+    on a method of the class (compiled.py reads the calls that name a function or a class)."""
     for call in _torch_compile_calls(resolver):
         target = call.args[0]
-        if isinstance(target, nodes.Name):
-            defined = resolver.main.node.locals.get(target.name, ())
-            if defined and isinstance(defined[-1], nodes.FunctionDef):
-                yield defined[-1], None, call
-        elif isinstance(target, nodes.Attribute) and isinstance(target.expr, nodes.Name) \
+        if isinstance(target, nodes.Attribute) and isinstance(target.expr, nodes.Name) \
                 and target.expr.name == "self":
             cls = call.frame().parent if isinstance(call.frame(), nodes.FunctionDef) else None
             if isinstance(cls, nodes.ClassDef):

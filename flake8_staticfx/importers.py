@@ -79,18 +79,22 @@ def imported_modules(tree: ast.AST, modname: str, is_package: bool) -> set[str]:
                 parts = alias.name.split(".")
                 found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                if node.level - 1 > len(package):
-                    continue
-                base = package[:len(package) - (node.level - 1)]
-                base = [*base, *(node.module.split(".") if node.module else [])]
-            else:
-                base = node.module.split(".") if node.module else []
+            base = imported_from(node, package)
             if not base:
                 continue
             found.update(".".join(base[:i]) for i in range(1, len(base) + 1))
             found.update(".".join([*base, alias.name]) for alias in node.names if alias.name != "*")
     return found
+
+
+def imported_from(node: ast.ImportFrom, package: list[str]) -> list[str] | None:
+    """The dotted parts of the module a `from ... import` names, relative ones resolved in
+    `package` (the importing module's package); None when it climbs above the top."""
+    if not node.level:
+        return node.module.split(".") if node.module else []
+    if node.level - 1 > len(package):
+        return None
+    return [*package[:len(package) - (node.level - 1)], *(node.module.split(".") if node.module else [])]
 
 
 def import_statements(source: str) -> list[str] | None:
