@@ -12,7 +12,10 @@ from astroid import nodes
 
 from .values.base import NOTHING
 
-BUILTINS = frozenset(dir(builtins))
+# A module's own dunder globals (`__name__`, `__file__`, `__doc__`, ...) shadow builtins'
+# attributes of those names; the dunder functions stay builtins.
+BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("__")) | {
+    "__import__", "__build_class__", "__debug__"}
 # Attributes of Python's own values: using one says nothing about being a tensor.
 BUILTIN_VALUE_ATTRIBUTES = frozenset(
     name for kind in (int, float, bool, str, bytes, list, tuple, dict, set, complex) for name in dir(kind))

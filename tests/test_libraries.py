@@ -670,3 +670,19 @@ def test_requires_grad_on_a_registered_buffer_breaks(tmp_path):
     found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
     assert [(line, code) for line, code, _ in found] == [(11, "SFX304")], found
     assert "at vqlib/__init__.py:15" in found[0][2], found
+
+
+def test_a_modules_own_dunder_globals_are_not_packages(tmp_path):
+    """`__name__` is the module's own global (a str), not builtins' attribute of that name:
+    `__name__.split(".")` is no call into a package called `__name__`."""
+    user = write(tmp_path / "user" / "model.py", """
+        import torch
+        from torch import nn
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                library = __name__.split(".")[0]
+                return x * 2 if library else x
+    """)
+    assert flake8("--staticfx-notices", str(user), cwd=user.parent) == []
