@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -29,6 +30,10 @@ NOT_LEAVES = CONTAINERS | {TORCH_MODULE, "torch.nn.Parameter", "torch.nn.Paramet
                            "torch.nn.ParameterDict", "torch.nn.Buffer"}
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 DICT_BASES = frozenset({"dict", "builtins.dict", "collections.OrderedDict"})
+# Dict-backed dataclass bases whose `__post_init__` puts each field that is not None in the
+# dict, in declaration order, so that `out[0]` is the first of them (values/objects.py
+# OutputRecord): transformers' ModelOutput, diffusers' BaseOutput, matched by name.
+OUTPUT_RECORD_BASES = frozenset({"ModelOutput", "BaseOutput"})
 COMPILE_DECORATORS = frozenset({"torch.compile", "torch.compiler.compile"})
 DATACLASS = "dataclass"  # decorator_names keeps the bare name of dataclasses.dataclass (TRANSPARENT_LIBRARY_DECORATORS)
 DATACLASS_TRANSFORMS = frozenset({"typing.dataclass_transform", "typing_extensions.dataclass_transform"})
@@ -570,6 +575,22 @@ class Resolver:
             return False
         return not self.is_module_class(cls)
 
+    def is_output_record(self, cls: nodes.ClassDef) -> bool:
+        """A `@dataclass` over an OUTPUT_RECORD_BASES class deriving from dict or OrderedDict."""
+        return DATACLASS in decorator_names(self, cls) and any(
+            owner.name in OUTPUT_RECORD_BASES and any(
+                b.kind == "external" and b.qname in DICT_BASES for b in self.base_classes(owner))
+            for owner in self.mro(cls)[1:])
+
+    def oversized_output_record(self, qname: str) -> dict[str, bool] | None:
+        """The fields (name: defaults to None) of the output record class `qname` names in a
+        project module too large to analyse (MAX_PROJECT_MODULE_SIZE: transformers'
+        modeling_outputs.py, which every model file imports), read from its class statements
+        alone; None when `qname` is no such class."""
+        modname, _, name = qname.rpartition(".")
+        path = self.project.module_path(modname) if modname else None
+        return _record_fields(_oversized_classes(path, name), name, 0) if path is not None else None
+
     def is_module_class(self, cls: nodes.ClassDef) -> bool:
         cached = self._class_is_module.get(cls)
         if cached is not None:
@@ -596,6 +617,65 @@ class Resolver:
             return True
         short = qname.rsplit(".", 1)[-1]
         return any(base in (qname, short) for base in self.module_bases)
+
+
+@functools.lru_cache(maxsize=8)
+def _oversized_source(path: str, stamp: tuple[int, int]) -> tuple[str, dict[str, ast.ClassDef]]:
+    """The text of a module over MAX_PROJECT_MODULE_SIZE, and its top-level classes once asked
+    for (filled by _oversized_classes)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(), {}
+    except (OSError, UnicodeDecodeError):
+        return "", {}
+
+
+def _oversized_classes(path: str, name: str) -> dict[str, ast.ClassDef]:
+    """The top-level classes of a module over MAX_PROJECT_MODULE_SIZE ({} for one below it,
+    which is analysed in full), when it has a `@dataclass` class `name`: the `ast` parse (about
+    10 ms for 118 KB) is done only for such a module, once while the file is unchanged."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return {}
+    if stat.st_size <= MAX_PROJECT_MODULE_SIZE:
+        return {}
+    text, classes = _oversized_source(path, (stat.st_mtime_ns, stat.st_size))
+    declared = rf"^@(?:dataclasses\.)?dataclass\b.*\n(?:@.*\n)*class {re.escape(name)}\b"
+    if not classes and re.search(declared, text, re.M):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            return {}
+        classes.update((node.name, node) for node in tree.body if isinstance(node, ast.ClassDef))
+    return classes
+
+
+def _record_fields(classes: dict[str, ast.ClassDef], name: str, depth: int) -> dict[str, bool] | None:
+    """Fields of the `@dataclass` `name` over an OUTPUT_RECORD_BASES class through classes of
+    the same module, bases' first (name: its default is None)."""
+    cls = classes.get(name)
+    if cls is None or depth > MAX_RESOLVE_DEPTH or len(cls.bases) != 1 or cls.keywords:
+        return None
+    if not any(_ast_last_name(d.func if isinstance(d, ast.Call) else d) == DATACLASS for d in cls.decorator_list):
+        return None
+    base = _ast_last_name(cls.bases[0])
+    fields = {} if base in OUTPUT_RECORD_BASES else _record_fields(classes, base, depth + 1)
+    if fields is None:
+        return None
+    fields = dict(fields)
+    for statement in cls.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                and "ClassVar" not in ast.unparse(statement.annotation):
+            value = statement.value
+            fields[statement.target.id] = isinstance(value, ast.Constant) and value.value is None
+    return fields
+
+
+def _ast_last_name(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _last_name(expr: nodes.NodeNG) -> str | None:

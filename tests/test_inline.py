@@ -911,3 +911,80 @@ class Model(nn.Module):
     def forward(self, x):
         return scale(x)
 """)
+
+
+MODEL_OUTPUT = """
+from collections import OrderedDict
+from dataclasses import dataclass
+
+
+class ModelOutput(OrderedDict):
+    def __post_init__(self):
+        ...
+"""
+
+ENCODER_OUTPUT = """
+@dataclass
+class EncoderOutput(ModelOutput):
+    last_hidden_state: torch.Tensor = None
+    pooler_output: torch.Tensor = None
+    attentions: torch.Tensor = None
+"""
+
+EOS_HEAD = """
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.proj(x)
+        return EncoderOutput(last_hidden_state=h, attentions=h.softmax(-1))
+
+
+class EosHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+
+    def forward(self, input_ids, x):
+        outputs = self.encoder(x)
+        eos_mask = input_ids.eq(2)
+        first = outputs[0][eos_mask, :]  # expect: SFX401
+        second = outputs[1][eos_mask]  # expect: SFX401
+        pooled = outputs["pooler_output"]
+        return first, second, pooled.sum() if pooled is not None else x
+"""
+
+
+def test_a_model_output_read_by_position_is_its_fields_that_are_not_none(tmp_path):
+    """ModelOutput's dict holds the fields that are not None in declaration order: `out[1]`
+    skips the pooler output left None (measured: model_output_index.py)."""
+    check(tmp_path, HEADER + MODEL_OUTPUT + ENCODER_OUTPUT + EOS_HEAD)
+
+
+def test_a_model_output_after_an_unknown_field_is_not_known_by_position(tmp_path):
+    check(tmp_path, HEADER + MODEL_OUTPUT + ENCODER_OUTPUT + """
+class EosHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, input_ids, x, pooled=None):
+        outputs = EncoderOutput(last_hidden_state=self.proj(x), pooler_output=pooled, attentions=x)
+        return outputs[1][input_ids.eq(2)]
+""")
+
+
+def test_model_outputs_of_a_module_too_large_to_analyse_are_read_from_its_classes(tmp_path, monkeypatch):
+    """transformers' modeling_outputs.py is over MAX_PROJECT_MODULE_SIZE: its dataclasses'
+    fields still come from their class statements."""
+    from flake8_staticfx import discover
+
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "generic.py", MODEL_OUTPUT)
+    outputs = write(tmp_path / "pkg" / "outputs.py", "import torch\nfrom dataclasses import dataclass\n"
+                    "from .generic import ModelOutput\n" + textwrap.dedent(ENCODER_OUTPUT))
+    monkeypatch.setattr(discover, "MAX_PROJECT_MODULE_SIZE", len(outputs.read_text()) - 1)
+    path = write(tmp_path / "pkg" / "model.py", HEADER + "from .outputs import EncoderOutput\n" + EOS_HEAD)
+    assert found(path) == expected(path)

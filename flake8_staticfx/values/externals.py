@@ -83,6 +83,12 @@ class External(Value):
                 return Static(node=tx.graph.call_function(qname, tuple(a.as_arg() for a in args),
                                                           meta=dict(tx.meta(expr, frame), on_python_numbers=True)))
             return Static()
+        record = tx.resolver.oversized_output_record(qname)
+        if record is not None:
+            from .objects import OutputRecord
+
+            return OutputRecord.construct({name: Static(None) if none else None for name, none in record.items()},
+                                          args, kwargs, unknown_rest)
         if qname == "itertools.repeat":
             repeated = repeat_items(args, kwargs)
             if repeated is not None:

@@ -84,6 +84,10 @@ class ClassRef(Value):
             return UserModule("", cls=cls, ctor_args=None if unknown_rest else (args, kwargs))
         if tx.resolver.is_dataclass(cls):
             return construct_dataclass(tx, cls, args, kwargs, expr, frame, unknown_rest)
+        if tx.resolver.is_output_record(cls):
+            defaults = {name: None if default is None else tx.eval_static_expr(default, frame)
+                        for name, default in dataclass_fields(tx.resolver, cls).items()}
+            return OutputRecord.construct(defaults, args, kwargs, unknown_rest)
         if tx.resolver.is_dict_subclass(cls):
             return construct_dict_subclass(tx, cls, args, kwargs, unknown_rest)
         if tx.resolver.is_plain_class(cls):
@@ -185,6 +189,94 @@ def construct_dataclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value],
         if tx.call_function(Function(function, bound=obj, cls=owner), [], {}, expr, frame) is UNKNOWN:
             return UNKNOWN
     return obj
+
+
+@dataclass(eq=False)
+class OutputRecord(Value):
+    """An instance of a `@dataclass` over transformers' ModelOutput (diffusers' BaseOutput):
+    the fields as attributes; its base's `__post_init__` also puts each field that is not None
+    in the dict, in declaration order. Dynamo inlines all of it (measured: model_output_index.py),
+    so `out[0]` is the first field that is not None and `out["logits"]` the field."""
+
+    fields: dict[str, Value]
+
+    @staticmethod
+    def construct(defaults: dict[str, Value | None], args: list[Value], kwargs: dict[str, Value],
+                  unknown_rest: bool) -> Value:
+        """`Seq2SeqModelOutput(last_hidden_state=h, ...)`, given each field's default (None: none)."""
+        given = dict(zip(defaults, args))
+        if len(args) > len(defaults) or any(name in given or name not in defaults for name in kwargs):
+            return UNKNOWN  # the call would raise TypeError
+        given.update(kwargs)
+        return OutputRecord({name: given[name] if name in given else UNKNOWN if unknown_rest or default is None
+                             else default for name, default in defaults.items()})
+
+    def describe(self) -> str:
+        return "model output"
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return self.fields.get(name, UNKNOWN)
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """`out[i]` is `to_tuple()[i]`: known when the None-ness of every field before it is,
+        and the first field is a tensor (else `__post_init__` may unpack it into the dict)."""
+        from ..operators import identity
+        from .tensors import is_definite_tensor
+
+        if not (isinstance(key, Static) and key.known):
+            return UNKNOWN
+        if isinstance(key.value, str):
+            return self.fields.get(key.value, UNKNOWN)
+        first = next(iter(self.fields.values()), UNKNOWN)
+        if type(key.value) is not int or not is_definite_tensor(first):
+            return UNKNOWN
+        present, all_known = [], True
+        for value in self.fields.values():
+            is_none = identity(value, Static(None))
+            if is_none is None:
+                all_known = False
+                break
+            if not is_none:
+                present.append(value)
+        if 0 <= key.value < len(present) or all_known and -len(present) <= key.value < 0:
+            return present[key.value]
+        return UNKNOWN
+
+    def store_attribute(self, tx: Interpreter, name: str, value: Value, target: nodes.NodeNG,
+                        frame: Frame) -> None:
+        from .joins import join
+
+        tx.heap.record(self)
+        old = self.fields.get(name)
+        self.fields[name] = join(old, value) if frame.short_circuit and old is not None else value
+
+    def state(self) -> dict:
+        return dict(self.fields)
+
+    def restore(self, state: dict) -> None:
+        self.fields = dict(state)
+
+    def join_states(self, a: dict, b: dict) -> dict:
+        from .joins import join
+
+        return {name: join(a[name], b[name]) if name in a and name in b else UNKNOWN for name in {**a, **b}}
+
+    def in_graph(self, tx: Interpreter) -> Value:
+        fields = {name: value.in_graph(tx) for name, value in self.fields.items()}
+        return self if all(fields[name] is value for name, value in self.fields.items()) else OutputRecord(fields)
+
+    def rebind(self, node: Node) -> Value:
+        return OutputRecord({name: value.rebind(node) for name, value in self.fields.items()})
+
+    def holds_object(self, depth: int = 0) -> bool:
+        from .base import holds_object
+
+        return depth <= 3 and any(holds_object(value, depth + 1) for value in self.fields.values())
+
+    def signature(self, depth: int) -> Any:
+        from .base import signature_of
+
+        return ("R", signature_of(self.fields, depth + 1))
 
 
 def construct_dict_subclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value], kwargs: dict[str, Value],
