@@ -70,6 +70,9 @@ def _call_statements(tree: ast.Module) -> dict[tuple[int, int], ast.Call]:
     return found
 
 
+_STATEMENT_KINDS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _statement_holders(tree: ast.Module) -> Iterator[ast.AST]:
     """The module and every statement, except-handler and match case: what `ast.walk` gives
     that has a body of statements or an `if` test, without walking the expressions."""
@@ -80,7 +83,7 @@ def _statement_holders(tree: ast.Module) -> Iterator[ast.AST]:
         for name in ("body", "orelse", "finalbody", "handlers", "cases"):
             children = getattr(node, name, None)
             if isinstance(children, list):
-                stack.extend(child for child in children if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
+                stack.extend(child for child in children if isinstance(child, _STATEMENT_KINDS))
 
 
 def _guardable(call: ast.Call) -> bool:
