@@ -78,8 +78,8 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
     try:
         tree = tree if tree is not None else ast.parse(source)
         root_dir, modname = project_root(path)
-        module = parse_source(tree, modname, path)
-        resolver = Resolver(SourceModule(module, path, modname), project_for(root_dir, modname),
+        module = parse_source(tree, modname, path, source)
+        resolver = Resolver(SourceModule(module, path, modname, source), project_for(root_dir, modname),
                             module_bases=options.module_bases,
                             libraries=libraries_for(options.library_path, root_dir))
         skipped: list[SkippedRoot] = []

@@ -7,6 +7,7 @@ third-party packages or the user's project (see `parse_source`).
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import os
 import re
@@ -85,7 +86,7 @@ def is_torch_layer(qname: str) -> bool:
 # Parsing
 
 
-def parse_source(tree: ast.Module, modname: str, path: str) -> nodes.Module:
+def parse_source(tree: ast.Module, modname: str, path: str, source: str | None = None) -> nodes.Module:
     """Rebuild flake8's `ast` tree as astroid nodes, without astroid's post-build step.
 
     The post-build step infers `self` for every `self.x = ...`, which walks the MRO into
@@ -93,14 +94,110 @@ def parse_source(tree: ast.Module, modname: str, path: str) -> nodes.Module:
     attributes ourselves. It also binds `from m import a` names, which we do here.
     The rebuilder gets no source text: with it, it tokenizes every def and class header
     again for a `position` we never read.
+    Given the module's `source`, function bodies are rebuilt only when first read (see
+    `_LazyBody`): most functions of an imported module are never entered.
     """
-    builder = TreeRebuilder(MANAGER)
+    builder = _BodyDeferringRebuilder(MANAGER) if source is not None and "global" not in source \
+        else TreeRebuilder(MANAGER)
     module = builder.visit_module(tree, modname, path, os.path.basename(path) == "__init__.py")
-    for node, _ in builder._import_from_nodes:  # noqa: SLF001 - astroid keeps them for post-build
+    _bind_imported_names(builder, 0)
+    return module
+
+
+def _bind_imported_names(builder: TreeRebuilder, start: int) -> None:
+    """Bind the names of the `from m import a` nodes built since `start` (post-build's job)."""
+    for node, _ in builder._import_from_nodes[start:]:  # noqa: SLF001 - astroid keeps them for post-build
         for name, alias in node.names:
             if name != "*":
                 node.parent.set_local(alias or name, node)
-    return module
+    del builder._import_from_nodes[start:]  # noqa: SLF001
+
+
+class _LazyBody:
+    """A function whose body (and so its locals beyond the parameters) is rebuilt from its
+    `ast` statements the first time `body` or `locals` is read.
+
+    Exact only when no statement of the module is `global`: a `global x` body assigns to the
+    module's locals, which must be complete from the start (parse_source checks the text).
+    """
+
+    _pending: tuple[TreeRebuilder, list[ast.stmt]] | None = None
+
+    @property
+    def body(self) -> list[nodes.NodeNG]:
+        if self._pending is not None:
+            self._build_body()
+        return self._body
+
+    @body.setter
+    def body(self, value: list[nodes.NodeNG]) -> None:
+        self._body = value
+
+    @property
+    def locals(self) -> dict[str, list[nodes.NodeNG]]:
+        if self._pending is not None:
+            self._build_body()
+        return self._locals
+
+    @locals.setter
+    def locals(self, value: dict[str, list[nodes.NodeNG]]) -> None:
+        self._locals = value
+
+    def defines_nothing(self) -> bool:
+        """Is it known, without building the body, that no class or function is defined in it?"""
+        if self._pending is None:
+            return False
+        stack = list(self._pending[1])
+        while stack:
+            statement = stack.pop()
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                return False
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                children = getattr(statement, name, None)
+                if isinstance(children, list):
+                    stack.extend(children)
+        return True
+
+    def _build_body(self) -> None:
+        builder, statements = self._pending
+        self._pending = None  # set_local below reads self.locals
+        start = len(builder._import_from_nodes)  # noqa: SLF001
+        builder._global_names.append({})  # noqa: SLF001 - the function's own scope, as astroid does
+        self._body = [builder.visit(statement, self) for statement in statements]
+        builder._global_names.pop()  # noqa: SLF001
+        _bind_imported_names(builder, start)
+        builder._delayed_assattr.clear()  # noqa: SLF001 - post-build's list, never run
+
+
+class _LazyFunctionDef(_LazyBody, nodes.FunctionDef):
+    pass
+
+
+class _LazyAsyncFunctionDef(_LazyBody, nodes.AsyncFunctionDef):
+    pass
+
+
+# Named as the classes they stand for: astroid's `accept` and our handlers dispatch on the name.
+_LazyFunctionDef.__name__ = _LazyFunctionDef.__qualname__ = "FunctionDef"
+_LazyAsyncFunctionDef.__name__ = _LazyAsyncFunctionDef.__qualname__ = "AsyncFunctionDef"
+_LAZY_CLASSES = {nodes.FunctionDef: _LazyFunctionDef, nodes.AsyncFunctionDef: _LazyAsyncFunctionDef}
+
+
+class _BodyDeferringRebuilder(TreeRebuilder):
+    """astroid's rebuilder, building each function with its docstring, decorators and
+    parameters now and its statements on first use."""
+
+    def _visit_functiondef(self, cls, node, parent):
+        first = node.body[:1]
+        has_doc = bool(first) and isinstance(first[0], ast.Expr) and isinstance(first[0].value, ast.Constant) \
+            and isinstance(first[0].value.value, str)
+        header = copy.copy(node)
+        header.body = first if has_doc else []
+        function = super()._visit_functiondef(_LAZY_CLASSES[cls], header, parent)
+        statements = node.body[1:] if has_doc else node.body
+        if statements:
+            function._pending = (self, statements)
+        return function
 
 
 # ---------------------------------------------------------------------------
@@ -126,6 +223,7 @@ class SourceModule:
     node: nodes.Module
     path: str
     modname: str
+    source: str | None = None  # the text, where known: a cheap test before walking the tree
 
 
 class Project:
@@ -168,7 +266,7 @@ class Project:
             return cached[1]
         loaded = None
         try:
-            loaded = SourceModule(parse_source(ast.parse(source), modname, path), path, modname)
+            loaded = SourceModule(parse_source(ast.parse(source), modname, path, source), path, modname, source)
         except (SyntaxError, ValueError, RecursionError):
             pass
         self._cache[path] = (source, loaded)
@@ -862,7 +960,7 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
     and make such functions roots."""
     roots = []
     compiled = _compiled_here(resolver, compile_calls)
-    for node in resolver.main.node.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
+    for node in definitions(resolver.main.node):
         if isinstance(node, nodes.ClassDef):
             owner = next((c for c in resolver.iter_mro(node) if "forward" in c.locals), None)
             forward = owner.locals["forward"][-1] if owner is not None else None
@@ -896,6 +994,19 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
             known.add(function)
             roots.append(Root(function, cls, library=True))
     return roots
+
+
+def definitions(scope: nodes.NodeNG) -> Iterator[nodes.ClassDef | nodes.FunctionDef]:
+    """The classes and functions defined anywhere in `scope`, in `nodes_of_class` order.
+    Only statements hold definitions, so no expression is walked (most of a module's nodes),
+    and a function body not built yet is built only when its statements define something."""
+    for child in scope.get_children():
+        if isinstance(child, (nodes.ClassDef, nodes.FunctionDef)):
+            yield child
+            if isinstance(child, _LazyBody) and child.defines_nothing():
+                continue
+        if child.is_statement or isinstance(child, nodes.MatchCase):
+            yield from definitions(child)
 
 
 def _compiled_here(resolver: Resolver, calls: Sequence[CompileCall]) -> dict[nodes.NodeNG, dict[str, bool]]:
@@ -977,6 +1088,8 @@ def config_settings(resolver: Resolver) -> dict[str, bool]:
 
 def _torch_compile_calls(resolver: Resolver) -> Iterator[nodes.Call]:
     """The file's calls of torch.compile with something to compile."""
+    if resolver.main.source is not None and "compile" not in resolver.main.source:
+        return
     for call in resolver.main.node.nodes_of_class(nodes.Call):
         func = call.func
         name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)

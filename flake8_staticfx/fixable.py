@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Iterator
 
 from .tables import LOGGER_METHODS
 
@@ -56,7 +57,7 @@ def _call_statements(tree: ast.Module) -> dict[tuple[int, int], ast.Call]:
     """Calls that are a statement alone on its line, or the whole test of an `if`
     (`if logger.isEnabledFor(...)`), by where the call starts."""
     found = {}
-    for node in ast.walk(tree):
+    for node in _statement_holders(tree):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Call):
             found[(node.test.lineno, node.test.col_offset)] = node.test
         body = [s for field in ("body", "orelse", "finalbody") if isinstance(getattr(node, field, None), list)
@@ -67,6 +68,22 @@ def _call_statements(tree: ast.Module) -> dict[tuple[int, int], ast.Call]:
                     and lines.count(statement.lineno) == 1:
                 found[(statement.value.lineno, statement.value.col_offset)] = statement.value
     return found
+
+
+_STATEMENT_KINDS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statement_holders(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module and every statement, except-handler and match case: what `ast.walk` gives
+    that has a body of statements or an `if` test, without walking the expressions."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, name, None)
+            if isinstance(children, list):
+                stack.extend(child for child in children if isinstance(child, _STATEMENT_KINDS))
 
 
 def _guardable(call: ast.Call) -> bool:

@@ -667,3 +667,103 @@ def test_a_project_too_big_to_index_by_default_is_indexed_for_compiled_only(tmp_
     write(tmp_path / "train.py", "import torch\nfrom model import Net\nnet = torch.compile(Net(), fullgraph=True)\n")
     assert codes(model) == [(12, "SFX102"), (18, "SFX101")]  # in-file calls only: none here
     assert codes(model, Options(compiled_only=True)) == []
+
+
+LAZY_BODIES_SOURCE = '''
+"""A module whose functions are built on first use."""
+import torch
+
+
+def helper(x, *rest, scale=2, **extra):
+    """Docstring only stays the doc."""
+    from math import sqrt as root
+    y = x * scale
+    for i, item in enumerate(rest):
+        y = y + item
+    return root(y)
+
+
+def only_doc():
+    """Nothing else."""
+
+
+async def fetch(url):
+    data = await url.read()
+    return data
+
+
+def factory():
+    class Local(torch.nn.Module):
+        def forward(self, x):
+            return x.sum()
+
+    return Local
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        try:
+            z = x + 1
+        except ValueError as err:
+            z = err
+        with torch.no_grad() as ctx:
+            w = z
+        return w
+'''
+
+
+def _functions(module):
+    from astroid import nodes
+
+    return list(module.nodes_of_class(nodes.FunctionDef))
+
+
+def test_lazily_built_function_bodies_equal_an_eager_parse():
+    import ast
+
+    from flake8_staticfx.discover import parse_source
+
+    eager = parse_source(ast.parse(LAZY_BODIES_SOURCE), "m", "/p/m.py")
+    lazy = parse_source(ast.parse(LAZY_BODIES_SOURCE), "m", "/p/m.py", LAZY_BODIES_SOURCE)
+    assert list(lazy.locals) == list(eager.locals)
+    # locals first (before the body), then the whole function
+    for lazy_fn, eager_fn in zip(_functions(lazy), _functions(eager), strict=True):
+        assert type(lazy_fn).__name__ == type(eager_fn).__name__
+        assert {k: len(v) for k, v in lazy_fn.locals.items()} == {k: len(v) for k, v in eager_fn.locals.items()}
+        assert lazy_fn.as_string() == eager_fn.as_string()
+        assert (lazy_fn.doc_node.value if lazy_fn.doc_node else None) == \
+            (eager_fn.doc_node.value if eager_fn.doc_node else None)
+    assert [n.name for n in lazy.nodes_of_class(nodes_of_interest())] == \
+        [n.name for n in eager.nodes_of_class(nodes_of_interest())]
+
+
+def nodes_of_interest():
+    from astroid import nodes
+
+    return (nodes.ClassDef, nodes.FunctionDef, nodes.AssignName)
+
+
+def test_definitions_walks_statements_only_and_finds_nested_roots(tmp_path):
+    import ast
+
+    from astroid import nodes
+
+    from flake8_staticfx.discover import definitions, parse_source
+
+    module = parse_source(ast.parse(LAZY_BODIES_SOURCE), "m", "/p/m.py", LAZY_BODIES_SOURCE)
+    expected = [(n.lineno, n.name) for n in parse_source(ast.parse(LAZY_BODIES_SOURCE), "m", "/p/m.py")
+                .nodes_of_class((nodes.ClassDef, nodes.FunctionDef))]
+    assert [(n.lineno, n.name) for n in definitions(module)] == expected
+    path = write(tmp_path / "pkg" / "m.py", LAZY_BODIES_SOURCE)
+    assert roots(path) == ["Local.forward", "Net.forward"]
+
+
+def test_a_global_statement_keeps_the_module_locals_complete():
+    """`global X` in a function assigns the module's X: it must be bound before any body is read."""
+    import ast
+
+    from flake8_staticfx.discover import parse_source
+
+    source = "def configure():\n    global LIMIT\n    LIMIT = 4\n"
+    module = parse_source(ast.parse(source), "m", "/p/m.py", source)
+    assert "LIMIT" in module.locals
