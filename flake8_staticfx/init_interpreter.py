@@ -15,6 +15,7 @@ from .values import (
     External,
     Function,
     Module,
+    NdArray,
     Obj,
     Seq,
     Static,
@@ -124,11 +125,16 @@ class InitInterpreter(Interpreter):
         return None
 
     def store_module_attribute(self, module: Value, name: str, value: Value) -> None:
-        """`self.name = value` in `__init__` is the module's attribute; a submodule gets its path."""
+        """`self.name = value` in `__init__` is the module's attribute; a submodule gets its path.
+        A numpy array or scalar the module keeps is a graph input of the compiled forward, which
+        dynamo wraps as a tensor: its values are data (measured: `if self.expand_poles:` on an
+        `np.bool` breaks, GB0170, torch-harmonics' ResampleS2)."""
         if not isinstance(module, Module):
             return
         if isinstance(value, Module):
             value = with_path(value, join_path(module.path, name))
+        elif isinstance(value, NdArray):
+            value = NdArray(holds_data=True)
         if module.attrs is not None:
             module.attrs[name] = value
 

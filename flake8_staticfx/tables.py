@@ -74,7 +74,8 @@ TENSOR_DYNAMIC_SHAPE_METHODS = frozenset({
 NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
     "array", "asarray", "arange", "linspace", "zeros", "ones", "full", "empty", "concatenate",
     "stack", "round", "floor", "ceil", "clip", "cumsum", "sqrt", "exp", "log",
-    "abs", "absolute", "square", "mean", "sum", "prod", "max", "min", "amax", "amin", "std", "var",
+    "abs", "absolute", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "flip", "square",
+    "mean", "sum", "prod", "max", "min", "amax", "amin", "std", "var",
 ))
 # numpy functions whose output size depends on the values: on an array made from a tensor,
 # dynamo traces them as the torch ops they are (np.bincount(labels.numpy()): GB0036, measured).

@@ -636,3 +636,34 @@ def test_a_contextmanager_generator_runs_at_the_with(tmp_path):
     assert codes_of(lint(tmp_path, source)) == expected(source)
     assert lint(tmp_path, net("with quiet(self):\n    h = h * self.scale", init="self.scale = 1.0",
                               extra=extra)) == []
+
+
+NUMPY_FLAG_MODEL = '''
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Resample(nn.Module):
+    def __init__(self):
+        super().__init__()
+        lats = np.flip(np.arccos(np.cos(np.linspace(np.pi, 0, 8)))).copy()
+        self.expand_poles = (lats > 3.0).any() or (lats < 0.1).any()
+        self.checked = bool((lats > 3.0).any())
+
+    def forward(self, x):
+        if self.expand_poles:  # expect: SFX101
+            x = x + 1
+        if self.checked:
+            x = x * 2
+        return x
+
+
+model = torch.compile(Resample())
+'''
+
+
+def test_numpy_value_kept_by_the_module_is_graph_data(tmp_path):
+    """An `np.bool` set in `__init__` is a graph input dynamo wraps as a tensor: testing it
+    breaks (numpy_grid_resample.py, torch-harmonics' ResampleS2); bool() of it is static."""
+    assert codes_of(lint(tmp_path, NUMPY_FLAG_MODEL)) == expected(NUMPY_FLAG_MODEL)

@@ -5,7 +5,7 @@ from .base import UNKNOWN, Value
 from .modules import Module
 from .objects import Function
 from .static import Static
-from .tensors import Tensor
+from .tensors import NdArray, Tensor
 
 
 def join(a: Value, b: Value) -> Value:
@@ -15,6 +15,8 @@ def join(a: Value, b: Value) -> Value:
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return Tensor(b.node, weak=a.weak or b.weak, is_bool=a.is_bool and b.is_bool,
                       scalar=a.scalar and b.scalar)
+    if isinstance(a, NdArray) and isinstance(b, NdArray):
+        return NdArray(holds_data=a.holds_data or b.holds_data)
     if isinstance(a, Static) and isinstance(b, Static):
         if a.node is not b.node:
             return Static()
