@@ -19,7 +19,7 @@ class PoleAwareResample(nn.Module):
     def __init__(self, nlat_in=8, nlat_out=6):
         super().__init__()
         lats_in = equiangular_latitudes(nlat_in)
-        lats_out = equiangular_latitudes(nlat_out) * 0.5 + 0.25 * math.pi
+        lats_out = equiangular_latitudes(nlat_out) * 1.2 - 0.1 * math.pi
         self.expand_poles = (lats_out > lats_in[-1]).any() or (lats_out < lats_in[0]).any()
         self.proj = nn.Linear(nlat_in, nlat_out)
 
@@ -33,7 +33,7 @@ class CheckedResample(nn.Module):
     def __init__(self, nlat_in=8, nlat_out=6):
         super().__init__()
         lats_in = equiangular_latitudes(nlat_in)
-        lats_out = equiangular_latitudes(nlat_out) * 0.5 + 0.25 * math.pi
+        lats_out = equiangular_latitudes(nlat_out) * 1.2 - 0.1 * math.pi
         self.expand_poles = bool((lats_out > lats_in[-1]).any() or (lats_out < lats_in[0]).any())
         self.proj = nn.Linear(nlat_in, nlat_out)
 
