@@ -39,9 +39,9 @@ class WrittenAttributes:
         self.values = dict(state)
 
     def join_states(self, a: dict, b: dict) -> dict:
-        from .values import UNKNOWN, join
+        from .values import join_attributes
 
-        return {key: join(a[key], b[key]) if key in a and key in b else UNKNOWN for key in {**a, **b}}
+        return join_attributes(a, b)
 
 
 class Heap:

@@ -11,7 +11,7 @@ from .builtins import Builtin
 from .containers import Dict, Seq
 from .externals import External, Instance, external, opaque_call
 from .folding import MAX_FOLDED_SIZE, fold, printable
-from .joins import join, join_all
+from .joins import join, join_all, join_attributes
 from .modules import ContainerModule, LeafModule, Module, UserModule, is_module, join_path, with_path
 from .objects import BoundMethod, ClassRef, Function, Obj, Partial, Super
 from .static import EnumMember, Static, assume, assumed_truth, derived
@@ -29,7 +29,7 @@ from .tensors import (
 __all__ = [
     "NOTHING", "UNKNOWN", "Unknown", "Value", "as_args", "as_kwargs", "holds_object", "signature_of",
     "Builtin", "Dict", "Seq", "External", "Instance", "external", "opaque_call", "MAX_FOLDED_SIZE", "fold",
-    "printable", "join", "join_all", "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
+    "printable", "join", "join_all", "join_attributes", "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
     "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Partial", "Super", "EnumMember", "Static",
     "assume", "assumed_truth", "derived", "NdArray", "Tensor", "TensorSlice", "all_scalar", "has_bool_mask",
     "is_definite_tensor", "needs_grad_from", "only_weak",

@@ -34,6 +34,12 @@ def join(a: Value, b: Value) -> Value:
     return UNKNOWN
 
 
+def join_attributes(a: dict, b: dict) -> dict:
+    """Attributes (or fields, or written values) after two paths meet: one set on a single
+    path only is not known."""
+    return {key: join(a[key], b[key]) if key in a and key in b else UNKNOWN for key in {**a, **b}}
+
+
 def join_all(values: list[Value]) -> Value:
     result = values[0]
     for value in values[1:]:

@@ -257,9 +257,9 @@ class OutputRecord(Value):
         self.fields = dict(state)
 
     def join_states(self, a: dict, b: dict) -> dict:
-        from .joins import join
+        from .joins import join_attributes
 
-        return {name: join(a[name], b[name]) if name in a and name in b else UNKNOWN for name in {**a, **b}}
+        return join_attributes(a, b)
 
     def in_graph(self, tx: Interpreter) -> Value:
         fields = {name: value.in_graph(tx) for name, value in self.fields.items()}
@@ -439,10 +439,9 @@ class Obj(Value):
         self.attrs = dict(state)
 
     def join_states(self, a: dict, b: dict) -> dict:
-        """An attribute set on one path only is not known after the paths meet."""
-        from .joins import join
+        from .joins import join_attributes
 
-        return {name: join(a[name], b[name]) if name in a and name in b else UNKNOWN for name in {**a, **b}}
+        return join_attributes(a, b)
 
     def in_graph(self, tx: Interpreter) -> Value:
         """An object made elsewhere (by a module's `__init__`): this graph works on its own copy,
