@@ -29,7 +29,8 @@ from .tensors import (
 __all__ = [
     "NOTHING", "UNKNOWN", "Unknown", "Value", "as_args", "as_kwargs", "holds_object", "signature_of",
     "Builtin", "Dict", "Seq", "External", "Instance", "external", "opaque_call", "MAX_FOLDED_SIZE", "fold",
-    "printable", "join", "join_all", "join_attributes", "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
+    "printable", "join", "join_all", "join_attributes",
+    "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
     "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Partial", "Super", "EnumMember", "Static",
     "assume", "assumed_truth", "derived", "NdArray", "Tensor", "TensorSlice", "all_scalar", "has_bool_mask",
     "is_definite_tensor", "needs_grad_from", "only_weak",
