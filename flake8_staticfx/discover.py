@@ -907,6 +907,32 @@ def _wraps_its_argument(decorator: nodes.FunctionDef) -> bool:
     return False
 
 
+def find_method(resolver: Resolver, cls: nodes.ClassDef, name: str,
+                after: nodes.ClassDef | None = None) -> tuple[nodes.FunctionDef, nodes.ClassDef] | None:
+    """`name` defined as a def in the project part of `cls`'s MRO (after `after`, for super())."""
+    order = resolver.mro(cls)
+    if after is not None:
+        order = order[order.index(after) + 1:] if after in order else []
+    for owner in order:
+        defined = owner.locals.get(name)
+        if defined:
+            node = defined[-1]
+            return (node, owner) if isinstance(node, nodes.FunctionDef) else None
+    return None
+
+
+def find_class_attribute(resolver: Resolver, cls: nodes.ClassDef, name: str) -> nodes.NodeNG | None:
+    """The value expression of a class-level `name = ...` in the project part of the MRO."""
+    for owner in resolver.mro(cls):
+        for node in owner.locals.get(name, ()):
+            parent = node.parent
+            if isinstance(node, nodes.AssignName) and isinstance(parent, (nodes.Assign, nodes.AnnAssign)):
+                if parent.value is not None and parent.parent is owner:
+                    return parent.value
+            return None
+    return None
+
+
 def is_property(resolver: Resolver, function: nodes.FunctionDef) -> bool:
     return any(n in ("property", "functools.cached_property") for n in decorator_names(resolver, function))
 

@@ -5,7 +5,8 @@ from typing import Callable
 
 from astroid import nodes
 
-from .inline import Frame, bind_arguments, find_method
+from .discover import find_method
+from .inline import Frame, bind_arguments
 from .interpreter import Interpreter
 from .ir import Graph, Node
 from .rules import Rule

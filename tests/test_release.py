@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import configparser
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from flake8_staticfx import __version__
@@ -29,3 +31,26 @@ def test_declared_pythons_are_the_tested_ones():
     envs = [env.strip() for env in tox["tox"]["env_list"].split(",")]
     # 3.11 is CI's, with torch (.ci/run); tox covers the others without it.
     assert envs == [f"py{v.replace('.', '')}" for v in declared if v != "3.11"]
+
+
+def test_every_module_imports_first():
+    """A user's tool may import any module first (`from flake8_staticfx.init_interpreter import
+    ...`); an import cycle shows only when its second module is the first imported."""
+    package = ROOT / "flake8_staticfx"
+    names = sorted(".".join(path.relative_to(ROOT).with_suffix("").parts)
+                   for path in package.rglob("*.py") if path.name != "__main__.py")
+    script = (
+        "import importlib, sys\n"
+        "failed = []\n"
+        f"for name in {names!r}:\n"
+        "    for loaded in [m for m in sys.modules if m.startswith('flake8_staticfx')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as error:\n"
+        "        failed.append(f'{name}: {error}')\n"
+        "print('\\n'.join(failed))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from .. import rules, tables
-from ..inline import find_method
+from ..discover import find_method
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .static import Static
 from .tensors import Tensor, needs_grad_from

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from .. import rules, tables
-from ..discover import is_property, is_staticmethod
-from ..inline import Frame, find_class_attribute, find_method
+from ..discover import find_class_attribute, find_method, is_property, is_staticmethod
 from .base import UNKNOWN, Value
 from .static import EnumMember, Static
 
 if TYPE_CHECKING:
+    from ..inline import Frame
     from ..interpreter import Interpreter
     from ..ir import Node
 
