@@ -62,7 +62,14 @@ def command_options(args: argparse.Namespace) -> Options:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    return _report(args, command_options(args))
+    return _report(args, full_graph_options(command_options(args)))
+
+
+def full_graph_options(options: Options) -> Options:
+    """What the commands that print graphs and their counts analyse: every call drawn in full
+    (no call summaries, which keep a callee's breaks but not its graphs) with a generous time
+    budget, so `graph`, `report` and `explain` give one root the same count."""
+    return replace(options, reuse_inlined=False, file_time_budget=60.0)
 
 
 def add_compile_options(parser: argparse.ArgumentParser) -> None:
@@ -89,8 +96,7 @@ def analyse_roots(args: argparse.Namespace) -> FileAnalysis | None:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"cannot read {args.file}: {exc}", file=sys.stderr)
         return None
-    options = replace(command_options(args), reuse_inlined=False, file_time_budget=60.0)
-    analysis = analyze(source, args.file, options=options)
+    analysis = analyze(source, args.file, options=full_graph_options(command_options(args)))
     if args.root:
         analysis.graphs = [g for g in analysis.graphs if args.root in (g.root, g.root.split(".")[0])]
         if not analysis.graphs:

@@ -245,6 +245,8 @@ class Interpreter:
         test, known, branch = self.expressions.condition(stmt.test, frame)
         narrowed = narrowing(stmt.test, frame)
         if known is not None:
+            if _view_raises(test, stmt.body if known else stmt.orelse, self.options):
+                known = not known
             return self.exec_block(stmt.body if known else stmt.orelse, frame)
         start = len(self.graph.nodes)
         saved = dict(frame.env)
@@ -837,6 +839,14 @@ def _every_path_break(frame: Frame) -> HeldBreak | str | None:
     if not breaks or any(path_break is None for path_break in breaks):
         return None
     return REPORTED if any(path_break is REPORTED for path_break in breaks) else breaks[0]
+
+
+def _view_raises(test: Value, block: list[nodes.NodeNG], options: Options) -> bool:
+    """Does the instance view's own assumption (optional inputs at their defaults, training
+    mode) take a block that raises? Then it is not the call a user compiles: BartModel's
+    `if input_ids is None and inputs_embeds is None: raise ValueError(...)`."""
+    return options.follow_defaults and isinstance(test, Static) and (test.varies or test.assumed) \
+        and bool(block) and isinstance(block[-1], nodes.Raise)
 
 
 def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:

@@ -841,3 +841,72 @@ def test_stages_built_by_a_function_of_another_file_are_drawn(tmp_path):
     assert [n.target for n in net.nodes if n.op == "call_module"] == [
         "layer1.0", "layer2.0", "layer2.1", "global_pool", "fc"]
     assert net.unknown_values() == 0
+
+
+def test_instance_view_does_not_take_a_default_that_raises(tmp_path):
+    """The instance view takes optional inputs at their defaults and `self.training` as true,
+    but a call that raises is not the one a user compiles: with every input optional
+    (`input_ids is None and inputs_embeds is None: raise`), the view drew transformers'
+    BartModel as its inputs and an empty output, "0 graph(s) predicted"."""
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''
+        from typing import Optional
+
+        import torch
+        from torch import nn
+
+
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(10, 8)
+                self.proj = nn.Linear(8, 8)
+                self.drop = nn.Dropout(0.1)
+
+            def forward(self, input_ids: Optional[torch.Tensor] = None,
+                        inputs_embeds: Optional[torch.Tensor] = None):
+                if input_ids is None and inputs_embeds is None:
+                    raise ValueError("pass input_ids or inputs_embeds")
+                if inputs_embeds is None:
+                    inputs_embeds = self.embed(input_ids)
+                hidden = self.proj(inputs_embeds)
+                if self.training:
+                    hidden = self.drop(hidden)
+                return hidden
+    '''))
+    text = cli(str(path))
+    assert text.splitlines()[0] == "Encoder.forward  (6 nodes, 0 graph breaks, 1 graph(s) predicted)"
+    assert [row["target"] for row in table_rows(text) if row["opcode"] == "call_module"] == ["embed", "proj", "drop"]
+
+
+def test_report_counts_a_root_s_graphs_as_the_graph_command_does(tmp_path):
+    """`report` drew calls as summaries, which keep a callee's breaks but not its graphs: for
+    the same root it printed 4 graphs where `graph --view lint` printed 6 (transformers'
+    BartModel: 2 against 8)."""
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+
+        def gated(x):
+            if x.sum() > 0:
+                x = x * 2
+            return x.relu()
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                return gated(self.proj(gated(self.proj(x))))
+    '''))
+    header = cli(str(path), "--view", "lint").splitlines()[0]
+    predicted = int(re.search(r"(\d+) graph\(s\) predicted", header).group(1))
+    result = subprocess.run([sys.executable, "-m", "flake8_staticfx", "report", str(path), "--format", "json"],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    [row] = json.loads(result.stdout)
+    assert row["graphs"] == predicted
+    assert row["breaks"] == {"SFX101": 1}  # one site, met twice
