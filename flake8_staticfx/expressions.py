@@ -13,6 +13,7 @@ from .inline import Frame
 from .ir import Node
 from .operators import binop, both, compare, unary
 from .values import (
+    FORMATTED_TYPES,
     MAX_FOLDED_SIZE,
     UNKNOWN,
     Dict,
@@ -123,7 +124,7 @@ class ExpressionEvaluator:
             operand = self.eval(value.value, frame) if isinstance(value, nodes.FormattedValue) else UNKNOWN
             operands.append(operand)
             if isinstance(operand, Static) and operand.known and value.format_spec is None \
-                    and isinstance(operand.value, (str, int, float, bool, type(None))):
+                    and isinstance(operand.value, FORMATTED_TYPES):
                 parts.append({114: repr, 97: ascii}.get(value.conversion, str)(operand.value))
             else:
                 known = False

@@ -52,6 +52,10 @@ class Frame:
     # decide whether a compiled frame is reused for another instance (segments.py).
     receiver_configuration: Any = None
     returns: list[Value] = field(default_factory=list)
+    # A break made dynamo run the rest of this frame eagerly (an RNN call, a sparse tensor
+    # used): what follows in the frame itself breaks no more (two GRU calls in a row break
+    # once, measured), though each function it calls is compiled as a frame of its own.
+    runs_eagerly: bool = False
 
     @property
     def depth(self) -> int:

@@ -47,6 +47,7 @@ from .values import (
     join_all,
     signature_of,
 )
+from .values.tensors import sparse_operand
 
 
 class BudgetExceeded(Exception):
@@ -453,6 +454,11 @@ class Interpreter:
                 from .values import opaque_call
 
                 return opaque_call(self, node.qname(), args, kwargs, expr, frame)
+        if any(isinstance(value, Tensor) and value.sparse for value in [*args, *kwargs.values()]):
+            # Passing it loads the sparse local: dynamo breaks at the call (GB0015), and the
+            # callee, run as a frame of its own, breaks again where it uses it (measured:
+            # cfg_sparse_kernel_helper.py).
+            sparse_operand(self, self.graph.python_call(node.qname(), meta=self.meta(expr, frame)), expr, frame)
         if frame.active(node) or frame.depth >= self.options.max_inline_depth \
                 or not self.follows(node, frame, function.bound):
             return UNKNOWN
@@ -627,7 +633,11 @@ class Interpreter:
         `skips_own_frame` (why) says the construct makes dynamo give up on the rest of the
         function it is in (it compiles what it traced before), unless an outer one is given up
         on first (a loop around the call)."""
+        if frame.runs_eagerly:
+            return  # the rest of this frame runs eagerly (the functions it calls are compiled)
         found = self._break_here(rule, expr, frame, gb_ids, qname, cause, frame_skip, skips_own_frame)
+        if found.rest_only and not frame.conditional and not frame.short_circuit:
+            frame.runs_eagerly = True
         held = _conditional_at_report_site(frame, self.resolver.main)
         if not frame.short_circuit and frame.path_break is None:
             frame.path_break = HeldBreak(node, frame, found) if held else REPORTED

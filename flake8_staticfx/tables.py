@@ -102,6 +102,13 @@ TENSOR_SAME_DTYPE_METHODS = frozenset({
     "any", "all", "cpu", "cuda", "bitwise_not", "logical_not_",
 })
 
+# Methods whose result keeps a sparse tensor's layout, so that its next use breaks again
+# (`torch.sparse_coo_tensor(...).coalesce()` returned by a helper: GB0015 in the caller too,
+# measured: cfg_sparse_kernel_helper.py).  Others (to_dense, sum, matmul) may give dense ones.
+TENSOR_SPARSE_LAYOUT_METHODS = frozenset({
+    "coalesce", "clone", "detach", "to", "cpu", "cuda", "float", "double", "half", "t",
+})
+
 # -- modules -----------------------------------------------------------------
 
 MODULE_TENSOR_ATTRIBUTES = frozenset({

@@ -458,6 +458,37 @@ def test_fstring_of_known_values_selects_a_method(tmp_path):
     assert [node.target for node in graph.nodes] == ["x", "mean", "output"]
 
 
+@pytest.mark.parametrize(("name", "targets"), [
+    ('"_pool_{}".format(self.mode)', ["x", "mean", "output"]),
+    ('"_{kind}_{}".format(self.mode, kind="pool")', ["x", "mean", "output"]),
+    # a format spec or a field reaching into its argument is not computed: no method is known
+    ('"_pool_{:>4}".format(self.mode)', ["x", "output"]),
+    ('"_pool_{0.real}".format(self.mode)', ["x", "output"]),
+])
+def test_str_format_of_known_values_selects_a_method(tmp_path, name, targets):
+    """`getattr(self, "{}_reduction".format(kind))` (pytorch-metric-learning's BaseReducer)
+    is computed as the f-string is, when each field just names a known argument."""
+    from flake8_staticfx.analysis import analyze
+
+    source = textwrap.dedent('''\
+        import torch.nn as nn
+
+
+        class Pooling(nn.Module):
+            def __init__(self, mode="mean"):
+                super().__init__()
+                self.mode = mode
+
+            def _pool_mean(self, x):
+                return x.mean(1)
+
+            def forward(self, x):
+                return getattr(self, NAME)(x)
+    ''').replace("NAME", name)
+    graph, = analyze(source, str(tmp_path / "pool.py")).graphs
+    assert [node.target for node in graph.nodes] == targets
+
+
 def test_forward_writes_to_an_init_container_stay_visible(tmp_path):
     """`self._memo[key] = ...` then `self._memo[key] * 2`: the read sees the write (the
     container from __init__ is not copied for forward unless it holds another graph's

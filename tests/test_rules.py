@@ -441,6 +441,9 @@ MEASURED_STATEMENTS = [
     ("if self.training and h.mean() > 0:\n            h = h * 2", "SFX101"),
     ("if h.shape[0] > 1 and not torch.compiler.is_compiling():\n            print(h)", None),
     ("self.rnn.flatten_parameters()", "SFX306"),
+    # After an RNN call the rest of forward runs eagerly: a second one breaks no more
+    # (cfg_stacked_recurrent.py).
+    ("h, _ = self.rnn(h)\nh, _ = self.rnn(torch.tanh(h))", "SFX306"),
     # Tensor.__contains__ ends in .item(): GB0124, and dynamo skips the whole function.
     ("if 3 in h:\n            h = h + 1", "SFX102"),
     # An f-string with an unknown part before literal text (cache_key.py).
@@ -667,3 +670,35 @@ def test_numpy_value_kept_by_the_module_is_graph_data(tmp_path):
     """An `np.bool` set in `__init__` is a graph input dynamo wraps as a tensor: testing it
     breaks (numpy_grid_resample.py, torch-harmonics' ResampleS2); bool() of it is static."""
     assert codes_of(lint(tmp_path, NUMPY_FLAG_MODEL)) == expected(NUMPY_FLAG_MODEL)
+
+
+def test_sparse_tensor_keeps_breaking_in_each_frame_it_reaches(tmp_path):
+    """A coalesced sparse kernel returned by a helper: dynamo breaks where it is made, where the
+    caller passes it on and where the callee reads its shape (GB0015 in each frame, the rest of
+    each runs eagerly: nothing after those breaks, measured on cfg_sparse_kernel_helper.py)."""
+    source = HEADER + textwrap.dedent("""\
+        def contract(x, kernel):
+            rows, cols = kernel.shape
+            return torch.sparse.mm(kernel, x.reshape(cols, -1))
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("idx", torch.stack([torch.arange(4), torch.arange(4)]))
+                self.register_buffer("vals", torch.rand(4))
+
+            def kernel(self):
+                return torch.sparse_coo_tensor(self.idx, self.vals, size=(4, 4)).coalesce()
+
+            def forward(self, x):
+                kernel = self.kernel()
+                return contract(x, kernel)
+        """)
+    lines = source.splitlines()
+    made, read, passed = (lines.index(text) + 1 for text in (
+        "        return torch.sparse_coo_tensor(self.idx, self.vals, size=(4, 4)).coalesce()",
+        "    rows, cols = kernel.shape",
+        "        return contract(x, kernel)"))
+    assert codes_of(lint(tmp_path, source)) == [(read, "SFX312"), (made, "SFX203"), (made, "SFX312"),
+                                                (passed, "SFX312")]

@@ -14,7 +14,7 @@ from .folding import MAX_FOLDED_SIZE, fold, printable
 from .joins import join, join_all, join_attributes
 from .modules import ContainerModule, LeafModule, Module, UserModule, is_module, join_path, with_path
 from .objects import BoundMethod, ClassRef, Function, Obj, Partial, Super
-from .static import EnumMember, Static, assume, assumed_truth, derived
+from .static import FORMATTED_TYPES, EnumMember, Static, assume, assumed_truth, derived
 from .tensors import (
     NdArray,
     Tensor,
@@ -32,6 +32,7 @@ __all__ = [
     "printable", "join", "join_all", "join_attributes",
     "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
     "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Partial", "Super", "EnumMember", "Static",
-    "assume", "assumed_truth", "derived", "NdArray", "Tensor", "TensorSlice", "all_scalar", "has_bool_mask",
+    "FORMATTED_TYPES", "assume", "assumed_truth", "derived",
+    "NdArray", "Tensor", "TensorSlice", "all_scalar", "has_bool_mask",
     "is_definite_tensor", "needs_grad_from", "only_weak",
 ]

@@ -1,6 +1,7 @@
 """Static Python values: what dynamo specialises on (config, shapes, flags, strings)."""
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -47,9 +48,18 @@ class Static(Value):
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
-        """Methods of a known string are computed (`mode.startswith("conv")`)."""
-        if self.known and name in tables.FOLDED_STR_METHODS and not kwargs and all(
-                isinstance(a, Static) and a.known for a in args) and isinstance(self.value, str):
+        """Methods of a known string are computed (`mode.startswith("conv")`), and `format` as
+        f-strings are (`getattr(self, "{}_reduction".format(kind))`)."""
+        if not (self.known and isinstance(self.value, str)):
+            return Static()
+        operands = [*args, *kwargs.values()]
+        if name == "format" and all(isinstance(a, Static) and a.known and isinstance(a.value, FORMATTED_TYPES)
+                                    for a in operands) and plain_fields(self.value):
+            result = fold(self.value.format, *(a.value for a in args), **{k: v.value for k, v in kwargs.items()})
+            if isinstance(result, str):
+                return derived(result, self, *operands)
+        if name in tables.FOLDED_STR_METHODS and not kwargs and all(
+                isinstance(a, Static) and a.known for a in args):
             result = fold(getattr(self.value, name), *(a.value for a in args))
             if isinstance(result, (str, bool, int, tuple)):
                 return derived(result, self, *args)
@@ -110,6 +120,21 @@ class EnumMember:
 
     def __repr__(self) -> str:
         return f"{self.enum.rsplit('.', 1)[-1]}.{self.name}"
+
+
+# What str.format and f-strings put in a known string: values whose text is short and plain.
+FORMATTED_TYPES = (str, int, float, bool, type(None))
+
+
+def plain_fields(template: str) -> bool:
+    """Does each field of a format string name an argument, with no format spec, attribute or
+    index (`"{}_{name}"`)? Then the result is no longer than the template and its arguments."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return False
+    return all(field is None or (field == "" or field.isidentifier() or field.isdigit()) and not spec
+               for _, field, spec, _ in fields)
 
 
 def derived(value: Any, *operands: Value) -> Static:

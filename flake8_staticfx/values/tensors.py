@@ -54,6 +54,10 @@ class Tensor(Value):
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if self.weak and name not in TENSOR_MEMBERS:
             return UNKNOWN  # `cache.get_seq_length()`: the input assumed a tensor is something else
+        if self.sparse and name in tables.TENSOR_STATIC_ATTRIBUTES:
+            node = tx.graph.call_function("getattr", (self.as_arg(), name), meta=tx.meta(expr, frame))
+            sparse_operand(tx, node, expr, frame)  # `kernel.shape` wraps the tensor too
+            return Static(node=node)
         if name in tables.TENSOR_STATIC_ATTRIBUTES or name in tables.TENSOR_TENSOR_ATTRIBUTES:
             node = tx.graph.call_function("getattr", (self.as_arg(), name), meta=tx.meta(expr, frame))
             return Tensor(node) if name in tables.TENSOR_TENSOR_ATTRIBUTES else Static(node=node)
@@ -66,7 +70,8 @@ class Tensor(Value):
         meta = tx.meta(expr, frame)
         if self.sparse:
             node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
-            return sparse_operand(tx, node, expr, frame)
+            result = sparse_operand(tx, node, expr, frame)
+            return replace(result, sparse=True) if name in tables.TENSOR_SPARSE_LAYOUT_METHODS else result
         if name in tables.TENSOR_STATIC_METHODS:
             return Static(node=tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs),
                                                     meta=meta))
@@ -169,10 +174,10 @@ class Tensor(Value):
         return self.node if self.node is not None else "<tensor>"
 
     def signature(self, depth: int) -> Any:
-        return ("T", self.weak, self.is_bool, self.scalar)
+        return ("T", self.weak, self.is_bool, self.scalar, self.sparse)
 
     def rebind(self, node: Node) -> Value:
-        return Tensor(node, weak=self.weak, is_bool=self.is_bool, scalar=self.scalar)
+        return Tensor(node, weak=self.weak, is_bool=self.is_bool, scalar=self.scalar, sparse=self.sparse)
 
     def in_graph(self, tx: Interpreter) -> Value:
         """An `__init__` tensor read in forward is a constant of this graph (fx's `_tensor_constantN`)."""
