@@ -117,6 +117,8 @@ def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.Node
     compiles its metaclass's `__call__` as a frame of its own. There `super().__call__(...)`
     is `type.__call__`, a slot wrapper, which dynamo cannot call: GB0006 (measured,
     registry_metaclass.py; inlined in a construction that does not break, it compiles)."""
+    from ..inline import Frame  # inline imports the values package
+
     found = _metaclass_call(tx.resolver, cls)
     if found is None:
         return
