@@ -832,6 +832,7 @@ TRANSPARENT_LIBRARY_DECORATORS = frozenset({
     "use_kernel_forward_from_hub", "use_kernelized_func", "use_kernel_func_from_hub",
     "apply_forward_hook", "dataclass", "register_to_config",
     "lru_cache", "cache", "wraps", "overload", "final", "abstractmethod", "total_ordering",
+    "register_notrace_module", "register_notrace_function",  # timm: marks for torch.fx, returns its argument
 })
 # Class decorators that replace forward by one implementation picked from the configuration at
 # run time (matched by last name): the setting, its default and the value that runs the forward

@@ -460,6 +460,25 @@ def test_unknown_class_decorator_gives_a_notice_not_a_silent_pass(tmp_path):
                            "may replace forward)")
 
 
+def test_timm_fx_markers_keep_the_class_linted(tmp_path):
+    # timm's register_notrace_module adds the class to a set for torch.fx and returns it: dynamo
+    # compiles the forward as written (mobilevit, nfnet: 102 uses in timm were "not analysed").
+    write(tmp_path / "model.py", """
+import torch.nn as nn
+from timm.layers import register_notrace_module
+
+
+@register_notrace_module
+class Block(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+""")
+    found = reports("--staticfx-notices", "model.py", cwd=tmp_path)
+    assert [(row, code) for _, row, _, code, _ in found] == [(8, "SFX101")]
+
+
 def test_a_forward_picked_by_configuration_names_the_setting_that_runs_it(tmp_path):
     # transformers' experts dispatch replaces forward by the implementation the config names
     # (grouped_mm by default): the eager loop written in the class runs only when asked for.
