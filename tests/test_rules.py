@@ -667,3 +667,20 @@ def test_numpy_value_kept_by_the_module_is_graph_data(tmp_path):
     """An `np.bool` set in `__init__` is a graph input dynamo wraps as a tensor: testing it
     breaks (numpy_grid_resample.py, torch-harmonics' ResampleS2); bool() of it is static."""
     assert codes_of(lint(tmp_path, NUMPY_FLAG_MODEL)) == expected(NUMPY_FLAG_MODEL)
+
+
+@pytest.mark.parametrize("body, breaks", [
+    # Measured with torch 2.13 (tests/cases/global_attention_asserts.py, longformer, and each
+    # form under torch._dynamo.explain): an item pair that gives a tensor stops dynamo's list
+    # comparison (GB6622), if the comparison gets to it.
+    ("n = h.sum(0).argmax()\nassert list(h.size()) == [x.shape[0], n]", True),
+    ("n = h.sum(0).argmax()\nok = [h.shape[0], n] == [2, 8]", False),     # breaks, but only as h.shape[0] is 2
+    ("n = h.sum(0).argmax()\nok = [2, n] == [2, 8]", True),
+    ("n = h.sum(0).argmax()\nok = [1, n] == [2, 8]", False),              # the first pair differs
+    ("n = h.sum(0).argmax()\nok = [2, n] == [2, 8, 8]", False),           # lengths differ
+    ("n = h.sum(0).argmax()\nok = (2, n) == [2, 8]", False),              # a tuple is never a list
+    ("assert list(h.size()) == [x.shape[0], h.size(1)]", False),          # sizes are ints
+])
+def test_list_comparison_with_a_tensor_item(tmp_path, body, breaks):
+    found = lint(tmp_path, net(body))
+    assert [message.split(";")[0].rsplit("(", 1)[1] for _, _, message in found] == (["GB6622)"] if breaks else [])
