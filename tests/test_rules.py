@@ -684,3 +684,16 @@ def test_numpy_value_kept_by_the_module_is_graph_data(tmp_path):
 def test_list_comparison_with_a_tensor_item(tmp_path, body, breaks):
     found = lint(tmp_path, net(body))
     assert [message.split(";")[0].rsplit("(", 1)[1] for _, _, message in found] == (["GB6622)"] if breaks else [])
+
+
+@pytest.mark.parametrize("body, breaks", [
+    # A container on one path and None on the other: what fails on None goes on with the
+    # container (tests/cases/mm_rope_index.py: `next(grid_iters[kind])` is a row of the grid).
+    ("rows = iter(h) if h.shape[0] > 1 else None\nv = next(rows).sum().item()", True),
+    ("rows = {1: iter(h) if h.shape[0] > 1 else None, 2: None}\nv = next(rows[h.shape[1]]).sum().item()", True),
+    ("pair = (h, x) if h.shape[0] > 1 else (x, h)\nv = pair[1].sum().item()", True),
+    ("rows = iter(h) if h.shape[0] > 1 else None\nh = h * 2 if rows is None else h", False),
+    ("rows = [h] if h.shape[0] > 1 else []\nrows.append(3)\nv = rows[-1]", False),
+])
+def test_a_container_or_none_is_the_container_where_none_would_fail(tmp_path, body, breaks):
+    assert [code for _, code in codes_of(lint(tmp_path, net(body)))] == (["SFX102"] if breaks else [])
