@@ -697,3 +697,21 @@ def test_list_comparison_with_a_tensor_item(tmp_path, body, breaks):
 ])
 def test_a_container_or_none_is_the_container_where_none_would_fail(tmp_path, body, breaks):
     assert [code for _, code in codes_of(lint(tmp_path, net(body)))] == (["SFX102"] if breaks else [])
+
+
+@pytest.mark.parametrize("init", [
+    "self.proj = nn.utils.weight_norm(nn.Linear(8, 8))",
+    "self.proj = nn.utils.parametrizations.spectral_norm(nn.Linear(8, 8), name='weight')",
+    # VitsWaveNet: parametrizations.weight_norm where torch has it, else the older one
+    """
+    if hasattr(nn.utils.parametrizations, "weight_norm"):
+        weight_norm = nn.utils.parametrizations.weight_norm
+    else:
+        weight_norm = nn.utils.weight_norm
+    self.proj = weight_norm(nn.Linear(8, 8), name="weight")
+    """,
+])
+def test_a_reparametrized_layer_is_the_layer(tmp_path, init):
+    """weight_norm and its kin return the module they are given (tests/cases/wavenet_gated_units.py)."""
+    source = net("v = self.proj(h).sum().item()", init=init)
+    assert [code for _, code in codes_of(lint(tmp_path, source))] == ["SFX102"]

@@ -1,8 +1,10 @@
 """What a variable is after two paths merge."""
 from __future__ import annotations
 
+from .. import tables
 from .base import UNKNOWN, Value
 from .containers import Dict, OrNone, Seq
+from .externals import External
 from .modules import Module
 from .objects import Function
 from .static import Static
@@ -32,9 +34,17 @@ def join(a: Value, b: Value) -> Value:
         return a
     if isinstance(a, Function) and isinstance(b, Function) and a.node is b.node:
         return a
+    if isinstance(a, External) and isinstance(b, External) and _same_external(a.qname, b.qname):
+        return a
     if isinstance(a, Seq) and isinstance(b, Seq) and a.is_list == b.is_list and a.fields == b.fields:
         return _join_sequences(a, b)
     return _join_with_none(a, b) or _join_with_none(b, a) or UNKNOWN
+
+
+def _same_external(a: str, b: str) -> bool:
+    """One name, or two that do the same (`parametrizations.weight_norm` if torch has it, else
+    `utils.weight_norm`: either returns the module it is given)."""
+    return a == b or (a in tables.RETURNS_ITS_MODULE and b in tables.RETURNS_ITS_MODULE)
 
 
 def _join_sequences(a: Seq, b: Seq) -> Seq:
