@@ -161,12 +161,13 @@ def compare_items(tx: Interpreter, left: Seq, right: Seq, expr: nodes.NodeNG, fr
     the tensor must be known equal, unless the comparison is what an `assert` tests: on a run
     that goes on, every pair of it is equal (`assert list(x.size()) == [b, n_global, s]`)."""
     asserted = isinstance(expr.parent, nodes.Assert) and expr.parent.test is expr
-    if right.items is None or left.items is None and not (asserted and isinstance(left.elem, Static)):
+    known = left.items if left.items is not None else right.items
+    if known is None:
         return Static()
-    left_items = left.items if left.items is not None else [left.elem] * len(right.items)
-    if len(left_items) != len(right.items):
+    pairs = [_asserted_items(side, len(known), asserted) for side in (left, right)]
+    if pairs[0] is None or pairs[1] is None or len(pairs[0]) != len(pairs[1]):
         return Static()
-    for a, b in zip(left_items, right.items):
+    for a, b in zip(*pairs):
         if is_definite_tensor(a) or is_definite_tensor(b):
             node = tx.graph.python_call("operator.eq", (a.as_arg(), b.as_arg()), meta=tx.meta(expr, frame))
             tx.graph_break(rules.DATA_DEPENDENT_OPERATOR, node, expr, frame, gb_ids=("GB6622",))
@@ -178,6 +179,14 @@ def compare_items(tx: Interpreter, left: Seq, right: Seq, expr: nodes.NodeNG, fr
         if not (a.known and b.known and _equal(a.value, b.value)):
             return Static()
     return Static()
+
+
+def _asserted_items(seq: Seq, length: int, asserted: bool) -> list[Value] | None:
+    """The items of one side: a list of sizes of unknown length (`list(x.size())`) has as many
+    as the other side when an assert says the two are equal."""
+    if seq.items is not None:
+        return seq.items
+    return [seq.elem] * length if asserted and isinstance(seq.elem, Static) else None
 
 
 def _equal(a: object, b: object) -> bool:

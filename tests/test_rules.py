@@ -674,6 +674,8 @@ def test_numpy_value_kept_by_the_module_is_graph_data(tmp_path):
     # form under torch._dynamo.explain): an item pair that gives a tensor stops dynamo's list
     # comparison (GB6622), if the comparison gets to it.
     ("n = h.sum(0).argmax()\nassert list(h.size()) == [x.shape[0], n]", True),
+    ("n = h.sum(0).argmax()\nassert [x.shape[0], n] == list(h.size())", True),
+    ("n = h.sum(0).argmax()\nok = [x.shape[0], n] == list(h.size())", False),  # lengths not known
     ("n = h.sum(0).argmax()\nok = [h.shape[0], n] == [2, 8]", False),     # breaks, but only as h.shape[0] is 2
     ("n = h.sum(0).argmax()\nok = [2, n] == [2, 8]", True),
     ("n = h.sum(0).argmax()\nok = [1, n] == [2, 8]", False),              # the first pair differs
