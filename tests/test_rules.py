@@ -717,3 +717,32 @@ def test_a_reparametrized_layer_is_the_layer(tmp_path, init):
     """weight_norm and its kin return the module they are given (tests/cases/wavenet_gated_units.py)."""
     source = net("v = self.proj(h).sum().item()", init=init)
     assert [code for _, code in codes_of(lint(tmp_path, source))] == ["SFX102"]
+
+
+def test_a_module_list_of_unknown_length_calls_its_one_kind_of_layer(tmp_path):
+    """`nn.ModuleList([Layer(config) for i in range(config.n)])`: the count is the config's, but
+    every item is a Layer, so the loop's result is a tensor (tests/cases/eos_classifier_layers.py)."""
+    extra = textwrap.dedent("""\
+        class Layer(nn.Module):
+            def __init__(self, config, layer_idx=None):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def forward(self, h):
+                return self.fc(h)
+
+
+        class Stack(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.layers = nn.ModuleList([Layer(config, layer_idx=i) for i in range(config.num_layers)])
+
+            def forward(self, h):
+                for layer in self.layers:
+                    h = layer(h)
+                return h
+
+
+        """)
+    found = lint(tmp_path, net("s = self.stack(h).sum().item()", init="self.stack = Stack(self.config)", extra=extra))
+    assert [code for _, code in codes_of(found)] == ["SFX102"]
