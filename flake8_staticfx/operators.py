@@ -145,10 +145,55 @@ def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.Nod
             except Exception:  # noqa: BLE001 - any Python value
                 return Static()
         return Static()
+    if isinstance(left, Seq) and isinstance(right, Seq) and left.is_list == right.is_list:
+        return compare_items(tx, left, right, expr, frame)
     if isinstance(left, Static) and isinstance(right, (Seq, Dict)) or \
             isinstance(right, Static) and isinstance(left, (Seq, Dict)):
         return Static()
     return UNKNOWN
+
+
+def compare_items(tx: Interpreter, left: Seq, right: Seq, expr: nodes.NodeNG, frame: Frame) -> Value:
+    """Two lists (or two tuples) compare item by item, each pair with `==` first, stopping at the
+    first pair that differs; a pair that gives a tensor (`size == count_tensor`) has no value
+    dynamo knows, and it breaks (GB6622 list_richcompare_nonconst, measured:
+    global_attention_asserts.py). Lists of different lengths compare no item. The pairs before
+    the tensor must be known equal, unless the comparison is what an `assert` tests: on a run
+    that goes on, every pair of it is equal (`assert list(x.size()) == [b, n_global, s]`)."""
+    asserted = isinstance(expr.parent, nodes.Assert) and expr.parent.test is expr
+    known = left.items if left.items is not None else right.items
+    if known is None:
+        return Static()
+    pairs = [_asserted_items(side, len(known), asserted) for side in (left, right)]
+    if pairs[0] is None or pairs[1] is None or len(pairs[0]) != len(pairs[1]):
+        return Static()
+    for a, b in zip(*pairs):
+        if is_definite_tensor(a) or is_definite_tensor(b):
+            node = tx.graph.python_call("operator.eq", (a.as_arg(), b.as_arg()), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.DATA_DEPENDENT_OPERATOR, node, expr, frame, gb_ids=("GB6622",))
+            return Static()
+        if not (isinstance(a, Static) and isinstance(b, Static)):
+            return Static()  # an item of unknown kind: its comparison may stop the walk or break
+        if asserted:
+            continue
+        if not (a.known and b.known and _equal(a.value, b.value)):
+            return Static()
+    return Static()
+
+
+def _asserted_items(seq: Seq, length: int, asserted: bool) -> list[Value] | None:
+    """The items of one side: a list of sizes of unknown length (`list(x.size())`) has as many
+    as the other side when an assert says the two are equal."""
+    if seq.items is not None:
+        return seq.items
+    return [seq.elem] * length if asserted and isinstance(seq.elem, Static) else None
+
+
+def _equal(a: object, b: object) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - any Python value
+        return False
 
 
 def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:

@@ -247,6 +247,13 @@ TORCH_NON_TENSOR_FUNCTIONS = frozenset({
     "torch.no_grad", "torch.enable_grad", "torch.autocast", "torch.inference_mode",
     "torch.profiler.record_function", "torch.autograd.profiler.record_function",
 })
+# Functions that reparametrize the module they are given and return that same module.
+RETURNS_ITS_MODULE = frozenset({
+    "torch.nn.utils.weight_norm", "torch.nn.utils.spectral_norm", "torch.nn.utils.remove_weight_norm",
+    "torch.nn.utils.remove_spectral_norm", "torch.nn.utils.parametrizations.weight_norm",
+    "torch.nn.utils.parametrizations.spectral_norm", "torch.nn.utils.parametrizations.orthogonal",
+    "torch.nn.utils.parametrize.register_parametrization",
+})
 # Functions that call their first argument with the rest (so it is inlined).
 CALL_FIRST_ARGUMENT = frozenset({
     "torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential",

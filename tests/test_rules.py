@@ -329,7 +329,8 @@ def test_a_size_made_from_python_numbers_is_read_without_a_break(tmp_path):
     constant = net("group = torch.min(torch.as_tensor(4), torch.as_tensor(h.shape[0]))\nh = h.reshape(group, -1)")
     assert lint(tmp_path, constant) == []
     data = net("group = (h > 0).sum()\nh = h.reshape(group, -1)")
-    assert codes_of(lint(tmp_path, data)) == [(data.splitlines().index("        h = h.reshape(group, -1)") + 1, "SFX102")]
+    reshape = data.splitlines().index("        h = h.reshape(group, -1)") + 1
+    assert codes_of(lint(tmp_path, data)) == [(reshape, "SFX102")]
 
 
 def test_reported_column_is_the_construct(tmp_path):
@@ -702,3 +703,82 @@ def test_sparse_tensor_keeps_breaking_in_each_frame_it_reaches(tmp_path):
         "        return contract(x, kernel)"))
     assert codes_of(lint(tmp_path, source)) == [(read, "SFX312"), (made, "SFX203"), (made, "SFX312"),
                                                 (passed, "SFX312")]
+
+
+@pytest.mark.parametrize("body, breaks", [
+    # Measured with torch 2.13 (tests/cases/global_attention_asserts.py, longformer, and each
+    # form under torch._dynamo.explain): an item pair that gives a tensor stops dynamo's list
+    # comparison (GB6622), if the comparison gets to it.
+    ("n = h.sum(0).argmax()\nassert list(h.size()) == [x.shape[0], n]", True),
+    ("n = h.sum(0).argmax()\nassert [x.shape[0], n] == list(h.size())", True),
+    ("n = h.sum(0).argmax()\nok = [x.shape[0], n] == list(h.size())", False),  # lengths not known
+    ("n = h.sum(0).argmax()\nok = [h.shape[0], n] == [2, 8]", False),     # breaks, but only as h.shape[0] is 2
+    ("n = h.sum(0).argmax()\nok = [2, n] == [2, 8]", True),
+    ("n = h.sum(0).argmax()\nok = [1, n] == [2, 8]", False),              # the first pair differs
+    ("n = h.sum(0).argmax()\nok = [2, n] == [2, 8, 8]", False),           # lengths differ
+    ("n = h.sum(0).argmax()\nok = (2, n) == [2, 8]", False),              # a tuple is never a list
+    ("assert list(h.size()) == [x.shape[0], h.size(1)]", False),          # sizes are ints
+])
+def test_list_comparison_with_a_tensor_item(tmp_path, body, breaks):
+    found = lint(tmp_path, net(body))
+    assert [message.split(";")[0].rsplit("(", 1)[1] for _, _, message in found] == (["GB6622)"] if breaks else [])
+
+
+@pytest.mark.parametrize("body, breaks", [
+    # A container on one path and None on the other: what fails on None goes on with the
+    # container (tests/cases/mm_rope_index.py: `next(grid_iters[kind])` is a row of the grid).
+    ("rows = iter(h) if h.shape[0] > 1 else None\nv = next(rows).sum().item()", True),
+    ("rows = {1: iter(h) if h.shape[0] > 1 else None, 2: None}\nv = next(rows[h.shape[1]]).sum().item()", True),
+    ("pair = (h, x) if h.shape[0] > 1 else (x, h)\nv = pair[1].sum().item()", True),
+    ("rows = iter(h) if h.shape[0] > 1 else None\nh = h * 2 if rows is None else h", False),
+    ("rows = [h] if h.shape[0] > 1 else []\nrows.append(3)\nv = rows[-1]", False),
+])
+def test_a_container_or_none_is_the_container_where_none_would_fail(tmp_path, body, breaks):
+    assert [code for _, code in codes_of(lint(tmp_path, net(body)))] == (["SFX102"] if breaks else [])
+
+
+@pytest.mark.parametrize("init", [
+    "self.proj = nn.utils.weight_norm(nn.Linear(8, 8))",
+    "self.proj = nn.utils.parametrizations.spectral_norm(nn.Linear(8, 8), name='weight')",
+    # VitsWaveNet: parametrizations.weight_norm where torch has it, else the older one
+    """
+    if hasattr(nn.utils.parametrizations, "weight_norm"):
+        weight_norm = nn.utils.parametrizations.weight_norm
+    else:
+        weight_norm = nn.utils.weight_norm
+    self.proj = weight_norm(nn.Linear(8, 8), name="weight")
+    """,
+])
+def test_a_reparametrized_layer_is_the_layer(tmp_path, init):
+    """weight_norm and its kin return the module they are given (tests/cases/wavenet_gated_units.py)."""
+    source = net("v = self.proj(h).sum().item()", init=init)
+    assert [code for _, code in codes_of(lint(tmp_path, source))] == ["SFX102"]
+
+
+def test_a_module_list_of_unknown_length_calls_its_one_kind_of_layer(tmp_path):
+    """`nn.ModuleList([Layer(config) for i in range(config.n)])`: the count is the config's, but
+    every item is a Layer, so the loop's result is a tensor (tests/cases/eos_classifier_layers.py)."""
+    extra = textwrap.dedent("""\
+        class Layer(nn.Module):
+            def __init__(self, config, layer_idx=None):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def forward(self, h):
+                return self.fc(h)
+
+
+        class Stack(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.layers = nn.ModuleList([Layer(config, layer_idx=i) for i in range(config.num_layers)])
+
+            def forward(self, h):
+                for layer in self.layers:
+                    h = layer(h)
+                return h
+
+
+        """)
+    found = lint(tmp_path, net("s = self.stack(h).sum().item()", init="self.stack = Stack(self.config)", extra=extra))
+    assert [code for _, code in codes_of(found)] == ["SFX102"]

@@ -295,3 +295,40 @@ class Dict(Value):
         if depth > 3:
             return False
         return any(holds_object(v, depth + 1) for v in self.items.values())
+
+
+@dataclass(eq=False)
+class OrNone(Value):
+    """A tuple, list or dict on some paths and None on the others (`iter(grid) if grid is not
+    None else None`). Whether it is None is not known; but what fails on None (an item, a
+    lookup, a loop, a method) can only go on with the container, so those are the container's."""
+
+    container: Seq | Dict
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return self.container.var_getattr(tx, name, expr, frame)
+
+    def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                    expr: nodes.NodeNG, frame: Frame) -> Value:
+        return self.container.call_method(tx, name, args, kwargs, expr, frame)
+
+    def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return self.container.subscript(tx, key, expr, frame)
+
+    def iterate(self, tx: Interpreter) -> list[Value] | None:
+        return self.container.iterate(tx)
+
+    def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
+        return self.container.element(tx, expr, frame)
+
+    def signature(self, depth: int) -> Any:
+        return ("?", self.container.signature(depth + 1))
+
+    def rebind(self, node: Node) -> Value:
+        return OrNone(self.container.rebind(node))
+
+    def in_graph(self, tx: Interpreter) -> Value:
+        return OrNone(self.container.in_graph(tx))
+
+    def holds_object(self, depth: int = 0) -> bool:
+        return self.container.holds_object(depth)

@@ -175,9 +175,11 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
                expr: nodes.NodeNG, frame: Frame) -> Value:
     """A torch function, layer or class: a graph op unless it makes a module or a Python value."""
     from ..discover import CONTAINERS, is_torch_layer
-    from .modules import LeafModule, make_container
+    from .modules import LeafModule, Module, make_container
 
     last = qname.rsplit(".", 1)[-1]
+    if qname in tables.RETURNS_ITS_MODULE:
+        return args[0] if args and isinstance(args[0], Module) else UNKNOWN
     if is_torch_layer(qname):
         return LeafModule("", qname=qname, ctor_args=(args, kwargs))
     if qname in CONTAINERS or qname == "torch.nn.Module":

@@ -1,7 +1,10 @@
 """What a variable is after two paths merge."""
 from __future__ import annotations
 
+from .. import tables
 from .base import UNKNOWN, Value
+from .containers import Dict, OrNone, Seq
+from .externals import External
 from .modules import Module
 from .objects import Function
 from .static import Static
@@ -31,7 +34,39 @@ def join(a: Value, b: Value) -> Value:
         return a
     if isinstance(a, Function) and isinstance(b, Function) and a.node is b.node:
         return a
-    return UNKNOWN
+    if isinstance(a, External) and isinstance(b, External) and _same_external(a.qname, b.qname):
+        return a
+    if isinstance(a, Seq) and isinstance(b, Seq) and a.is_list == b.is_list and a.fields == b.fields:
+        return _join_sequences(a, b)
+    return _join_with_none(a, b) or _join_with_none(b, a) or UNKNOWN
+
+
+def _same_external(a: str, b: str) -> bool:
+    """One name, or two that do the same (`parametrizations.weight_norm` if torch has it, else
+    `utils.weight_norm`: either returns the module it is given)."""
+    return a == b or (a in tables.RETURNS_ITS_MODULE and b in tables.RETURNS_ITS_MODULE)
+
+
+def _join_sequences(a: Seq, b: Seq) -> Seq:
+    """Two tuples of one length keep their items, joined; otherwise (a list is one object,
+    which the code after may change) only what any item is."""
+    if not a.is_list and a.items is not None and b.items is not None and len(a.items) == len(b.items):
+        return Seq([join(x, y) for x, y in zip(a.items, b.items)], fields=a.fields)
+    return Seq(None, elem=join(a.element_kind(), b.element_kind()), is_list=a.is_list)
+
+
+def _join_with_none(a: Value, b: Value) -> Value | None:
+    """A container on one path and None (or a container or None) on the other."""
+    container = a.container if isinstance(a, OrNone) else a
+    if not isinstance(container, (Seq, Dict)):
+        return None
+    if isinstance(b, Static) and b.known and b.value is None:
+        return OrNone(container)
+    other = b.container if isinstance(b, OrNone) else b
+    if isinstance(a, OrNone) or isinstance(b, OrNone):
+        joined = join(container, other)
+        return OrNone(joined) if isinstance(joined, (Seq, Dict)) else None
+    return None
 
 
 def join_attributes(a: dict, b: dict) -> dict:

@@ -192,7 +192,11 @@ class UserModule(Module):
 
 @dataclass(eq=False)
 class ContainerModule(Module):
-    """nn.Sequential, nn.ModuleList, nn.ModuleDict: `items` when `__init__` tells them."""
+    """nn.Sequential, nn.ModuleList, nn.ModuleDict: `items` when `__init__` tells them; `each`
+    when only what every item is, is known (a ModuleList of one project layer per
+    `range(config.num_layers)`)."""
+
+    each: Module | None = None
 
     def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
         from .objects import BoundMethod
@@ -270,6 +274,8 @@ class ContainerModule(Module):
         if isinstance(key, Static) and key.known:
             return self.item(key.value)
         items = self.items
+        if items is None and self.each is not None:
+            return self.each
         values = list(items.values()) if isinstance(items, dict) else items
         return join_all(values) if values else UNKNOWN
 
@@ -302,6 +308,8 @@ class ContainerModule(Module):
         items = self.items
         if isinstance(items, dict):
             return Static()
+        if items is None and self.each is not None:
+            return self.each
         values = items or []
         return join_all(values) if values else UNKNOWN
 
@@ -323,6 +331,9 @@ def with_path(module: Value, path: str) -> Value:
         items = [with_path(v, join_path(path, str(i))) for i, v in enumerate(items)]
     elif isinstance(items, dict):
         items = {k: with_path(v, join_path(path, str(k))) for k, v in items.items()}
+    if isinstance(module, ContainerModule) and module.each is not None:
+        # fx names each item by its index, which no one item drawn for all of them has
+        return module.converted(ContainerModule, path=path, each=with_path(module.each, join_path(path, "?")))
     return module.converted(type(module), path=path, items=items, attrs=None)
 
 
@@ -354,6 +365,8 @@ def make_container(qname: str, args: list[Value]) -> ContainerModule:
         items = list(args)
     elif isinstance(args[0], Seq) and args[0].items is not None:
         items = list(args[0].items)
+    elif qname == "torch.nn.ModuleList" and isinstance(args[0], Seq) and isinstance(args[0].elem, UserModule):
+        return ContainerModule("", qname=qname, each=with_path(args[0].elem, "?"))
     if isinstance(items, dict) and qname == "torch.nn.Sequential":
         items = [with_path(v, str(k)) for k, v in items.items()]
         return ContainerModule("", qname=qname, items=items)
