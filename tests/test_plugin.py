@@ -579,6 +579,7 @@ def test_a_linted_file_freezes_the_cached_trees_out_of_the_collector(tmp_path, t
 
 def test_a_frozen_tree_dropped_from_its_cache_is_collected_after_a_thaw(tmp_path, monkeypatch, thawed_collector):
     monkeypatch.setattr(discover, "PROJECT_CACHE_SIZE", 1)
+    monkeypatch.setattr(plugin, "_evictions_at_thaw", discover.evicted_parses())  # as if thawed just now
     write(tmp_path / "pkg" / "__init__.py", "")
     model = write(tmp_path / "pkg" / "model.py", MODEL)
     project = Project(str(tmp_path))
