@@ -1,14 +1,20 @@
 """The plugin through real flake8, in a subprocess, the way users and editors run it."""
 from __future__ import annotations
 
+import ast
+import gc
 import subprocess
 import sys
 import textwrap
+import weakref
 from pathlib import Path
 
 import pytest
 
+from flake8_staticfx import discover, plugin
+from flake8_staticfx.discover import Project
 from flake8_staticfx.messages import FIX_HINT
+from flake8_staticfx.plugin import Checker
 from flake8_staticfx.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -565,3 +571,43 @@ def test_repository_config_spells_the_defaults():
         assert section.getboolean("staticfx-" + setting.replace("_", "-")) is getattr(Options(), setting)
     assert section.getboolean("staticfx-notices") is Options().report_notices
     assert section["staticfx-ignore-logging-functions"].strip() == ""
+
+
+@pytest.fixture
+def thawed_collector():
+    """In-process plugin runs freeze this test process's objects: give them back afterwards."""
+    yield
+    gc.unfreeze()
+
+
+MODEL = "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x + 1\n"
+
+
+def run_in_process(path: Path) -> list:
+    checker = Checker(ast.parse(MODEL), str(path), MODEL.splitlines(keepends=True))
+    return list(checker.run())
+
+
+def test_a_linted_file_freezes_the_cached_trees_out_of_the_collector(tmp_path, thawed_collector):
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "layers.py", "class A:\n    pass\n")
+    cached = Project(str(tmp_path)).load("pkg.layers")
+    run_in_process(write(tmp_path / "pkg" / "model.py", MODEL))
+    assert not any(o is cached.node for o in gc.get_objects())  # frozen objects are not listed
+
+
+def test_a_frozen_tree_dropped_from_its_cache_is_collected_after_a_thaw(tmp_path, monkeypatch, thawed_collector):
+    monkeypatch.setattr(discover, "PROJECT_CACHE_SIZE", 1)
+    monkeypatch.setattr(plugin, "_evictions_at_thaw", discover.evicted_parses())  # as if thawed just now
+    write(tmp_path / "pkg" / "__init__.py", "")
+    model = write(tmp_path / "pkg" / "model.py", MODEL)
+    project = Project(str(tmp_path))
+    dropped = []
+    for index in range(plugin.THAW_AFTER_EVICTIONS + 1):
+        write(tmp_path / "pkg" / f"layer{index}.py", "class A:\n    pass\n")
+        loaded = project.load(f"pkg.layer{index}")  # evicts the one before
+        dropped.append(weakref.ref(loaded.node))
+        del loaded
+        run_in_process(model)
+    assert dropped[-1]() is not None  # still cached
+    assert all(ref() is None for ref in dropped[:-1])
