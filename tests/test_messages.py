@@ -90,7 +90,8 @@ def test_display_path_of_an_installed_library_starts_with_its_package(tmp_path):
 
 def test_an_rnn_module_says_the_rest_of_the_function_runs_eagerly(tmp_path):
     """Dynamo compiles what it traced before an RNN module call, then runs the rest of the frame
-    eagerly (measured: tests/cases/grad_mode_blocks.py); a break in a loop gives up on all of it."""
+    eagerly (measured: tests/cases/grad_mode_blocks.py), so the print in the loop after it is
+    not traced and not reported (measured: dynamo counts no break for it)."""
     from flake8_staticfx.analysis import analyze
     from flake8_staticfx.report import flake8_diagnostics
 
@@ -101,5 +102,5 @@ def test_an_rnn_module_says_the_rest_of_the_function_runs_eagerly(tmp_path):
         "    def forward(self, x):\n        h, _ = self.rnn(x)\n"
         "        for row in h:\n            print(row)\n        return h\n", encoding="utf-8")
     messages = [m for _, _, m in flake8_diagnostics(analyze(path.read_text(encoding="utf-8"), str(path)))]
+    assert len(messages) == 1, messages
     assert "rest of `forward` runs eagerly" in messages[0] and messages[0].startswith("SFX306")
-    assert "whole `forward` runs eagerly" in messages[1] and messages[1].startswith("SFX201")
