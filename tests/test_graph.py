@@ -435,39 +435,18 @@ def test_module_level_tensor_leaves_no_trace_in_the_graph(tmp_path):
     assert [n.target for n in graph.nodes] == ["x", "relu", "operator.mul", "output"]
 
 
-def test_fstring_of_known_values_selects_a_method(tmp_path):
-    """`getattr(self, f"_pool_{mode}")` with a known mode inlines that method (fx does too)."""
-    from flake8_staticfx.analysis import analyze
-
-    source = textwrap.dedent('''\
-        import torch.nn as nn
-
-
-        class Pooling(nn.Module):
-            def __init__(self, mode="mean"):
-                super().__init__()
-                self.mode = mode
-
-            def _pool_mean(self, x):
-                return x.mean(1)
-
-            def forward(self, x):
-                return getattr(self, f"_pool_{self.mode}")(x)
-    ''')
-    graph, = analyze(source, str(tmp_path / "pool.py")).graphs
-    assert [node.target for node in graph.nodes] == ["x", "mean", "output"]
-
-
 @pytest.mark.parametrize(("name", "targets"), [
+    ('f"_pool_{self.mode}"', ["x", "mean", "output"]),
     ('"_pool_{}".format(self.mode)', ["x", "mean", "output"]),
     ('"_{kind}_{}".format(self.mode, kind="pool")', ["x", "mean", "output"]),
     # a format spec or a field reaching into its argument is not computed: no method is known
     ('"_pool_{:>4}".format(self.mode)', ["x", "output"]),
     ('"_pool_{0.real}".format(self.mode)', ["x", "output"]),
 ])
-def test_str_format_of_known_values_selects_a_method(tmp_path, name, targets):
-    """`getattr(self, "{}_reduction".format(kind))` (pytorch-metric-learning's BaseReducer)
-    is computed as the f-string is, when each field just names a known argument."""
+def test_formatted_method_name_of_known_values_selects_a_method(tmp_path, name, targets):
+    """`getattr(self, f"_pool_{mode}")` with a known mode inlines that method (fx does too), and
+    `"{}_reduction".format(kind)` (pytorch-metric-learning's BaseReducer) is computed as the
+    f-string is, when each field just names a known argument."""
     from flake8_staticfx.analysis import analyze
 
     source = textwrap.dedent('''\
