@@ -952,9 +952,8 @@ def src_line(path, line):
 def _names_frame(refs, frames):
     """Does a break stack pass through one of the inner locations a call-site diagnostic names?"""
     for fr in frames:
-        base = os.path.basename(fr[0])
-        for rbase, rline in refs:
-            if base == rbase:
+        for ref, rline in refs:
+            if _same_file(fr[0], ref):
                 a, b = stmt_span(fr[0], int(rline))
                 if a <= fr[1] <= b:
                     return True
@@ -1219,14 +1218,19 @@ def site_found(site, diags):
     """A diagnostic in the site's statement, or a call-site diagnostic whose message names it
     ("... in `fn` at pkg/file.py:LINE ...", the path relative to the project root)."""
     a, b = stmt_span(site[0], site[1])
-    base = os.path.basename(site[0])
     for d in diags:
         if d[0] == site[0] and a <= d[1] <= b:
             return True
         for m in _INNER_RE.finditer(d[4]):
-            if os.path.basename(m.group(1)) == base and a <= int(m.group(2)) <= b:
+            if _same_file(site[0], m.group(1)) and a <= int(m.group(2)) <= b:
                 return True
     return False
+
+
+def _same_file(path, ref):
+    """Is `ref`, a location as a message names it (`transformers/vision_utils.py`, relative to
+    the package's root), the file at `path`?"""
+    return (os.sep + path).endswith(os.sep + ref)
 
 
 if __name__ == "__main__":
