@@ -41,6 +41,7 @@ from .values import (
     Value,
     as_args,
     as_kwargs,
+    assumed_truth,
     external,
     holds_object,
     join,
@@ -255,23 +256,27 @@ class Interpreter:
             frame.env[narrowed[0]] = narrowed[1]
         mark = self.heap.begin_branch()
         # `if self.training:` picks its path by the mode, not by the call: a break under it
-        # happens on every call in that mode (vector-quantize-pytorch's `loss.requires_grad_()`)
-        by_call = 0 if isinstance(test, Static) and test.varies else 1
-        frame.conditional += by_call
+        # happens on every call in that mode (vector-quantize-pytorch's `loss.requires_grad_()`).
+        # A test known only as a default (a constructor's, or a key the root's caller leaves
+        # out of its **kwargs) picks its path on the default call, as in a ternary.
+        by_mode = isinstance(test, Static) and test.varies
+        default_path = assumed_truth(test)
         before = frame.path_break
-        try:
+        with _BranchTaken(frame, by_mode or default_path is True):
             flow_then = self.exec_block(stmt.body, frame)
-            env_then, changed_then = frame.env, self.heap.end_path(mark)
-            frame.env = dict(saved)
-            break_then, frame.path_break = frame.path_break, before
+        env_then, changed_then = frame.env, self.heap.end_path(mark)
+        frame.env = dict(saved)
+        break_then, frame.path_break = frame.path_break, before
+        with _BranchTaken(frame, by_mode or default_path is False):
             flow_else = self.exec_block(stmt.orelse, frame)
-        finally:
-            frame.conditional -= by_call
         frame.path_break = _path_break_after(before, ((flow_then, break_then), (flow_else, frame.path_break)))
         self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
-        if by_call and (_returns_from(stmt.body, flow_then) or _returns_from(stmt.orelse, flow_else)):
+        # The rest runs only on some calls if a path the default call may take returns.
+        returns_then = default_path is not False and _returns_from(stmt.body, flow_then)
+        returns_else = default_path is not True and _returns_from(stmt.orelse, flow_else)
+        if not by_mode and (returns_then or returns_else):
             frame.after_early_return = True
         if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
             return flow_then if flow_then == flow_else else RETURNS
@@ -822,6 +827,20 @@ def _unresumable_depths(frame: Frame) -> tuple[int, ...]:
 def _is_classmethod(function: nodes.FunctionDef) -> bool:
     return bool(function.decorators) and any(
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
+
+
+class _BranchTaken:
+    """Context: a branch of an `if` whose outcome is not known. Code in it runs only on some
+    calls, unless every call in the mode, or the default call, takes it (`on_every_call`)."""
+
+    def __init__(self, frame: Frame, on_every_call: bool):
+        self.frame, self.step = frame, 0 if on_every_call else 1
+
+    def __enter__(self) -> None:
+        self.frame.conditional += self.step
+
+    def __exit__(self, *exc: object) -> None:
+        self.frame.conditional -= self.step
 
 
 def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:

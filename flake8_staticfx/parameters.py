@@ -43,7 +43,7 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
         env[spec.vararg] = Seq(None, elem=UNKNOWN if annotated_only else Tensor(placeholder, weak=True))
     if spec.kwarg:
         tx.graph.placeholder(spec.kwarg)
-        env[spec.kwarg] = Dict({}, complete=False)
+        env[spec.kwarg] = Dict({}, complete=False, absent_assumed=True)
     return env
 
 

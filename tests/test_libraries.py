@@ -429,6 +429,17 @@ def test_a_break_after_a_libraries_early_return_runs_only_on_some_calls(tmp_path
     assert [(line, code) for line, code, _ in found] == [(10, "SFX401")], found
 
 
+def test_a_break_on_the_default_calls_path_is_reported():
+    """transformers' `get_vision_position_ids(grid_thw, ..., kwargs=kwargs)` returns early only
+    when the caller passed `position_ids` in the root's **kwargs, then breaks on
+    `grid_thw.tolist()` (the library oracle's qwen2_vl). Called as `model(x)`, the kwargs are
+    empty and the break happens; a branch on a constructor's default picks its path so too.
+    Recorded in tests/cases/precomputed_kwargs.py: PlainLookup's default returns first."""
+    cases = Path(__file__).parent / "cases"
+    found = flake8(str(cases / "precomputed_kwargs.py"), cwd=cases.parent)
+    assert [(line, code) for line, code, _ in found] == [(16, "SFX401"), (30, "SFX401")], found
+
+
 def test_a_library_call_whose_every_path_breaks_breaks(tmp_path):
     """pytorch-metric-learning's get_all_triplets_indices takes `torch.where` on small batches
     and a masked index anchor by anchor on big ones: the branch on shapes is not known

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules
 from .base import UNKNOWN, Value
-from .static import Static
+from .static import Static, assume
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -162,6 +162,9 @@ class Dict(Value):
     items: dict[Any, Value] = field(default_factory=dict)
     complete: bool = True
     maybe: frozenset = frozenset()  # keys set on some paths only: they may be missing
+    # A compile root's **kwargs: its caller may pass any key, and the default call (`model(x)`)
+    # passes none, so a missing key's lookup gives its default, only assumed.
+    absent_assumed: bool = False
 
     @property
     def exact(self) -> bool:
@@ -182,20 +185,7 @@ class Dict(Value):
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
         if name == "get":
-            from .joins import join
-
-            key = args[0] if args else UNKNOWN
-            default = args[1] if len(args) > 1 else Static(None)
-            if isinstance(key, Static) and key.known:
-                try:
-                    present = self.has(key.value)
-                except TypeError:
-                    return UNKNOWN
-                if present is False:
-                    return default
-                if key.value in self.items:
-                    return self.items[key.value] if present else join(self.items[key.value], default)
-            return UNKNOWN
+            return self.lookup(args)
         if name == "__getitem__" and len(args) == 1:
             return self.subscript(tx, args[0], expr, frame)
         if name == "__setitem__" and len(args) == 2:
@@ -215,9 +205,35 @@ class Dict(Value):
                 return Seq([Seq([Static(k), v]) for k, v in self.items.items()])
             return Seq(None)
         if name in ("pop", "setdefault"):
+            found = self.lookup(args) if name == "pop" else UNKNOWN
             tx.heap.record(self)
+            key = args[0] if args else UNKNOWN
+            if name == "pop" and isinstance(key, Static) and key.known:
+                try:
+                    self.items.pop(key.value, None)
+                except TypeError:  # an unhashable key: no dict holds it
+                    pass
             self.complete = False
+            return found
         return UNKNOWN
+
+    def lookup(self, args: list[Value]) -> Value:
+        """`get(key, default)`, and `pop`'s result: what the key holds, when that is known."""
+        from .joins import join
+
+        key = args[0] if args else UNKNOWN
+        default = args[1] if len(args) > 1 else Static(None)
+        if not (isinstance(key, Static) and key.known):
+            return UNKNOWN
+        try:
+            present = self.has(key.value)
+        except TypeError:
+            return UNKNOWN
+        if present is False:
+            return default
+        if key.value in self.items:
+            return self.items[key.value] if present else join(self.items[key.value], default)
+        return assume(default) if self.absent_assumed else UNKNOWN
 
     def state(self) -> tuple:
         return dict(self.items), self.complete, self.maybe

@@ -34,3 +34,17 @@ def stable_softmax(logits, dim=-1, temperature=1.0):
     logits = logits / temperature
     logits = logits - logits.amax(dim=dim, keepdim=True).detach()
     return logits.softmax(dim)
+
+
+def segment_ids(sizes, kwargs=None):
+    """Which segment each row belongs to, unless the caller passed them precomputed."""
+    if kwargs is not None and (ids := kwargs.pop("segment_ids", None)) is not None:
+        return ids
+    return torch.repeat_interleave(torch.arange(sizes.shape[0]), sizes)
+
+
+def distinct_rows(rows, dedupe):
+    """The distinct rows, when asked to dedupe."""
+    if not dedupe:
+        return rows
+    return torch.unique(rows, dim=0)
