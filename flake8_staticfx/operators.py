@@ -176,7 +176,7 @@ def compare_items(tx: Interpreter, left: Seq, right: Seq, expr: nodes.NodeNG, fr
             return Static()  # an item of unknown kind: its comparison may stop the walk or break
         if asserted:
             continue
-        if not (a.known and b.known and _equal(a.value, b.value)):
+        if not (a.known and b.known and fold(operator.eq, a.value, b.value) is True):
             return Static()
     return Static()
 
@@ -187,13 +187,6 @@ def _asserted_items(seq: Seq, length: int, asserted: bool) -> list[Value] | None
     if seq.items is not None:
         return seq.items
     return [seq.elem] * length if asserted and isinstance(seq.elem, Static) else None
-
-
-def _equal(a: object, b: object) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001 - any Python value
-        return False
 
 
 def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
