@@ -202,14 +202,26 @@ def _add_import_torch(cst, module):
     return module.with_changes(body=body)
 
 
+# A break can hide the next one: after a break in a loop the whole function runs eagerly, so
+# dynamo traces nothing after it and the analysis reports nothing there. Fixing it shows the
+# next break, so `fix` analyses the fixed text again, a few rounds at most.
+MAX_FIX_ROUNDS = 4
+
+
 def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | None = None,
                display: str | None = None) -> FileFix:
+    """Every round's rewrites and the last round's declines (the breaks left), in line order."""
     from ..analysis import analyze
 
-    analysis = analyze(source, path, options=options)
-    ctx, edits, outcomes = plan_file(source, path, analysis, select, display)
-    fixed = apply_edits(ctx, edits) if edits else source
-    return FileFix(display or path, source, fixed, outcomes)
+    fixed, done = source, []
+    for _ in range(MAX_FIX_ROUNDS):
+        ctx, edits, outcomes = plan_file(fixed, path, analyze(fixed, path, options=options), select, display)
+        done += [outcome for outcome in outcomes if outcome.rewrite]
+        if not edits:
+            break
+        fixed = apply_edits(ctx, edits)
+    done += [outcome for outcome in outcomes if not outcome.rewrite]
+    return FileFix(display or path, source, fixed, sorted(done, key=lambda outcome: (outcome.line, outcome.col)))
 
 
 # Planning a rewrite resolves the file's scopes with libcst, which grows faster than the file:
