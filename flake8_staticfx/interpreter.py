@@ -261,15 +261,18 @@ class Interpreter:
         # out of its **kwargs) picks its path on the default call, as in a ternary.
         by_mode = isinstance(test, Static) and test.varies
         default_path = assumed_truth(test)
-        before = frame.path_break
+        before, eager_before = frame.path_break, frame.runs_eagerly
         with _BranchTaken(frame, by_mode or default_path is True):
             flow_then = self.exec_block(stmt.body, frame)
         env_then, changed_then = frame.env, self.heap.end_path(mark)
         frame.env = dict(saved)
         break_then, frame.path_break = frame.path_break, before
+        eager_then, frame.runs_eagerly = frame.runs_eagerly, eager_before
         with _BranchTaken(frame, by_mode or default_path is False):
             flow_else = self.exec_block(stmt.orelse, frame)
         frame.path_break = _path_break_after(before, ((flow_then, break_then), (flow_else, frame.path_break)))
+        frame.runs_eagerly = all(eager for flow, eager in ((flow_then, eager_then), (flow_else, frame.runs_eagerly))
+                                 if flow is FALLS_THROUGH)
         self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
@@ -290,12 +293,12 @@ class Interpreter:
         saved = dict(frame.env)
         mark = self.heap.begin_branch()
         frame.loop_depth += 1
-        before = frame.path_break
+        before, eager_before = frame.path_break, frame.runs_eagerly
         try:
             flow = self.exec_block(stmt.body, frame)
         finally:
             frame.loop_depth -= 1
-            frame.path_break = before  # the body may not run
+            frame.path_break, frame.runs_eagerly = before, eager_before  # the body may not run
         if branch is None and flow in (FALLS_THROUGH, CONTINUES):
             # The test runs again after the body: a flag the body sets from a tensor
             # (`finished = seqs.max() == 0`) makes that test data-dependent.
@@ -329,12 +332,12 @@ class Interpreter:
                 self.assign(stmt.target, iterable.element(self, stmt.iter, frame), frame)
                 mark = self.heap.begin_branch()
                 frame.conditional += 1  # the loop may run zero times
-                before = frame.path_break
+                before, eager_before = frame.path_break, frame.runs_eagerly
                 try:
                     self.exec_block(stmt.body, frame)
                 finally:
                     frame.conditional -= 1
-                    frame.path_break = before
+                    frame.path_break, frame.runs_eagerly = before, eager_before
                 self.repeat_unknown(start, stmt)
                 self.merge_with_skipped(mark)
                 frame.env = merge_envs(saved, None, frame.env, None)
@@ -380,13 +383,13 @@ class Interpreter:
     def exec_Match(self, stmt: nodes.Match, frame: Frame) -> str | None:
         self.eval(stmt.subject, frame)
         saved = dict(frame.env)
-        before = frame.path_break  # no case may match
+        before, eager_before = frame.path_break, frame.runs_eagerly  # no case may match
         for case in stmt.cases:
             frame.env = dict(saved)
             mark = self.heap.begin_branch()
             self.exec_block(case.body, frame)
             self.merge_with_skipped(mark)
-            frame.path_break = before
+            frame.path_break, frame.runs_eagerly = before, eager_before
         frame.env = merge_envs(saved, None, frame.env, None)
         return FALLS_THROUGH
 
@@ -641,8 +644,7 @@ class Interpreter:
         if frame.runs_eagerly:
             return  # the rest of this frame runs eagerly (the functions it calls are compiled)
         found = self._break_here(rule, expr, frame, gb_ids, qname, cause, frame_skip, skips_own_frame)
-        if found.rest_only and not frame.conditional and not frame.short_circuit:
-            frame.runs_eagerly = True
+        _run_rest_eagerly(frame if frame_skip is not None or found.rest_only else _skipped_frame(frame), frame)
         held = _conditional_at_report_site(frame, self.resolver.main)
         if not frame.short_circuit and frame.path_break is None:
             frame.path_break = HeldBreak(node, frame, found) if held else REPORTED
@@ -799,11 +801,27 @@ def _receiver(frame: Frame) -> Value | None:
 def _skipped_function(frame: Frame) -> tuple[str, str] | None:
     """The outermost function dynamo would give up on, and why: a break sits in its loop
     body, `with` or `try` block or property (directly or through the calls it inlined)."""
-    for current in frame.stack():
-        reason = _unresumable(current)
-        if reason:
-            return current.name, reason
-    return None
+    skipped = _skipped_frame(frame)
+    return (skipped.name, _unresumable(skipped)) if skipped is not None else None
+
+
+def _skipped_frame(frame: Frame) -> Frame | None:
+    return next((current for current in frame.stack() if _unresumable(current)), None)
+
+
+def _run_rest_eagerly(skipped: Frame | None, frame: Frame) -> None:
+    """A break in `frame` made dynamo give up on `skipped` (`frame` or one of its callers): the
+    rest of `skipped` on this path runs eagerly, so the breaks still ahead in its own code are
+    never seen (qwen2_vl's get_rope_index, measured: after the first break in its loop, the
+    next two ran but were not traced). Not when the break is only on some calls of a function
+    `skipped` called, nor inside a short circuit; `if`s and loops in `skipped` restore it."""
+    if skipped is None:
+        return
+    stack = frame.stack()
+    inner = stack[stack.index(skipped) + 1:]
+    if skipped.short_circuit or any(f.conditional or f.short_circuit or f.after_early_return for f in inner):
+        return
+    skipped.runs_eagerly = True
 
 
 def _unresumable(frame: Frame) -> str | None:

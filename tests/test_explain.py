@@ -171,10 +171,17 @@ def test_what_was_not_followed_is_said_not_called_clean(tmp_path):
 
 
 def test_a_break_in_an_unrolled_loop_is_listed_once_with_its_count(tmp_path):
+    """In `forward`'s own loop the first break makes dynamo run all of `forward` eagerly: it
+    is met once. In a function the loop calls, compiled as a frame of its own, it is met on
+    every call (measured: dynamo logs the break once per frame)."""
     path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent("""\
+    source = textwrap.dedent("""\
         import torch
         from torch import nn
+
+
+        def scale(x):
+            return x * x.sum().item()
 
 
         class Net(nn.Module):
@@ -182,10 +189,19 @@ def test_a_break_in_an_unrolled_loop_is_listed_once_with_its_count(tmp_path):
                 for _ in range(3):
                     x = x * x.sum().item()
                 return x
-    """))
-    (root,) = json.loads(explain(str(path), "--format", "json").stdout)
-    assert [b["times"] for b in root["break_reasons"]] == [3] and root["graph_break_count"] == 1
-    assert "(×3, once per iteration)" in explain(str(path)).stdout
+
+
+        class Calls(nn.Module):
+            def forward(self, x):
+                for _ in range(3):
+                    x = scale(x)
+                return x
+    """)
+    path.write_text(source)
+    roots = json.loads(explain(str(path), "--format", "json").stdout)
+    assert [[b["times"] for b in root["break_reasons"]] for root in roots] == [[1], [3]]
+    assert [root["graph_break_count"] for root in roots] == [1, 1]
+    assert explain(str(path)).stdout.count("(×3, once per iteration)") == 1
 
 
 def test_report_counts_what_was_not_followed(tmp_path):

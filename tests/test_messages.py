@@ -104,3 +104,27 @@ def test_an_rnn_module_says_the_rest_of_the_function_runs_eagerly(tmp_path):
     messages = [m for _, _, m in flake8_diagnostics(analyze(path.read_text(encoding="utf-8"), str(path)))]
     assert len(messages) == 1, messages
     assert "rest of `forward` runs eagerly" in messages[0] and messages[0].startswith("SFX306")
+
+
+def test_after_a_break_that_gives_up_on_the_function_its_later_breaks_are_not_reported(tmp_path):
+    """A break in a loop makes dynamo run the whole function eagerly: the breaks after it in
+    that function are never traced (measured: qwen2_vl's get_rope_index, whose next two
+    breaks ran but were not traced; tests/cases/trn_metric_head.py). A break on only one side
+    of a branch does not hide what comes after the branch: calls taking the other side trace it."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.report import flake8_diagnostics
+
+    path = tmp_path / "metrics.py"
+    path.write_text(
+        "import torch\n\n\n@torch.compile\ndef calibration(conf, acc, bins):\n"
+        "    total = torch.zeros(1)\n    for lo in bins:\n        in_bin = conf.gt(lo)\n"
+        "        if in_bin.float().mean().item() > 0:\n"  # 9: the break
+        "            total += acc[in_bin].float().mean()\n"  # 10: runs eagerly
+        "    return total\n\n\n@torch.compile\ndef flagged(conf, acc, bins, use_item=False):\n"
+        "    total = torch.zeros(1)\n    for lo in bins:\n        in_bin = conf.gt(lo)\n"
+        "        if use_item:\n            total += in_bin.float().mean().item()\n"  # 20: on some calls
+        "        total += acc[in_bin].float().mean()\n"  # 21: traced when use_item is false
+        "    return total\n", encoding="utf-8")
+    found = flake8_diagnostics(analyze(path.read_text(encoding="utf-8"), str(path)))
+    assert [(line, message.split()[0]) for line, _, message in found] == [
+        (9, "SFX102"), (20, "SFX102"), (21, "SFX401")], found

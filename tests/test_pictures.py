@@ -39,15 +39,21 @@ def test_html_is_self_contained_with_a_drawing_and_the_breaks():
 
 
 UNET = ROOT / "tests" / "cases" / "gen_unet_resblock.py"
+# The loop makes dynamo run `forward` eagerly; `scale`, called from it, is compiled as a frame
+# of its own and meets its break on every call (measured: logged for both frames).
 LOOP = """\
 import torch
 from torch import nn
 
 
+def scale(x):
+    return x * x.sum().item()
+
+
 class Net(nn.Module):
     def forward(self, x):
         for _ in range(3):
-            x = x * x.sum().item()
+            x = scale(x)
         return x
 """
 
@@ -67,13 +73,15 @@ def test_nodes_are_grouped_by_submodule_and_coloured_by_predicted_graph():
 
 def test_a_break_met_once_per_iteration_is_one_card_with_its_count(tmp_path):
     from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.commands import full_graph_options
+    from flake8_staticfx.config import Options
     from flake8_staticfx.pictures import render_html
 
     path = tmp_path / "model.py"
     path.write_text(LOOP)
-    page = render_html(analyze(LOOP, str(path)))
+    page = render_html(analyze(LOOP, str(path), options=full_graph_options(Options())))  # as `graph` does
     cards = re.findall(r'<div class="region[^"]*" id="[^"]+" data-line="(\d+)" data-nodes="([^"]*)"', page)
-    assert [line for line, _ in cards] == ["8"]
+    assert [line for line, _ in cards] == ["6"]
     assert '<span class="times">×3</span>' in page
     assert len(cards[0][1].split()) >= 3  # the card links to the nodes of all three iterations
 
