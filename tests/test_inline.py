@@ -1009,3 +1009,50 @@ def test_the_fields_of_an_oversized_output_record_follow_its_file(tmp_path, monk
     after = resolver.oversized_output_record("pkg.outputs.EncoderOutput")
     assert before == {"last_hidden_state": True, "pooler_output": True, "attentions": True}
     assert after == {**before, "hidden_states": False}
+
+
+def test_init_branch_of_unknown_outcome_joins_what_its_paths_build(tmp_path):
+    """Built with its defaults, Picked keeps the Linear: the LSTM the path `__init__` explored
+    last builds is no fact (it was reported, a false alarm). Two LSTMs, one per path, are."""
+    check(tmp_path, HEADER + """
+
+class Picked(nn.Module):
+    def __init__(self, dim=8, mode="linear"):
+        super().__init__()
+        self.mixer = nn.Linear(dim, dim)
+        if mode == "lstm":
+            self.mixer = nn.LSTM(dim, dim, batch_first=True)
+
+    def forward(self, x):
+        return self.mixer(x)
+
+
+class EitherLSTM(nn.Module):
+    def __init__(self, dim=8, mode="forward"):
+        super().__init__()
+        if mode == "bidirectional":
+            self.rnn = nn.LSTM(dim, dim // 2, batch_first=True, bidirectional=True)
+        else:
+            self.rnn = nn.LSTM(dim, dim, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)  # expect: SFX306
+""")
+
+
+def test_attribute_built_on_one_path_of_init_is_that_module_where_read(tmp_path):
+    """transformers' VITS builds `self.cond_layer` only `if config.speaker_embedding_size != 0:`;
+    forward reads it only where it exists, so it is the module that path built."""
+    check(tmp_path, HEADER + """
+
+class Conditioned(nn.Module):
+    def __init__(self, dim=8, cond_size=0):
+        super().__init__()
+        if cond_size != 0:
+            self.cond = nn.GRU(cond_size, dim, batch_first=True)
+
+    def forward(self, x, g=None):
+        if g is not None:
+            g, _ = self.cond(g)  # expect: SFX306
+        return x
+""")
