@@ -29,6 +29,7 @@ from .values import (
     signature_of,
     with_path,
 )
+from .values.flags import chosen_by
 
 # What constructing an object runs: `__init__`, and the `__post_init__` a dataclass's calls.
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__"})
@@ -166,7 +167,8 @@ class ModuleAttributes:
     """A module's attributes while `__init__` runs, as branches see them: the paths of a test
     whose outcome is not known (`if union == "horizontal":` with `union` only assumed) each
     start from the same attributes and are joined where they meet, rather than the path run
-    last deciding them."""
+    last deciding them. Under a test of one of the module's own flags the paths' values are
+    kept, each with the flag's truth that chose it (`ChosenByFlag`)."""
 
     def __init__(self, module: Module, builder: InitInterpreter):
         self.module = module
@@ -182,7 +184,11 @@ class ModuleAttributes:
 
     def join_states(self, a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
         joined = {key: self.set_on_one_path(key, a, b) for key in a.keys() ^ b.keys()}
-        return {**joined, **{key: join(a[key], b[key]) for key in a.keys() & b.keys()}}
+        flag = self.builder.heap.flags.joining
+        both = a.keys() & b.keys()
+        if flag is not None and flag[0] is self.module and a.get(flag[1]) is b.get(flag[1]):
+            return {**joined, **{key: chosen_by(flag[1], a[key], b[key]) for key in both}}
+        return {**joined, **{key: join(a[key], b[key]) for key in both}}
 
     def set_on_one_path(self, key: str, a: dict[str, Value], b: dict[str, Value]) -> Value:
         """An attribute one path set and the other did not: wherever it can be read (elsewhere
