@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .base import UNKNOWN, Value
+from .base import Value
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
@@ -42,9 +42,6 @@ class ChosenByFlag(Value):
         return ("F", self.flag, signature_of(self.then, depth + 1), signature_of(self.orelse, depth + 1))
 
 
-def chosen_by(flag: str, then: Value | None, orelse: Value | None) -> Value:
-    """The attribute after `if self.<flag>:` whose paths left it `then` and `orelse` (None:
-    not set on that path)."""
-    if then is orelse and then is not None:
-        return then
-    return ChosenByFlag(flag, then if then is not None else UNKNOWN, orelse if orelse is not None else UNKNOWN)
+def chosen_by(flag: str, then: Value, orelse: Value) -> Value:
+    """The attribute after `if self.<flag>:` whose paths left it `then` and `orelse`."""
+    return then if then is orelse else ChosenByFlag(flag, then, orelse)
