@@ -9,9 +9,10 @@ each container either path changed takes the join of its two states. A path that
 """
 from __future__ import annotations
 
-from typing import Any, Protocol
+from contextlib import contextmanager
+from typing import Any, Iterator, Protocol
 
-from .values import Obj, Value
+from .values import Module, Obj, Value
 
 Flow = Any  # interpreter.FALLS_THROUGH (None) or how a path ended
 
@@ -44,10 +45,58 @@ class WrittenAttributes:
         return join_attributes(a, b)
 
 
+class FlagTests:
+    """What the enclosing tests `if self.<flag>:` of unknown outcome say about the modules'
+    flags on the path being run, and the flag whose test the paths being joined took."""
+
+    def __init__(self) -> None:
+        self.truths: dict[tuple[int, str], tuple[Module, bool]] = {}
+        self.joining: tuple[Module, str] | None = None
+
+    @contextmanager
+    def holding(self, flag: tuple[Module, str] | None, truth: bool) -> Iterator[None]:
+        """Run a path on which `flag` (module, name) has this truth."""
+        if flag is None:
+            yield
+            return
+        key = (id(flag[0]), flag[1])
+        before = self.truths.get(key)
+        self.truths[key] = (flag[0], truth)
+        try:
+            yield
+        finally:
+            if before is None:
+                self.truths.pop(key, None)
+            else:
+                self.truths[key] = before
+
+    @contextmanager
+    def joined(self, flag: tuple[Module, str] | None) -> Iterator[None]:
+        """Join the paths of the test of `flag`."""
+        outer, self.joining = self.joining, flag
+        try:
+            yield
+        finally:
+            self.joining = outer
+
+    def truth(self, module: Module, name: str) -> bool | None:
+        held = self.truths.get((id(module), name))
+        return held[1] if held is not None else None
+
+    def forget(self, module: Value, name: str) -> None:
+        """The code set the flag: the test no longer tells what it is."""
+        self.truths.pop((id(module), name), None)
+
+    def key(self) -> tuple:
+        """For the keys of call summaries: a call inlined under these truths is no other call."""
+        return tuple(sorted((key, truth) for key, (_, truth) in self.truths.items()))
+
+
 class Heap:
     """What the code made and changed while one graph is built."""
 
     def __init__(self) -> None:
+        self.flags = FlagTests()
         self.trail: list[tuple[Mutable, Any]] = []  # (container, its state before a mutation)
         self.open_branches = 0
         self.written = WrittenAttributes()

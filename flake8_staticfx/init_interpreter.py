@@ -1,7 +1,7 @@
 """Interpreting a module's `__init__`: what its attributes are, not what dynamo compiles."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from astroid import nodes
 
@@ -11,6 +11,7 @@ from .interpreter import Interpreter
 from .ir import Graph, Node
 from .rules import Rule
 from .values import (
+    UNKNOWN,
     ClassRef,
     Dict,
     External,
@@ -23,10 +24,12 @@ from .values import (
     UserModule,
     Value,
     assume,
+    join,
     join_path,
     signature_of,
     with_path,
 )
+from .values.flags import chosen_by
 
 # What constructing an object runs: `__init__`, and the `__post_init__` a dataclass's calls.
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__"})
@@ -99,6 +102,10 @@ class InitInterpreter(Interpreter):
     what builds the attributes is followed.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._attributes: dict[int, ModuleAttributes] = {}
+
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame, **details: object) -> None:
         return None
 
@@ -137,7 +144,15 @@ class InitInterpreter(Interpreter):
         elif isinstance(value, NdArray):
             value = NdArray(holds_data=True)
         if module.attrs is not None:
+            self.heap.record(self.attributes_of(module))
             module.attrs[name] = value
+
+    def attributes_of(self, module: Module) -> ModuleAttributes:
+        """The one record of `module`'s attributes that branches rewind and join."""
+        attributes = self._attributes.get(id(module))
+        if attributes is None:
+            attributes = self._attributes[id(module)] = ModuleAttributes(module, self)
+        return attributes
 
     def new_object(self, cls: nodes.ClassDef) -> Obj:
         obj = Obj(cls)
@@ -146,3 +161,41 @@ class InitInterpreter(Interpreter):
 
     def static_result(self, value: Value) -> Value:
         return value
+
+
+class ModuleAttributes:
+    """A module's attributes while `__init__` runs, as branches see them: the paths of a test
+    whose outcome is not known (`if union == "horizontal":` with `union` only assumed) each
+    start from the same attributes and are joined where they meet, rather than the path run
+    last deciding them. Under a test of one of the module's own flags the paths' values are
+    kept, each with the flag's truth that chose it (`ChosenByFlag`)."""
+
+    def __init__(self, module: Module, builder: InitInterpreter):
+        self.module = module
+        self.builder = builder
+
+    def state(self) -> dict[str, Value]:
+        return dict(self.module.attrs or {})
+
+    def restore(self, state: dict[str, Value]) -> None:
+        if self.module.attrs is not None:  # in place: the dict is shared by the attributes' cache
+            self.module.attrs.clear()
+            self.module.attrs.update(state)
+
+    def join_states(self, a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
+        joined = {key: self.set_on_one_path(key, a, b) for key in a.keys() ^ b.keys()}
+        flag = self.builder.heap.flags.joining
+        both = a.keys() & b.keys()
+        if flag is not None and flag[0] is self.module and a.get(flag[1]) is b.get(flag[1]):
+            return {**joined, **{key: chosen_by(flag[1], a[key], b[key]) for key in both}}
+        return {**joined, **{key: join(a[key], b[key]) for key in both}}
+
+    def set_on_one_path(self, key: str, a: dict[str, Value], b: dict[str, Value]) -> Value:
+        """An attribute one path set and the other did not: wherever it can be read (elsewhere
+        Python raises AttributeError), it is what that path set (transformers' VITS builds
+        `self.cond_layer` only `if config.speaker_embedding_size != 0:`), unless the class
+        has an attribute of that name to fall back on."""
+        cls = self.module.cls
+        if cls is not None and any(key in klass.locals for klass in self.builder.resolver.mro(cls)):
+            return UNKNOWN
+        return a[key] if key in a else b[key]

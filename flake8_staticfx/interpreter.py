@@ -254,6 +254,7 @@ class Interpreter:
         saved = dict(frame.env)
         if narrowed:
             frame.env[narrowed[0]] = narrowed[1]
+        flag = _tested_flag(stmt.test, frame)
         mark = self.heap.begin_branch()
         # `if self.training:` picks its path by the mode, not by the call: a break under it
         # happens on every call in that mode (vector-quantize-pytorch's `loss.requires_grad_()`).
@@ -262,18 +263,19 @@ class Interpreter:
         by_mode = isinstance(test, Static) and test.varies
         default_path = assumed_truth(test)
         before, eager_before = frame.path_break, frame.runs_eagerly
-        with _BranchTaken(frame, by_mode or default_path is True):
+        with _BranchTaken(frame, by_mode or default_path is True), self.heap.flags.holding(flag, True):
             flow_then = self.exec_block(stmt.body, frame)
         env_then, changed_then = frame.env, self.heap.end_path(mark)
         frame.env = dict(saved)
         break_then, frame.path_break = frame.path_break, before
         eager_then, frame.runs_eagerly = frame.runs_eagerly, eager_before
-        with _BranchTaken(frame, by_mode or default_path is False):
+        with _BranchTaken(frame, by_mode or default_path is False), self.heap.flags.holding(flag, False):
             flow_else = self.exec_block(stmt.orelse, frame)
         frame.path_break = _path_break_after(before, ((flow_then, break_then), (flow_else, frame.path_break)))
         frame.runs_eagerly = all(eager for flow, eager in ((flow_then, eager_then), (flow_else, frame.runs_eagerly))
                                  if flow is FALLS_THROUGH)
-        self.heap.join_paths(mark, changed_then, flow_then, flow_else)
+        with self.heap.flags.joined(flag):
+            self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
         # The rest runs only on some calls if a path the default call may take returns.
@@ -533,7 +535,7 @@ class Interpreter:
         if not self.state.reuse_inlined or holds_object((receiver, args, kwargs)) or mutates_arguments(node):
             return None
         return (node, signature_of((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0,
-                self.options)  # roots of one file may compile under different settings
+                self.heap.flags.key(), self.options)  # roots of one file may compile under different settings
 
     # ----------------------------------------------------------- module state
 
@@ -545,6 +547,7 @@ class Interpreter:
 
     def store_module_attribute(self, module: Value, name: str, value: Value) -> None:
         """`self.name = value` in forward: later reads in this graph see it."""
+        self.heap.flags.forget(module, name)
         self.heap.record(self.heap.written)
         self.heap.written.values[(id(module), name)] = value
 
@@ -782,6 +785,15 @@ def _source(expr: nodes.NodeNG) -> str:
         return type(expr).__name__
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _tested_flag(test: nodes.NodeNG, frame: Frame) -> tuple[Module, str] | None:
+    """The module and attribute an `if self.<flag>:` tests, if it tests one."""
+    if isinstance(test, nodes.Attribute) and isinstance(test.expr, nodes.Name):
+        module = frame.lookup(test.expr.name)
+        if isinstance(module, Module):
+            return module, test.attrname
+    return None
 
 
 def _is_construction(frame: Frame) -> bool:

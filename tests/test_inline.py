@@ -1009,3 +1009,126 @@ def test_the_fields_of_an_oversized_output_record_follow_its_file(tmp_path, monk
     after = resolver.oversized_output_record("pkg.outputs.EncoderOutput")
     assert before == {"last_hidden_state": True, "pooler_output": True, "attentions": True}
     assert after == {**before, "hidden_states": False}
+
+
+def test_init_branch_of_unknown_outcome_joins_what_its_paths_build(tmp_path):
+    """Built with its defaults, Picked keeps the Linear: the LSTM the path `__init__` explored
+    last builds is no fact (it was reported, a false alarm). Two LSTMs, one per path, are."""
+    check(tmp_path, HEADER + """
+
+class Picked(nn.Module):
+    def __init__(self, dim=8, mode="linear"):
+        super().__init__()
+        self.mixer = nn.Linear(dim, dim)
+        if mode == "lstm":
+            self.mixer = nn.LSTM(dim, dim, batch_first=True)
+
+    def forward(self, x):
+        return self.mixer(x)
+
+
+class EitherLSTM(nn.Module):
+    def __init__(self, dim=8, mode="forward"):
+        super().__init__()
+        if mode == "bidirectional":
+            self.rnn = nn.LSTM(dim, dim // 2, batch_first=True, bidirectional=True)
+        else:
+            self.rnn = nn.LSTM(dim, dim, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)  # expect: SFX306
+""")
+
+
+AXIAL_BASE = """
+
+class Identity2(nn.Module):
+    def forward(self, x):
+        return x, None
+
+
+class Gate(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.gate = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return x * torch.sigmoid(self.gate(x)), None
+
+
+class AxialBase(nn.Module):
+    def __init__(self, dim, union="cat"):
+        super().__init__()
+        self.with_vertical = True
+        if union == "horizontal":
+            self.with_vertical = False
+        self.rnn_v = Identity2()
+
+    def forward(self, x):
+        if self.with_vertical:
+            x, _ = self.rnn_v(x)  {mark}
+        return x
+"""
+
+
+def test_attribute_set_under_a_flag_is_what_the_same_test_in_forward_sees(tmp_path):
+    """timm's Sequencer: the base decides `with_vertical` from `union`, whose default is only
+    assumed; the subclass builds the LSTM `if self.with_vertical:` after `super().__init__()`,
+    and the forward it inherits calls it under the same test: whenever that line runs, the
+    module is the LSTM."""
+    check(tmp_path, HEADER + AXIAL_BASE.format(mark="# expect: SFX306") + """
+
+class AxialLSTM(AxialBase):
+    def __init__(self, dim, union="cat"):
+        super().__init__(dim, union)
+        if self.with_vertical:
+            self.rnn_v = nn.LSTM(dim, dim, batch_first=True)
+""")
+
+
+def test_attribute_kept_under_a_flag_is_no_rnn(tmp_path):
+    """The near miss: the subclass builds a gated layer under the flag; no break on either
+    side of the test."""
+    check(tmp_path, HEADER + AXIAL_BASE.format(mark="") + """
+
+class AxialGate(AxialBase):
+    def __init__(self, dim, union="cat"):
+        super().__init__(dim, union)
+        if self.with_vertical:
+            self.rnn_v = Gate(dim)
+""")
+
+
+def test_attribute_set_under_a_flag_is_not_a_fact_where_the_flag_is_not_tested(tmp_path):
+    """Without the test in forward the call may reach either side: no claim."""
+    check(tmp_path, HEADER + """
+
+class Flagged(nn.Module):
+    def __init__(self, dim=8, union="cat"):
+        super().__init__()
+        self.with_vertical = union != "horizontal"
+        self.rnn_v = nn.Identity()
+        if self.with_vertical:
+            self.rnn_v = nn.LSTM(dim, dim, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn_v(x)
+""")
+
+
+def test_attribute_built_on_one_path_of_init_is_that_module_where_read(tmp_path):
+    """transformers' VITS builds `self.cond_layer` only `if config.speaker_embedding_size != 0:`;
+    forward reads it only where it exists, so it is the module that path built."""
+    check(tmp_path, HEADER + """
+
+class Conditioned(nn.Module):
+    def __init__(self, dim=8, cond_size=0):
+        super().__init__()
+        if cond_size != 0:
+            self.cond = nn.GRU(cond_size, dim, batch_first=True)
+
+    def forward(self, x, g=None):
+        if g is not None:
+            g, _ = self.cond(g)  # expect: SFX306
+        return x
+""")

@@ -4,7 +4,8 @@
 - `containers`: tuples, lists, dicts; `modules`: leaf, user and container modules;
 - `objects`: functions, bound methods, classes, project objects, super();
 - `externals`: names from outside the project; `builtins`: Python's builtins;
-- `joins`: what a variable is after two paths merge; `folding`: bounded constant folding.
+- `joins`: what a variable is after two paths merge; `folding`: bounded constant folding;
+- `flags`: module attributes `__init__` chose by one of the module's own flags.
 """
 from .base import NOTHING, UNKNOWN, Unknown, Value, as_args, as_kwargs, holds_object, signature_of
 from .builtins import Builtin

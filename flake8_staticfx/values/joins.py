@@ -30,7 +30,7 @@ def join(a: Value, b: Value) -> Value:
             except Exception:  # noqa: BLE001 - arbitrary __eq__ of a static value
                 pass
         return Static()
-    if isinstance(a, Module) and isinstance(b, Module) and a.path == b.path:
+    if isinstance(a, Module) and isinstance(b, Module) and a.path == b.path and _same_layer(a, b):
         return a
     if isinstance(a, Function) and isinstance(b, Function) and a.node is b.node:
         return a
@@ -39,6 +39,12 @@ def join(a: Value, b: Value) -> Value:
     if isinstance(a, Seq) and isinstance(b, Seq) and a.is_list == b.is_list and a.fields == b.fields:
         return _join_sequences(a, b)
     return _join_with_none(a, b) or _join_with_none(b, a) or UNKNOWN
+
+
+def _same_layer(a: Module, b: Module) -> bool:
+    """Two modules at one place that do the same when called: of one class (the two paths of
+    `__init__`'s `if mode == "lstm":` may build an LSTM or a Linear there)."""
+    return type(a) is type(b) and a.qname == b.qname and a.cls is b.cls
 
 
 def _same_external(a: str, b: str) -> bool:

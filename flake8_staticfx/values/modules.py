@@ -9,6 +9,7 @@ from astroid import nodes
 from .. import rules, tables
 from ..discover import find_method
 from .base import UNKNOWN, Value, as_args, as_kwargs
+from .flags import ChosenByFlag
 from .static import Static
 from .tensors import Tensor, needs_grad_from
 
@@ -157,6 +158,8 @@ class UserModule(Module):
         attrs = tx.module_attrs(self)
         if name in attrs:
             value = attrs[name]
+            if isinstance(value, ChosenByFlag):
+                value = value.chosen(tx, self)
             if isinstance(value, Tensor):
                 return tx.get_attr(join_path(self.path, name), expr, frame, needs_grad=not value.buffer)
             if name in reassigned_attributes(tx, self.cls) and not isinstance(value, Module):
