@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..discover import Resolver
     from ..inline import Frame
     from ..interpreter import Interpreter
+    from .objects import Obj
 
 DISTRIBUTIONS_CLASSES = tables.TRANSFORM_CLASSES | tables.TRANSFORMED_DISTRIBUTION_CLASSES
 
@@ -45,7 +46,7 @@ def torch_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: V
     return None
 
 
-def keep_init_arguments(tx: Interpreter, obj: Value, args: list[Value], kwargs: dict[str, Value],
+def keep_init_arguments(tx: Interpreter, obj: Obj, args: list[Value], kwargs: dict[str, Value],
                         unknown_rest: bool) -> None:
     """An instance of a project class whose `__init__` is torch's TransformedDistribution's:
     it keeps its arguments as `base_dist` and `transforms`."""
