@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import tables
-from .base import UNKNOWN, Value, as_args
-from .tensors import Tensor, needs_grad_from
+from .base import UNKNOWN, Value
+from .static import Static
+from .tensors import Tensor
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -135,8 +136,7 @@ class TransformedMethod(Value):
         transforms = transform_list(tx, self.receiver.var_getattr(tx, "transforms", expr, frame), expr, frame)
         if tables.TRANSFORMED_DISTRIBUTION_METHODS[self.name] == "forward":
             x = base.var_getattr(tx, self.name, expr, frame).call(tx, args, kwargs, expr, frame, unknown_rest)
-            if not isinstance(x, Tensor):  # a distribution's sample is a tensor (torch's own, not read)
-                x = computed(tx, f"torch.distributions.Distribution.{self.name}", [], expr, frame)
+            x = as_tensor(x)  # a distribution's sample is a tensor (torch's own is not read)
             for transform in transforms:
                 x = transform.call(tx, [x], {}, expr, frame)
             return x
@@ -145,16 +145,19 @@ class TransformedMethod(Value):
 
     def log_prob(self, tx: Interpreter, base: Value, transforms: list[Value], value: Value,
                  expr: nodes.NodeNG, frame: Frame) -> Value:
-        """The base's log-density of the inverted value, less each transform's Jacobian."""
-        terms = []
+        """`0.0 - jacobian - ... + base.log_prob(x)`, as torch computes it: the base's
+        log-density of the inverted value, less each transform's Jacobian."""
+        from ..operators import binop
+
+        result: Value = Static(0.0)
         y = value
         for transform in reversed(transforms):
             x = transform.var_getattr(tx, "inv", expr, frame).call(tx, [y], {}, expr, frame)
             jacobian = transform.var_getattr(tx, "log_abs_det_jacobian", expr, frame)
-            terms.append(jacobian.call(tx, [x, y], {}, expr, frame))
+            result = binop(tx, "-", result, as_tensor(jacobian.call(tx, [x, y], {}, expr, frame)), expr, frame)
             y = x
-        terms.append(base.var_getattr(tx, "log_prob", expr, frame).call(tx, [y], {}, expr, frame))
-        return computed(tx, "torch.distributions.TransformedDistribution.log_prob", terms, expr, frame)
+        density = base.var_getattr(tx, "log_prob", expr, frame).call(tx, [y], {}, expr, frame)
+        return binop(tx, "+", result, as_tensor(density), expr, frame)
 
 
 def transform_list(tx: Interpreter, transforms: Value, expr: nodes.NodeNG, frame: Frame) -> list[Value]:
@@ -179,12 +182,12 @@ def is_transform(tx: Interpreter, value: Value) -> bool:
 
 
 def negated(tx: Interpreter, value: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-    return computed(tx, "operator.neg", [value], expr, frame)
+    from ..operators import unary
+
+    return unary(tx, "-", as_tensor(value), expr, frame)
 
 
-def computed(tx: Interpreter, target: str, parts: list[Value], expr: nodes.NodeNG, frame: Frame) -> Tensor:
-    """What torch's code computes from these values, a tensor by its documented types (a
-    log-density, a Jacobian, a sample): one node over the parts that are tensors."""
-    tensors = [part for part in parts if isinstance(part, Tensor)]
-    node = tx.graph.call_function(target, as_args(tensors), meta=tx.meta(expr, frame))
-    return Tensor(node, needs_grad=needs_grad_from(*tensors))
+def as_tensor(value: Value) -> Tensor:
+    """A value torch.distributions documents as a tensor (a log-density, a Jacobian, a
+    sample), known or not."""
+    return value if isinstance(value, Tensor) else Tensor(None)
