@@ -547,7 +547,7 @@ class Resolver:
                 if binding is None:
                     return Binding("external", qname)
             return binding
-        return Binding("external", normalize_qname(qname))
+        return Binding("external", _torch_class_made_at_import(normalize_qname(qname)))
 
     def _package_attribute(self, parts: list[str], depth: int) -> Binding | None:
         """`pkg.name` that pkg/__init__.py binds to something else than its submodule `name`
@@ -840,6 +840,14 @@ def _table_names() -> frozenset[str]:
     from .tables import STATIC_FUNCTIONS  # late: tables imports the values, which import us
 
     return frozenset(name for name in STATIC_FUNCTIONS if name.split(".", 1)[0] not in NEVER_FOLLOWED)
+
+
+def _torch_class_made_at_import(qname: str) -> str:
+    """The torch class a library name no statement binds stands for (tables.RUNTIME_TORCH_SUBCLASSES:
+    pyro's TransformedDistribution), else the name itself."""
+    from .tables import RUNTIME_TORCH_SUBCLASSES  # late: tables imports the values, which import us
+
+    return RUNTIME_TORCH_SUBCLASSES.get(qname, qname)
 
 
 # ---------------------------------------------------------------------------

@@ -278,6 +278,31 @@ MOCK_CLASSES = frozenset({"unittest.mock.Mock", "unittest.mock.MagicMock"})
 # Builtins that turn a tensor into text (GB0059 for str, GB0569 for repr).
 TENSOR_TEXT_BUILTINS = frozenset({"str", "repr"})
 
+# -- torch.distributions --------------------------------------------------------
+
+# torch.distributions' documented calls into subclasses (torch 2.13, distributions/transforms.py
+# and transformed_distribution.py): the linter never reads torch, so what its methods run on a
+# subclass instance is declared here (values/distributions.py).
+TRANSFORM_CLASSES = frozenset({"torch.distributions.Transform", "torch.distributions.transforms.Transform"})
+# A Transform's torch method -> the subclass's hook it runs on the same argument: `t(x)` is
+# `t._call(x)`; `t.inv(y)` is `t._inv_call(y)`, which is `t._inverse(y)`.
+TRANSFORM_HOOKS = {"__call__": "_call", "_inv_call": "_inverse"}
+TRANSFORMED_DISTRIBUTION_CLASSES = frozenset({
+    "torch.distributions.TransformedDistribution",
+    "torch.distributions.transformed_distribution.TransformedDistribution",
+})
+# TransformedDistribution(base_distribution, transforms) keeps them as `base_dist` and
+# `transforms`; log_prob(value) runs, for each transform in reversed order, its inverse and
+# `log_abs_det_jacobian(x, y)`, then `base_dist.log_prob`; sample() and rsample() run
+# `base_dist`'s, then each transform forward. The method -> the direction it runs the transforms.
+TRANSFORMED_DISTRIBUTION_METHODS = {"log_prob": "inverse", "sample": "forward", "rsample": "forward"}
+# Library classes made at import time from a torch class by a statement that binds no name, so
+# resolution cannot see them: pyro.distributions.torch wraps each torch distribution it does not
+# define as `type(name, (torch class, TorchDistributionMixin), {})` (the mixin adds methods only).
+RUNTIME_TORCH_SUBCLASSES = {
+    "pyro.distributions.torch.TransformedDistribution": "torch.distributions.TransformedDistribution",
+}
+
 # -- annotations ---------------------------------------------------------------
 
 _TENSOR_NAMES = frozenset({

@@ -49,6 +49,8 @@ for name in sys.argv[2:]:
                 continue  # fx runs Python's random once at trace time: its graph is one random path
             if "compiling" in source:
                 continue  # fx traces the eager side of an is_compiling() guard, dynamo the other
+            if "torch.distributions" in inspect.getsource(module):
+                continue  # fx traces torch.distributions' own code (Normal.log_prob), which is never read
             seen.add(cls_name)
             graph = torch.fx.symbolic_trace(model).graph
         except Exception:

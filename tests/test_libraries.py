@@ -697,3 +697,108 @@ def test_a_modules_own_dunder_globals_are_not_packages(tmp_path):
                 return x * 2 if library else x
     """)
     assert flake8("--staticfx-notices", str(user), cwd=user.parent) == []
+
+
+FLOW_LIBRARY = """
+    import torch
+    from torch import nn
+    from torch.distributions import Transform, constraints
+
+
+    class TransformModule(Transform, nn.Module):
+        def __init__(self):
+            super().__init__(cache_size=1)
+
+
+    def _masked_identity(outputs, inputs, bound):
+        outside = inputs.abs() > bound
+        outputs[outside] = inputs[outside]
+        return outputs
+
+
+    class Clipped(TransformModule):
+        domain = constraints.real
+        codomain = constraints.real
+
+        def __init__(self, bound=3.0):
+            super().__init__()
+            self.bound = bound
+            self.scale = nn.Parameter(torch.ones(2))
+
+        def _call(self, x):
+            return x * self.scale
+
+        def _inverse(self, y):
+            return _masked_identity(y / self.scale, y, self.bound)
+
+        def log_abs_det_jacobian(self, x, y):
+            return self.scale.abs().log().expand_as(x)
+
+
+    class Affine(Clipped):
+        def _inverse(self, y):
+            return y / self.scale
+"""
+
+FLOW_USER = """
+    import torch
+    from torch import nn
+    from torch.distributions import Normal, TransformedDistribution
+    from flowlib import Affine, Clipped
+
+
+    class ClippedDensity(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transform = Clipped()
+
+        def forward(self, x):
+            base = Normal(torch.zeros(2), torch.ones(2), validate_args=False)
+            return TransformedDistribution(base, [self.transform]).log_prob(x)
+
+
+    class AffineDensity(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transform = Affine()
+
+        def forward(self, x):
+            base = Normal(torch.zeros(2), torch.ones(2), validate_args=False)
+            return TransformedDistribution(base, [self.transform]).log_prob(x)
+"""
+
+
+def test_torch_distributions_call_a_library_transforms_inverse(tmp_path):
+    """TransformedDistribution.log_prob is torch's: it calls each transform's `_inverse` (through
+    `Transform.inv`), so a break there is reported at the user's log_prob call (pyro's
+    Spline, the package oracle); a transform whose `_inverse` does not break leaves it clean."""
+    site = tmp_path / "site-packages"
+    write(site / "flowlib" / "__init__.py", "from .flows import Affine, Clipped\n")
+    write(site / "flowlib" / "flows.py", FLOW_LIBRARY)
+    user = write(tmp_path / "user" / "model.py", FLOW_USER)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(14, "SFX401")], found
+    assert "`inputs[outside]` in `_masked_identity` at flowlib/flows.py:13" in found[0][2]
+
+
+def test_a_distribution_made_at_import_time_is_the_torch_class_it_wraps(tmp_path):
+    """pyro.distributions.torch makes TransformedDistribution with `type(name, (torch class,
+    mixin), {})` in a loop: no statement binds the name, so it is known as torch's
+    (tables.RUNTIME_TORCH_SUBCLASSES) and its log_prob reaches the transforms."""
+    site = tmp_path / "site-packages"
+    write(site / "flowlib" / "__init__.py", "from .flows import Affine, Clipped\n")
+    write(site / "flowlib" / "flows.py", FLOW_LIBRARY)
+    write(site / "pyro" / "__init__.py", "")
+    write(site / "pyro" / "distributions" / "__init__.py", "from .torch import TransformedDistribution\n")
+    write(site / "pyro" / "distributions" / "torch.py", """
+        import torch
+
+        for _name, _Dist in torch.distributions.__dict__.items():
+            if isinstance(_Dist, type) and issubclass(_Dist, torch.distributions.Distribution):
+                locals()[_name] = type(_name, (_Dist,), {})
+    """)
+    user = write(tmp_path / "user" / "model.py", FLOW_USER.replace(
+        "from torch.distributions import Normal, TransformedDistribution",
+        "from torch.distributions import Normal\n    from pyro.distributions import TransformedDistribution"))
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(15, "SFX401")], found

@@ -4,6 +4,7 @@
 - `containers`: tuples, lists, dicts; `modules`: leaf, user and container modules;
 - `objects`: functions, bound methods, classes, project objects, super();
 - `externals`: names from outside the project; `builtins`: Python's builtins;
+- `distributions`: what torch.distributions' methods run on subclasses (transforms' hooks);
 - `joins`: what a variable is after two paths merge; `folding`: bounded constant folding;
 - `flags`: module attributes `__init__` chose by one of the module's own flags.
 """

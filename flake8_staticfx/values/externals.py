@@ -9,6 +9,7 @@ from ..fx_names import FX_NAMES
 from ..ir import Node
 from ..segments import TRACED_OPS
 from .base import UNKNOWN, Value, as_args, as_kwargs
+from .distributions import TransformedDistribution
 from .static import Static
 from .tensors import NdArray, Tensor, is_definite_tensor, named_tensors, needs_grad_from, reduced_in_graph, \
     sparse_operand
@@ -68,6 +69,8 @@ class External(Value):
                 return tx.checkpointed(args[0], args[1:], {k: v for k, v in kwargs.items() if k != "use_reentrant"},
                                        expr, frame)
             return UNKNOWN
+        if qname in tables.TRANSFORMED_DISTRIBUTION_CLASSES:
+            return TransformedDistribution.construct(args, kwargs, unknown_rest)
         if qname.startswith("torch."):
             return torch_call(tx, qname, args, kwargs, expr, frame)
         if qname in tables.TRACED_RANDOM_FUNCTIONS:

@@ -9,6 +9,7 @@ from astroid import nodes
 from .. import rules, tables
 from ..discover import find_method
 from .base import UNKNOWN, Value, as_args, as_kwargs
+from .distributions import torch_attribute
 from .flags import ChosenByFlag
 from .static import Static
 from .tensors import Tensor, needs_grad_from
@@ -184,6 +185,9 @@ class UserModule(Module):
                                     unknown_rest=unknown_rest)
         forward = find_method(tx.resolver, self.cls, "forward") if self.cls else None
         if forward is None:
+            hook = torch_attribute(tx, self.cls, "__call__", self) if self.cls else None
+            if hook is not None:  # a torch.distributions Transform: its `_call`
+                return hook.call(tx, args, kwargs, expr, frame, unknown_rest)
             base = torch_base(tx.resolver, self.cls) if self.cls else ""
             if base:
                 return self.converted(LeafModule, qname=base).call(tx, args, kwargs, expr, frame)

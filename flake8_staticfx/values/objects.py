@@ -9,6 +9,7 @@ from astroid import nodes
 from .. import rules, tables
 from ..discover import find_class_attribute, find_method, is_property, is_staticmethod
 from .base import UNKNOWN, Value
+from .distributions import Hook, distributions_base, keep_init_arguments, torch_attribute
 from .static import EnumMember, Static
 
 if TYPE_CHECKING:
@@ -90,20 +91,29 @@ class ClassRef(Value):
             return OutputRecord.construct(defaults, args, kwargs, unknown_rest)
         if tx.resolver.is_dict_subclass(cls):
             return construct_dict_subclass(tx, cls, args, kwargs, unknown_rest)
-        if tx.resolver.is_plain_class(cls):
-            obj = tx.new_object(cls)
-            init = find_method(tx.resolver, cls, "__init__")
-            if init is not None:
-                function, owner = init
-                breaks_before = tx.reported_breaks
-                ran = tx.call_function(Function(function, bound=obj, cls=owner), args, kwargs, expr,
-                                       frame, unknown_rest=unknown_rest)
-                if tx.reported_breaks > breaks_before:
-                    metaclass_call_reruns(tx, cls, expr, frame)
-                if ran is UNKNOWN:
-                    return UNKNOWN  # not inlined (recursion, depth): its attributes are not known
-            return obj
+        if tx.resolver.is_plain_class(cls) or distributions_base(tx.resolver, cls) is not None:
+            return self.construct_object(tx, args, kwargs, expr, frame, unknown_rest)
         return UNKNOWN
+
+    def construct_object(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+                         frame: Frame, unknown_rest: bool) -> Value:
+        """An object whose `__init__` runs here; a torch.distributions subclass without one of
+        its own keeps the arguments torch's `__init__` stores."""
+        cls = self.node
+        obj = tx.new_object(cls)
+        init = find_method(tx.resolver, cls, "__init__")
+        if init is None:
+            keep_init_arguments(tx, obj, args, kwargs, unknown_rest)
+            return obj
+        function, owner = init
+        breaks_before = tx.reported_breaks
+        ran = tx.call_function(Function(function, bound=obj, cls=owner), args, kwargs, expr,
+                               frame, unknown_rest=unknown_rest)
+        if tx.reported_breaks > breaks_before:
+            metaclass_call_reruns(tx, cls, expr, frame)
+        if ran is UNKNOWN:
+            return UNKNOWN  # not inlined (recursion, depth): its attributes are not known
+        return obj
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
         return True, None
@@ -420,7 +430,7 @@ class Obj(Value):
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
         method = class_attribute(tx, self.cls, "__call__", self, frame)
-        if isinstance(method, Function):
+        if isinstance(method, (Function, Hook)):
             return method.call(tx, args, kwargs, expr, frame, unknown_rest)
         return UNKNOWN
 
@@ -491,6 +501,9 @@ def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: V
         if receiver is None and tx.resolver.is_enum_class(cls):
             return Static(EnumMember(cls.qname(), name))
         return tx.eval_static_expr(expr, frame)
+    inherited = torch_attribute(tx, cls, name, receiver) if receiver is not None else None
+    if inherited is not None:
+        return inherited
     if receiver is not None and name in tables.MODULE_METHODS:
         return BoundMethod(receiver, name)
     return UNKNOWN
