@@ -485,7 +485,7 @@ class Resolver:
         # import, otherwise the last definition.
         for node in bound:
             if isinstance(node, (nodes.Import, nodes.ImportFrom)):
-                return self._import_binding(module, node, name, depth)
+                return self.import_binding(module, node, name, depth)
         return self._definition_binding(module, bound[-1])
 
     def _definition_binding(self, module: SourceModule, node: nodes.NodeNG) -> Binding | None:
@@ -500,8 +500,9 @@ class Resolver:
                     return Binding("assign", node.name, parent.value, module)
         return None
 
-    def _import_binding(self, module: SourceModule, node: nodes.NodeNG, name: str,
-                        depth: int) -> Binding | None:
+    def import_binding(self, module: SourceModule, node: nodes.Import | nodes.ImportFrom, name: str,
+                       depth: int = 0) -> Binding | None:
+        """What the import statement `node` of `module` binds `name` to."""
         if isinstance(node, nodes.Import):
             for imported, alias in node.names:
                 if alias == name:

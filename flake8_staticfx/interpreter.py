@@ -215,7 +215,20 @@ class Interpreter:
     def exec_Pass(self, stmt: nodes.NodeNG, frame: Frame) -> None:
         return None
 
-    exec_Global = exec_Nonlocal = exec_Import = exec_ImportFrom = exec_Pass
+    exec_Global = exec_Nonlocal = exec_Pass
+
+    def exec_Import(self, stmt: nodes.Import | nodes.ImportFrom, frame: Frame) -> None:
+        """A function's own imports bind its locals: transformers' import_utils.py imports torch
+        inside each function, never at module level (module-level imports are the resolver's)."""
+        if isinstance(frame.function, nodes.Module):
+            return
+        for imported, alias in stmt.names:
+            name = alias or imported.split(".")[0]
+            if imported != "*":
+                binding = self.resolver.import_binding(frame.module, stmt, name)
+                frame.env[name] = self.value_of(binding, frame) if binding is not None else UNKNOWN
+
+    exec_ImportFrom = exec_Import
 
     def exec_Break(self, stmt: nodes.Break, frame: Frame) -> str:
         return BREAKS

@@ -1009,3 +1009,31 @@ def test_the_fields_of_an_oversized_output_record_follow_its_file(tmp_path, monk
     after = resolver.oversized_output_record("pkg.outputs.EncoderOutput")
     assert before == {"last_hidden_state": True, "pooler_output": True, "attentions": True}
     assert after == {**before, "hidden_states": False}
+
+
+def test_a_functions_own_import_binds_its_local(tmp_path):
+    """transformers' import_utils.py imports torch inside each function, never at module level:
+    `torch` in such a function is the torch its own `import` binds."""
+    pkg = tmp_path / "proj"
+    write(pkg / "__init__.py", "")
+    write(pkg / "checks.py", """
+        def check_all(cond):
+            import torch
+            from torch import _check_tensor_all as check_tensor
+
+            if isinstance(cond, torch.Tensor):
+                check_tensor(cond)
+    """)
+    path = write(pkg / "model.py", """
+        import torch
+        import torch.nn as nn
+        from .checks import check_all
+
+
+        class Net(nn.Module):
+            def forward(self, x: torch.Tensor):
+                check_all(x > 0)
+                return x
+    """)
+    assert found(path) == [(8, "SFX102")]
+
