@@ -41,6 +41,7 @@ from .values import (
     Value,
     as_args,
     as_kwargs,
+    assumed_truth,
     external,
     holds_object,
     join,
@@ -284,7 +285,7 @@ class Interpreter:
         self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
-        if by_call and (_returns_from(stmt.body, flow_then) or _returns_from(stmt.orelse, flow_else)):
+        if by_call and _returns_early(stmt, assumed_truth(test), flow_then, flow_else):
             frame.after_early_return = True
         if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
             return flow_then if flow_then == flow_else else RETURNS
@@ -843,6 +844,15 @@ def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:
     return flow == RETURNS and any(
         next(statement.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda)), None)
         is not None for statement in block)
+
+
+def _returns_early(stmt: nodes.If, default: bool | None, flow_then: str | None, flow_else: str | None) -> bool:
+    """Does a side of the `if` return, making what follows run only on some calls? Not a side
+    that a test known from defaults alone (an unset environment variable, a constructor
+    default) does not take: transformers' `if os.getenv("TRANSFORMERS_DISABLE_TORCH_CHECK",
+    "0") == "1": return` leaves the check after it on every call of the default run."""
+    return _returns_from(stmt.body, flow_then) and default is not False \
+        or _returns_from(stmt.orelse, flow_else) and default is not True
 
 
 def _path_break_after(before: HeldBreak | str | None,
