@@ -42,8 +42,9 @@ DATACLASS_TRANSFORMS = frozenset({"typing.dataclass_transform", "typing_extensio
 # and huggingface_hub's `strict`, which only validates the fields' types.
 DATACLASS_DECORATORS = DATACLASS_TRANSFORMS | {DATACLASS, "auto_docstring", "huggingface_hub.dataclasses.strict"}
 PROJECT_CACHE_SIZE = 64
-# Imported project modules larger than this (characters) are treated like a library's: their
-# names resolve but are not analysed. A model family's file with its registrations is below
+# Imported project modules larger than this (characters) are not analysed whole: their classes
+# stay opaque, and a top-level function of one is followed in a slice of the module
+# (OversizedModule.function_slice). A model family's file with its registrations is below
 # (timm's resnet.py is 107 KB), and so is a research package's one-file core
 # (vector-quantize-pytorch's is 51 KB); transformers' cache_utils.py (120 KB) and
 # modeling_outputs.py (118 KB), which its model files import, are above: reading them cost a
