@@ -778,23 +778,57 @@ class Resolver:
         return any(base in (qname, short) for base in self.module_bases)
 
 
-@dataclass(frozen=True)
-class TopStatement:
-    """What a slice needs of one top-level statement of an oversized module."""
+_COMPOUND_HEAD = re.compile(r"(?:if|try|with|for|while|match|async\s+(?:with|for))\b")
+_IMPORT_HEAD = re.compile(r"(?:from|import)\b")
+_DEFINITION_HEAD = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
+_TRIPLE_QUOTES = re.compile(r"\"\"\"|'''")
+_NOT_A_START = ("", " ", "\t", "#", ")", "]", "}")
 
-    first: int  # its first line, decorators included
-    last: int
-    binds: tuple[str, ...]  # the module-level names it binds
-    reads: frozenset[str]  # every name it reads, its functions' bodies included
-    is_def: bool
+
+class TopStatement:
+    """One top-level statement of an oversized module, found from its text: it starts at a
+    line at column 0 (its decorators' first) and runs to the line before the next one. Parsed
+    alone, and only when a slice needs it."""
+
+    def __init__(self, lines: list[str], first: int, last: int):
+        self.first, self.last = first, last  # 1-based, inclusive
+        self.text = "\n".join(lines[first - 1:last])
+        # The line naming what it binds: a decorated def's or class's own line.
+        self.head = next((line for line in lines[first - 1:last]
+                          if not line.startswith("@") and line[:1] not in _NOT_A_START), lines[first - 1])
+        # Its bindings may be anywhere in it: a block (`if TYPE_CHECKING: import torch`), an import.
+        self.binds_inside = bool(_COMPOUND_HEAD.match(self.head) or _IMPORT_HEAD.match(self.head))
+        defined = _DEFINITION_HEAD.match(self.head)
+        self.defines = defined.group(1) if defined else None  # a def's or class's name
+
+    @functools.cached_property
+    def node(self) -> ast.stmt | None:
+        """The statement, at its own line numbers (the lines before it parsed as blank); None
+        when its text is not one statement (a line at column 0 inside a string cut it)."""
+        try:
+            body = ast.parse("\n" * (self.first - 1) + self.text).body
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        return body[0] if len(body) == 1 else None
+
+    def binds(self, name: str) -> bool:
+        if self.defines is not None:
+            return name == self.defines
+        return self.node is not None and name in _bound_names(self.node)
+
+    @functools.cached_property
+    def reads(self) -> frozenset[str]:
+        return _read_names(self.node) if self.node is not None else frozenset()
 
 
 class OversizedModule:
     """A module over MAX_PROJECT_MODULE_SIZE, read once while its file is unchanged. It is never
-    analysed whole; its `ast` is parsed only when a part of it is asked for: its top-level
-    classes (output records' fields), or the index of its top-level statements from which the
-    slice around one of its functions is cut. Neither keeps the module's whole tree: 11 such
-    trees kept over the 200 sampled library files raised the peak memory by 39 MiB."""
+    analysed, nor even parsed, whole: its top-level classes are parsed for output records'
+    fields, and the slice around one of its functions is cut from its top-level statements,
+    found by their lines at column 0 and parsed one by one as the slice needs them. Parsing
+    and indexing the whole module (transformers' modeling_utils.py, 280 KB: 75 ms) cost a
+    fresh flake8 on a typical model file a third of its time, and keeping the trees of the 11
+    such modules that 200 sampled library files reach, 39 MiB."""
 
     def __init__(self, path: str):
         self.path = path
@@ -804,41 +838,73 @@ class OversizedModule:
         except (OSError, UnicodeDecodeError):
             self.text = ""
         self._slices: dict[tuple[str, str], SourceModule | None] = {}
-
-    def _parse(self) -> list[ast.stmt]:
-        try:
-            return ast.parse(self.text).body
-        except (SyntaxError, ValueError, RecursionError):
-            return []
+        self._binders: dict[str, list[int] | None] = {}
 
     @functools.cached_property
     def classes(self) -> dict[str, ast.ClassDef]:
-        return {node.name: node for node in self._parse() if isinstance(node, ast.ClassDef)}
+        try:
+            body = ast.parse(self.text).body
+        except (SyntaxError, ValueError, RecursionError):
+            return {}
+        return {node.name: node for node in body if isinstance(node, ast.ClassDef)}
 
     @functools.cached_property
     def statements(self) -> list[TopStatement]:
-        return [TopStatement(min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))]),
-                             node.end_lineno, tuple(_bound_names(node)), _read_names(node),
-                             isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
-                for node in self._parse()]
+        """The top-level statements, by the lines that start them: at column 0, outside a
+        triple-quoted string, not a comment, a closing bracket or a continued line; a
+        decorator starts the statement it decorates."""
+        lines = self.text.split("\n")  # as the tokenizer counts them: read with universal newlines
+        starts, quote = [], None
+        for number, line in enumerate(lines, 1):
+            continued = number > 1 and lines[number - 2].endswith("\\")
+            if quote is None and line[:1] not in _NOT_A_START and not continued:
+                starts.append(number)
+            for delimiter in _TRIPLE_QUOTES.findall(line):
+                quote = delimiter if quote is None else None if delimiter == quote else quote
+        merged = [n for i, n in enumerate(starts) if i == 0 or not lines[starts[i - 1] - 1].startswith("@")]
+        ends = [n - 1 for n in merged[1:]] + [len(lines)]
+        return [TopStatement(lines, first, last) for first, last in zip(merged, ends)]
 
     @functools.cached_property
-    def binders(self) -> dict[str, list[int]]:
-        """Each module-level name: the indices of the top-level statements binding it."""
+    def _heads(self) -> dict[str, list[int]]:
+        """Each name a statement may bind on its head line (a def's or class's own name, any
+        word of another statement's): the statements having it there."""
         found: dict[str, list[int]] = {}
         for index, statement in enumerate(self.statements):
-            for name in statement.binds:
-                found.setdefault(name, []).append(index)
+            for word in {statement.defines} if statement.defines else set(re.findall(r"\w+", statement.head)):
+                found.setdefault(word, []).append(index)
         return found
+
+    @functools.cached_property
+    def _blocks(self) -> list[int]:
+        return [index for index, statement in enumerate(self.statements) if statement.binds_inside]
+
+    def binders(self, name: str) -> list[int] | None:
+        """The indices of the top-level statements binding `name`; None when one that may bind it
+        does not parse alone (the slice is then not made)."""
+        if name not in self._binders:
+            word = re.compile(rf"\b{re.escape(name)}\b")
+            candidates = sorted({*self._heads.get(name, ()),
+                                 *(i for i in self._blocks if word.search(self.statements[i].text))})
+            found: list[int] | None = []
+            for index in candidates:
+                statement = self.statements[index]
+                if statement.defines is None and statement.node is None:
+                    found = None
+                    break
+                if statement.binds(name):
+                    found.append(index)
+            self._binders[name] = found
+        return self._binders[name]
 
     def function_slice(self, modname: str, name: str) -> SourceModule | None:
         """The module `modname` cut down to its top-level function `name` and the top-level
         statements binding the names it reads, transitively (imports, assignments, other
         functions and classes): analysing the whole module cost every file importing it
-        (transformers' import_utils.py, 134 KB) 64 ms. The other lines are left blank, so that
-        the statements keep their line numbers. None when `name` is bound by something else
-        than a `def`, or when the slice would exceed MAX_SLICE_LINES: a name left out of it
-        would not resolve, and a name that does not resolve may be taken for a builtin."""
+        (transformers' import_utils.py, 134 KB) 64 ms. The statements keep their line numbers.
+        None when `name` is bound by something else than a `def`, or when the slice would
+        exceed MAX_SLICE_LINES or a statement it needs does not parse alone: a name left out of
+        it would not resolve, and a name that does not resolve may be taken for a builtin."""
         key = (modname, name)
         if key not in self._slices:
             self._slices[key] = self._build_slice(modname, name)
@@ -846,28 +912,26 @@ class OversizedModule:
 
     def _build_slice(self, modname: str, name: str) -> SourceModule | None:
         if not re.search(rf"^(?:async\s+)?def\s+{re.escape(name)}\b", self.text, re.M):
-            return None  # no top-level def of it: the module is not parsed for it
-        own = self.binders.get(name, [])
-        if not own or not all(self.statements[i].is_def for i in own):
+            return None  # no top-level def of it: nothing is parsed for it
+        own = self.binders(name)
+        if not own or not all(isinstance(self.statements[i].node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                              for i in own):
             return None
         chosen = self._read_closure(own)
         if chosen is None:
             return None
-        kept = set()
-        for index in chosen:
-            kept.update(range(self.statements[index].first, self.statements[index].last + 1))
-        # Split on "\n" alone, as the tokenizer counts lines (the text was read with universal
-        # newlines): str.splitlines also splits on form feeds and other separators.
-        text = "\n".join(line if number in kept else "" for number, line in enumerate(self.text.split("\n"), 1))
+        body = [self.statements[i].node for i in sorted(chosen)]
+        if any(node is None for node in body):
+            return None
         try:
-            node = parse_source(ast.parse(text), modname, self.path, text)
+            node = parse_source(ast.Module(body=body, type_ignores=[]), modname, self.path, self.text)
         except (SyntaxError, ValueError, RecursionError):
             return None
-        return SourceModule(node, self.path, modname, text, sliced=True)
+        return SourceModule(node, self.path, modname, self.text, sliced=True)
 
     def _read_closure(self, start: list[int]) -> set[int] | None:
         """The indices of `start` and of every top-level statement binding a name that the
-        chosen statements read; None past MAX_SLICE_LINES lines."""
+        chosen statements read; None past MAX_SLICE_LINES lines, or when a binder does not parse."""
         chosen, pending, seen, lines = set(start), list(start), set(), 0
         while pending:
             statement = self.statements[pending.pop()]
@@ -876,7 +940,10 @@ class OversizedModule:
                 return None
             for read in statement.reads - seen:
                 seen.add(read)
-                for index in self.binders.get(read, ()):
+                binders = self.binders(read)
+                if binders is None:
+                    return None
+                for index in binders:
                     if index not in chosen:
                         chosen.add(index)
                         pending.append(index)
