@@ -783,6 +783,9 @@ _IMPORT_HEAD = re.compile(r"(?:from|import)\b")
 _DEFINITION_HEAD = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
 _TRIPLE_QUOTES = re.compile(r"\"\"\"|'''")
 _NOT_A_START = ("", " ", "\t", "#", ")", "]", "}")
+# A line at column 0 that may start a statement: not a comment, a closing bracket nor a clause
+# of the compound statement before it.
+_LINE_AT_COLUMN_0 = re.compile(r"^(?!(?:else|elif|except|finally)\b)[^\s#)\]}]", re.M)
 
 
 class TopStatement:
@@ -854,13 +857,17 @@ class OversizedModule:
         triple-quoted string, not a comment, a closing bracket or a continued line; a
         decorator starts the statement it decorates."""
         lines = self.text.split("\n")  # as the tokenizer counts them: read with universal newlines
-        starts, quote = [], None
-        for number, line in enumerate(lines, 1):
-            continued = number > 1 and lines[number - 2].endswith("\\")
-            if quote is None and line[:1] not in _NOT_A_START and not continued:
-                starts.append(number)
-            for delimiter in _TRIPLE_QUOTES.findall(line):
-                quote = delimiter if quote is None else None if delimiter == quote else quote
+        starts, quote, line, offset = [], None, 1, 0
+        quotes = _TRIPLE_QUOTES.finditer(self.text)
+        pending = next(quotes, None)
+        for match in _LINE_AT_COLUMN_0.finditer(self.text):
+            while pending is not None and pending.start() < match.start():  # a line in a string starts nothing
+                quote = pending.group() if quote is None else None if pending.group() == quote else quote
+                pending = next(quotes, None)
+            line += self.text.count("\n", offset, match.start())
+            offset = match.start()
+            if quote is None and not (line > 1 and lines[line - 2].endswith("\\")):
+                starts.append(line)
         merged = [n for i, n in enumerate(starts) if i == 0 or not lines[starts[i - 1] - 1].startswith("@")]
         ends = [n - 1 for n in merged[1:]] + [len(lines)]
         return [TopStatement(lines, first, last) for first, last in zip(merged, ends)]
