@@ -795,7 +795,7 @@ class TopStatement:
 
     def __init__(self, lines: list[str], first: int, last: int):
         self.first, self.last = first, last  # 1-based, inclusive
-        self.text = "\n".join(lines[first - 1:last])
+        self._lines = lines
         # The line naming what it binds: a decorated def's or class's own line.
         self.head = next((line for line in lines[first - 1:last]
                           if not line.startswith("@") and line[:1] not in _NOT_A_START), lines[first - 1])
@@ -803,6 +803,10 @@ class TopStatement:
         self.binds_inside = bool(_COMPOUND_HEAD.match(self.head) or _IMPORT_HEAD.match(self.head))
         defined = _DEFINITION_HEAD.match(self.head)
         self.defines = defined.group(1) if defined else None  # a def's or class's name
+
+    @functools.cached_property
+    def text(self) -> str:
+        return "\n".join(self._lines[self.first - 1:self.last])
 
     @functools.cached_property
     def node(self) -> ast.stmt | None:
@@ -918,12 +922,11 @@ class OversizedModule:
         return self._slices[key]
 
     def _build_slice(self, modname: str, name: str) -> SourceModule | None:
-        if not re.search(rf"^(?:async\s+)?def\s+{re.escape(name)}\b", self.text, re.M):
-            return None  # no top-level def of it: nothing is parsed for it
+        if not any(self.text.startswith(head) or f"\n{head}" in self.text for head in (f"def {name}(", f"async def {name}(")):
+            return None  # no top-level def of it (a class, an assignment): the module is not indexed
         own = self.binders(name)
-        if not own or not all(isinstance(self.statements[i].node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                              for i in own):
-            return None
+        if not own or not all(self.statements[i].head.startswith(("def ", "async ")) for i in own):
+            return None  # bound otherwise too
         chosen = self._read_closure(own)
         if chosen is None:
             return None
