@@ -790,3 +790,33 @@ def test_a_modules_own_dunder_globals_are_not_packages(tmp_path):
                 return x * 2 if library else x
     """)
     assert flake8("--staticfx-notices", str(user), cwd=user.parent) == []
+
+
+def test_an_oversized_modules_statements_are_found_from_its_text(tmp_path):
+    """The slice's statements are found by their lines at column 0: not inside a triple-quoted
+    string, and an `else:` continues the `if` before it; each is where ast puts it."""
+    import ast
+
+    path = write(tmp_path / "big.py", textwrap.dedent('''
+        """Notes.
+        SCALE = 1 is a line of this docstring, not a statement.
+        """
+        import os
+
+        if os.name == "nt":
+            SCALE = 2
+        else:
+            SCALE = 3
+
+
+        @staticmethod
+        def scale(x):
+            return x.max().item() * SCALE
+    ''').lstrip("\n") + "\n".join(f"CONSTANT_{i} = {i}" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 12)) + "\n")
+    module = discover.OversizedModule(str(path))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert [s.first for s in module.statements] == [getattr(n, "decorator_list", None) and n.decorator_list[0].lineno
+                                                    or n.lineno for n in tree.body]
+    sliced = module.function_slice("big", "scale")
+    assert sliced is not None and set(sliced.node.locals) == {"os", "SCALE", "scale"}
+    assert sliced.node.locals["scale"][0].body[0].lineno == 14  # its own line in the module
