@@ -14,9 +14,9 @@ and in its packages (directories with `__init__.py`, recursively); nothing else 
 which keeps the walk out of virtual environments and data directories.
 
 Importers are followed transitively: the analysis of a model that calls into a module that
-calls the helper reports the helper's break at the model's call. The chain stops at a module
-larger than discover.MAX_PROJECT_MODULE_SIZE, which the analysis does not follow into either
-(it is still linted itself).
+calls the helper reports the helper's break at the model's call. That holds through a module
+larger than discover.MAX_PROJECT_MODULE_SIZE too, whose top-level functions the analysis follows
+(its classes it does not: an importer that uses only those is linted for nothing).
 
 Cost: each file is read once and only its import statements are parsed (the lines that start
 an `import` or `from` statement, with their continuation lines; a file with an import after
@@ -32,7 +32,7 @@ import textwrap
 from collections import deque
 from typing import Iterable, Iterator
 
-from .discover import MAX_PROJECT_MODULE_SIZE, _is_install_dir, project_root
+from .discover import _is_install_dir, project_root
 
 _STATEMENT_START = re.compile(r"\s*(import|from)\s")
 # An import that does not start its line: `try: import x`, `a = 1; import x`.
@@ -152,7 +152,6 @@ class ProjectIndex:
     def __init__(self, root: str, packages: frozenset[str] | None = None):
         self.root = root
         self.files = project_files(root, packages)
-        self.sizes: dict[str, int] = {}
         self.importers_by_module: dict[str, list[str]] = {}
         for path in self.files:
             try:
@@ -160,7 +159,6 @@ class ProjectIndex:
                     source = handle.read()
             except (OSError, UnicodeDecodeError):
                 continue
-            self.sizes[os.path.abspath(path)] = len(source)
             modname = project_root(path)[1]
             for module in file_imports(source, modname, os.path.basename(path) == "__init__.py"):
                 self.importers_by_module.setdefault(module, []).append(path)
@@ -185,8 +183,7 @@ class ProjectIndex:
                     continue
                 seen.add(absolute)
                 found.append(importer)
-                if self.sizes.get(absolute, 0) <= MAX_PROJECT_MODULE_SIZE:
-                    queue.append(absolute)  # the analysis follows calls into it, so its importers count
+                queue.append(absolute)  # the analysis follows calls into it, so its importers count
         return found
 
 

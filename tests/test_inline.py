@@ -1132,3 +1132,61 @@ class Conditioned(nn.Module):
             g, _ = self.cond(g)  # expect: SFX306
         return x
 """)
+
+
+def test_a_functions_own_import_binds_its_local(tmp_path):
+    """transformers' import_utils.py imports torch inside each function, never at module level:
+    `torch` in such a function is the torch its own `import` binds."""
+    pkg = tmp_path / "proj"
+    write(pkg / "__init__.py", "")
+    write(pkg / "checks.py", """
+        def check_all(cond):
+            import torch
+            from torch import _check_tensor_all as check_tensor
+
+            if isinstance(cond, torch.Tensor):
+                check_tensor(cond)
+    """)
+    path = write(pkg / "model.py", """
+        import torch
+        import torch.nn as nn
+        from .checks import check_all
+
+
+        class Net(nn.Module):
+            def forward(self, x: torch.Tensor):
+                check_all(x > 0)
+                return x
+    """)
+    assert found(path) == [(8, "SFX102")]
+
+
+@pytest.mark.parametrize("disabled, reported", [('"0"', True), ('"1"', False)])
+def test_an_early_return_the_default_environment_does_not_take_leaves_the_rest_certain(tmp_path, disabled,
+                                                                                          reported):
+    """`if os.getenv("DISABLE_CHECKS", "0") == "1": return` in a called function: with the variable
+    unset (its default, as dynamo's truth is recorded) the function goes on, so the break after
+    it happens on every call; with a default that returns, nothing after it runs."""
+    pkg = tmp_path / "proj"
+    write(pkg / "__init__.py", "")
+    write(pkg / "checks.py", f"""
+        import os
+
+
+        def peak(x):
+            if os.getenv("DISABLE_CHECKS", {disabled}) == "1":
+                return None
+            return x.max().item()
+    """)
+    path = write(pkg / "model.py", """
+        import torch
+        import torch.nn as nn
+        from .checks import peak
+
+
+        class Net(nn.Module):
+            def forward(self, x: torch.Tensor):
+                peak(x)
+                return x
+    """)
+    assert found(path) == ([(8, "SFX102")] if reported else [])

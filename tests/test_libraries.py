@@ -233,11 +233,115 @@ def test_a_name_a_package_binds_hides_its_submodule_of_that_name(tmp_path):
     assert "in `scale` at fakelib/scale.py:2" in found[0][2]
 
 
-def test_a_library_module_too_large_stays_opaque(tmp_path, user_file):
+def test_a_library_module_too_large_keeps_its_classes_opaque_and_follows_its_functions(tmp_path, user_file):
+    """A module over MAX_PROJECT_MODULE_SIZE is not analysed whole: the class `Block` (whose
+    forward prints) stays opaque, while its top-level functions are followed in a slice of it,
+    at the module's own line numbers: `scale` breaks, `clean` does not."""
     site = make_library(tmp_path / "site-packages")
     padding = "\n".join(f"CONSTANT_{i} = {i}" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 12))
     write(site / "fakelib" / "layers.py", textwrap.dedent(LAYERS) + "\n" + padding + "\n")
-    assert flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent) == []
+    found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
+    assert [(line, code) for line, code, _ in found] == [(13, "SFX102")], found
+    assert "in `scale` at fakelib/layers.py:6" in found[0][2]
+
+
+IMPORT_UTILS = """
+    import os
+    from typing import Any
+
+
+    def is_torchdynamo_compiling() -> bool:
+        print("not the source: tables.STATIC_FUNCTIONS says True under dynamo")
+        return False
+
+
+    def is_jit_tracing() -> bool:
+        try:
+            import torch
+
+            return torch.jit.is_tracing()
+        except Exception:
+            return False
+
+
+    def is_tracing(tensor=None) -> bool:
+        return is_torchdynamo_compiling() or is_jit_tracing()
+
+
+    def torch_compilable_check(cond: Any, msg: str) -> None:
+        if os.getenv("TRANSFORMERS_DISABLE_TORCH_CHECK", "0") == "1":
+            return
+        import torch
+
+        if is_tracing():
+            if isinstance(cond, torch.Tensor):
+                torch._check_tensor_all(cond)
+            else:
+                torch._check(cond)
+            return
+        if not cond:
+            raise ValueError(msg)
+"""
+
+COMPILABLE_CHECKS = """
+    import torch
+    from torch import nn
+    from transformers.utils import torch_compilable_check
+
+
+    class TokenCheck(nn.Module):
+        def forward(self, tokens: torch.Tensor, features: torch.Tensor):
+            n_tokens = (tokens == 3).sum()
+            torch_compilable_check(n_tokens * features.shape[-1] == features.numel(), f"tokens: {n_tokens}")
+            return features * 2
+
+
+    class WidthCheck(nn.Module):
+        def forward(self, tokens: torch.Tensor, features: torch.Tensor):
+            torch_compilable_check(features.shape[-1] == 8, f"got {features.shape[-1]}")
+            return features * 2
+"""
+
+
+def oversized_transformers(site: Path) -> Path:
+    """A transformers-like library whose utils/import_utils.py is over MAX_PROJECT_MODULE_SIZE,
+    as the real one (134 KB) is."""
+    write(site / "transformers" / "__init__.py", "")
+    write(site / "transformers" / "utils" / "__init__.py",
+          "from .import_utils import is_torchdynamo_compiling, torch_compilable_check\n")
+    padding = "\n".join(f"_package_{i}_available = {i} > 0" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 24))
+    module = write(site / "transformers" / "utils" / "import_utils.py", textwrap.dedent(IMPORT_UTILS) + "\n" + padding + "\n")
+    assert len(module.read_text()) > discover.MAX_PROJECT_MODULE_SIZE
+    return site
+
+
+def test_a_function_of_an_oversized_library_module_is_followed(tmp_path):
+    """transformers' torch_compilable_check (utils/import_utils.py, 134 KB): under dynamo
+    `is_tracing()` holds (is_torchdynamo_compiling keeps its table meaning inside the slice)
+    and a tensor condition reaches torch._check_tensor_all, whose `.item()` breaks (GB0124,
+    measured: val_compilable_checks.py); a shape condition reaches torch._check and traces."""
+    site = oversized_transformers(tmp_path / "site-packages")
+    user = write(tmp_path / "user" / "model.py", COMPILABLE_CHECKS)
+    found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
+    assert [(line, code) for line, code, _ in found] == [(9, "SFX102")], found
+    line = textwrap.dedent(IMPORT_UTILS).lstrip("\n").splitlines().index("            torch._check_tensor_all(cond)") + 1
+    assert f"`torch._check_tensor_all(cond)` at transformers/utils/import_utils.py:{line}" in found[0][2]
+
+
+def test_an_oversized_modules_function_slice_is_parsed_once(tmp_path):
+    site = oversized_transformers(tmp_path / "site-packages")
+    user = write(tmp_path / "user" / "model.py", COMPILABLE_CHECKS)
+    options = Options(library_path=(str(site),))
+    source = user.read_text(encoding="utf-8")
+    first = list(flake8_diagnostics(analyze(source, str(user), None, options)))
+    path = str(site / "transformers" / "utils" / "import_utils.py")
+    stat = os.stat(path)
+    sliced = discover._oversized_module(path, (stat.st_mtime_ns, stat.st_size)).function_slice(
+        "transformers.utils.import_utils", "torch_compilable_check")
+    second = list(flake8_diagnostics(analyze(source, str(user), None, options)))
+    assert first == second and [m.split()[0] for _, _, m in first] == ["SFX102"]
+    assert sliced is not None and sliced.node.locals.keys() >= {"os", "is_tracing", "torch_compilable_check"}
+    assert "_package_0_available" not in sliced.node.locals  # what the function does not read stays out
 
 
 def test_a_research_packages_one_file_core_is_followed(tmp_path, user_file):
@@ -802,3 +906,33 @@ def test_a_distribution_made_at_import_time_is_the_torch_class_it_wraps(tmp_path
         "from torch.distributions import Normal\n    from pyro.distributions import TransformedDistribution"))
     found = flake8(f"--staticfx-library-path={site}", str(user), cwd=user.parent)
     assert [(line, code) for line, code, _ in found] == [(15, "SFX401")], found
+
+
+def test_an_oversized_modules_statements_are_found_from_its_text(tmp_path):
+    """The slice's statements are found by their lines at column 0: not inside a triple-quoted
+    string, and an `else:` continues the `if` before it; each is where ast puts it."""
+    import ast
+
+    path = write(tmp_path / "big.py", textwrap.dedent('''
+        """Notes.
+        SCALE = 1 is a line of this docstring, not a statement.
+        """
+        import os
+
+        if os.name == "nt":
+            SCALE = 2
+        else:
+            SCALE = 3
+
+
+        @staticmethod
+        def scale(x):
+            return x.max().item() * SCALE
+    ''').lstrip("\n") + "\n".join(f"CONSTANT_{i} = {i}" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 12)) + "\n")
+    module = discover.OversizedModule(str(path))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert [s.first for s in module.statements] == [getattr(n, "decorator_list", None) and n.decorator_list[0].lineno
+                                                    or n.lineno for n in tree.body]
+    sliced = module.function_slice("big", "scale")
+    assert sliced is not None and set(sliced.node.locals) == {"os", "SCALE", "scale"}
+    assert sliced.node.locals["scale"][0].body[0].lineno == 14  # its own line in the module
