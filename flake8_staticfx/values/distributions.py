@@ -20,15 +20,13 @@ if TYPE_CHECKING:
     from ..interpreter import Interpreter
     from .objects import Obj
 
-DISTRIBUTIONS_CLASSES = tables.TRANSFORM_CLASSES | tables.TRANSFORMED_DISTRIBUTION_CLASSES
-
-
 def distributions_base(resolver: Resolver, cls: nodes.ClassDef) -> str | None:
     """The torch.distributions class (a Transform or a TransformedDistribution) among the
     library bases of `cls` and of the classes it derives from."""
     for owner in resolver.mro(cls):
         for binding in resolver.base_classes(owner):
-            if binding.kind == "external" and binding.qname in DISTRIBUTIONS_CLASSES:
+            if binding.kind == "external" and (binding.qname in tables.TRANSFORM_CLASSES
+                                               or binding.qname in tables.TRANSFORMED_DISTRIBUTION_CLASSES):
                 return binding.qname
     return None
 
