@@ -920,3 +920,33 @@ def test_report_counts_a_root_s_graphs_as_the_graph_command_does(tmp_path):
     [row] = json.loads(result.stdout)
     assert row["graphs"] == predicted
     assert row["breaks"] == {"SFX101": 1}  # one site, met twice
+
+
+def test_two_torch_layers_one_per_branch_are_one_call_module(tmp_path):
+    """timm's `_create_fc` makes an nn.Identity if `num_classes <= 0`, else an nn.Linear: either
+    is a `call_module` of `fc` (ResNet's hooks record it), so the join keeps the layer. An LSTM
+    against a Linear stays unknown: which one decides whether the call breaks."""
+    path = tmp_path / "head.py"
+    path.write_text(textwrap.dedent("""\
+        import torch.nn as nn
+
+
+        def make_fc(n_in, n_out):
+            if n_out <= 0:
+                fc = nn.Identity()
+            else:
+                fc = nn.Linear(n_in, n_out)
+            return fc
+
+
+        class Head(nn.Module):
+            def __init__(self, n_in, n_out):
+                super().__init__()
+                self.fc = make_fc(n_in, n_out)
+
+            def forward(self, x):
+                return self.fc(x)
+    """))
+    (graph,) = json.loads(cli(str(path), "--format", "json"))["graphs"]
+    assert [(n["op"], n["target"]) for n in graph["nodes"]] == [
+        ("placeholder", "x"), ("call_module", "fc"), ("output", "output")]

@@ -5,7 +5,7 @@ from .. import tables
 from .base import UNKNOWN, Value
 from .containers import Dict, OrNone, Seq
 from .externals import External
-from .modules import Module
+from .modules import LeafModule, Module
 from .objects import Function
 from .static import Static
 from .tensors import NdArray, Tensor
@@ -42,9 +42,13 @@ def join(a: Value, b: Value) -> Value:
 
 
 def _same_layer(a: Module, b: Module) -> bool:
-    """Two modules at one place that do the same when called: of one class (the two paths of
-    `__init__`'s `if mode == "lstm":` may build an LSTM or a Linear there)."""
-    return type(a) is type(b) and a.qname == b.qname and a.cls is b.cls
+    """Two modules at one place that do the same when called: of one class, or two torch
+    layers whose calls both trace, each a `call_module` of that place (timm's `_create_fc` makes
+    an nn.Identity or an nn.Linear). Not an LSTM and a Linear: the two paths of `__init__`'s
+    `if mode == "lstm":` decide whether the call breaks."""
+    if type(a) is type(b) and a.qname == b.qname and a.cls is b.cls:
+        return True
+    return isinstance(a, LeafModule) and isinstance(b, LeafModule) and not {a.qname, b.qname} & tables.RNN_MODULES
 
 
 def _same_external(a: str, b: str) -> bool:
