@@ -167,10 +167,10 @@ class ExpressionEvaluator:
         if narrowed:
             frame.env = {**saved, narrowed[0]: narrowed[1]}
         assumed = assumed_truth(test)
-        with ShortCircuit(frame, varies(test) or assumed is True):
+        with OnSomeCalls(frame, varies(test) or assumed is True):
             body = self.eval(expr.body, frame)
         frame.env = saved
-        with ShortCircuit(frame, varies(test) or assumed is False):
+        with OnSomeCalls(frame, varies(test) or assumed is False):
             orelse = self.eval(expr.orelse, frame)
         self.tx.cover(branch, start)
         return join(body, orelse)
@@ -337,17 +337,19 @@ class ExpressionEvaluator:
         return callee.call(self.tx, args, kwargs, expr, frame, unknown_rest)
 
 
-class ShortCircuit:
-    """Context: the code evaluated inside runs only on some calls."""
+class OnSomeCalls:
+    """Context: the code run inside runs only on some calls, unless every call in the mode, or
+    the default call, takes it (`on_every_call`). Counted in the frame's `counter`: `short_circuit`
+    for an operand or ternary arm, `conditional` for an `if` block."""
 
-    def __init__(self, frame: Frame, varies: bool):
-        self.frame, self.step = frame, 0 if varies else 1
+    def __init__(self, frame: Frame, on_every_call: bool, counter: str = "short_circuit"):
+        self.frame, self.counter, self.step = frame, counter, 0 if on_every_call else 1
 
     def __enter__(self) -> None:
-        self.frame.short_circuit += self.step
+        setattr(self.frame, self.counter, getattr(self.frame, self.counter) + self.step)
 
     def __exit__(self, *exc: object) -> None:
-        self.frame.short_circuit -= self.step
+        setattr(self.frame, self.counter, getattr(self.frame, self.counter) - self.step)
 
 
 def varies(value: Value) -> bool:

@@ -21,7 +21,7 @@ from .breaks import Break
 from .config import Options
 from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_mock_patched, is_opaque,
                        is_property, is_staticmethod)
-from .expressions import ExpressionEvaluator, narrowing
+from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
 from .inline import Frame, bind_arguments
 from .ir import Graph, Node, SourceSpan, report_site
@@ -282,13 +282,13 @@ class Interpreter:
         by_mode = isinstance(test, Static) and test.varies
         default_path = assumed_truth(test)
         before, eager_before = frame.path_break, frame.runs_eagerly
-        with _BranchTaken(frame, by_mode or default_path is True), self.heap.flags.holding(flag, True):
+        with OnSomeCalls(frame, by_mode or default_path is True, "conditional"), self.heap.flags.holding(flag, True):
             flow_then = self.exec_block(stmt.body, frame)
         env_then, changed_then = frame.env, self.heap.end_path(mark)
         frame.env = dict(saved)
         break_then, frame.path_break = frame.path_break, before
         eager_then, frame.runs_eagerly = frame.runs_eagerly, eager_before
-        with _BranchTaken(frame, by_mode or default_path is False), self.heap.flags.holding(flag, False):
+        with OnSomeCalls(frame, by_mode or default_path is False, "conditional"), self.heap.flags.holding(flag, False):
             flow_else = self.exec_block(stmt.orelse, frame)
         frame.path_break = _path_break_after(before, ((flow_then, break_then), (flow_else, frame.path_break)))
         frame.runs_eagerly = all(eager for flow, eager in ((flow_then, eager_then), (flow_else, frame.runs_eagerly))
@@ -876,20 +876,6 @@ def _unresumable_depths(frame: Frame) -> tuple[int, ...]:
 def _is_classmethod(function: nodes.FunctionDef) -> bool:
     return bool(function.decorators) and any(
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
-
-
-class _BranchTaken:
-    """Context: a branch of an `if` whose outcome is not known. Code in it runs only on some
-    calls, unless every call in the mode, or the default call, takes it (`on_every_call`)."""
-
-    def __init__(self, frame: Frame, on_every_call: bool):
-        self.frame, self.step = frame, 0 if on_every_call else 1
-
-    def __enter__(self) -> None:
-        self.frame.conditional += self.step
-
-    def __exit__(self, *exc: object) -> None:
-        self.frame.conditional -= self.step
 
 
 def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:
