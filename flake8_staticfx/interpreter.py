@@ -11,6 +11,7 @@ are evaluated by `expressions.ExpressionEvaluator`, and each kind of value owns 
 from __future__ import annotations
 
 import time
+import weakref
 from dataclasses import dataclass
 
 from astroid import nodes
@@ -792,7 +793,8 @@ def mutates_arguments(function: nodes.FunctionDef | nodes.Lambda) -> bool:
     return cached
 
 
-_MUTATES: dict[nodes.NodeNG, bool] = {}
+# Weak: a strong key would keep every linted file's tree alive for the rest of the process.
+_MUTATES: weakref.WeakKeyDictionary[nodes.NodeNG, bool] = weakref.WeakKeyDictionary()
 
 
 def _source(expr: nodes.NodeNG) -> str:

@@ -611,3 +611,23 @@ def test_a_frozen_tree_dropped_from_its_cache_is_collected_after_a_thaw(tmp_path
         run_in_process(model)
     assert dropped[-1]() is not None  # still cached
     assert all(ref() is None for ref in dropped[:-1])
+
+
+HELPER_MODEL = ("import torch\n\n\ndef double(x):\n    return x * 2\n\n\n"
+                "class Net(torch.nn.Module):\n    def forward(self, x):\n        return double(x) + 1\n")
+
+
+def test_linted_files_trees_are_not_kept_after_their_analysis(tmp_path, thawed_collector):
+    """Caches keyed by a function of the linted file (interpreter._MUTATES) held every linted
+    file's tree for the rest of the process: 57 of 60 transformers files, 12 MiB. (astroid's
+    class-level `special_attributes` keeps the last class it answered for: one tree at most.)"""
+    from astroid import nodes
+
+    paths = {str(write(tmp_path / f"model{index}.py", HELPER_MODEL)) for index in range(4)}
+    for path in paths:
+        checker = Checker(ast.parse(HELPER_MODEL), path, HELPER_MODEL.splitlines(keepends=True))
+        assert list(checker.run()) == []
+    del checker
+    gc.unfreeze()
+    gc.collect()
+    assert len([o for o in gc.get_objects() if type(o) is nodes.Module and o.file in paths]) <= 1
