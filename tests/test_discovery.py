@@ -767,3 +767,33 @@ def test_a_global_statement_keeps_the_module_locals_complete():
     source = "def configure():\n    global LIMIT\n    LIMIT = 4\n"
     module = parse_source(ast.parse(source), "m", "/p/m.py", source)
     assert "LIMIT" in module.locals
+
+
+def test_the_word_global_in_text_keeps_function_bodies_lazy():
+    """Only a `global` statement needs eager bodies; the word in a comment or docstring does not
+    (it cost transformers' masking_utils, generic and rope utils their lazy bodies)."""
+    import ast
+
+    from flake8_staticfx.discover import parse_source
+
+    source = '"""Global attention masks."""\n# global pooling below\ndef pool(x):\n    y = x.mean()\n    return y\n'
+    function = parse_source(ast.parse(source), "m", "/p/m.py", source).body[0]
+    assert function._pending is not None  # noqa: SLF001 - the body is not built yet
+    assert [type(n).__name__ for n in function.body] == ["Assign", "Return"]
+    for statement in ("def f(): global X", "x = 1; global X", "def f():\n\tglobal  X, Y"):
+        eager = parse_source(ast.parse(statement), "m", "/p/m.py", statement)
+        assert getattr(eager.body[-1], "_pending", None) is None, statement
+
+
+def test_attributes_set_on_self_read_an_unbuilt_body_without_building_it():
+    import ast
+
+    from flake8_staticfx.discover import attributes_set_on_self, parse_source
+
+    source = ("class A:\n    def f(self, x):\n        '''doc'''\n        self.a = 1\n        self.b += 2\n"
+              "        x.c = 3\n        def g():\n            self.d = 4\n        return self.e\n")
+    method = parse_source(ast.parse(source), "m", "/p/m.py", source).body[0].body[0]
+    assert attributes_set_on_self(method) == {"a", "b", "d"}
+    assert method._pending is not None  # noqa: SLF001 - still unbuilt
+    method.body  # noqa: B018 - build it: the astroid walk must agree
+    assert attributes_set_on_self(method) == {"a", "b", "d"}

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from .. import rules, tables
-from ..discover import find_class_attribute, find_method, is_property, is_staticmethod
+from ..discover import attributes_set_on_self, find_class_attribute, find_method, is_property, is_staticmethod
 from .base import UNKNOWN, Value
 from .distributions import Hook, distributions_base, keep_init_arguments, torch_attribute
 from .static import EnumMember, Static
@@ -523,8 +523,6 @@ def reassigned_attributes(tx: Interpreter, cls: nodes.ClassDef | None) -> frozen
             for method in owner.mymethods():
                 if method.name == "__init__":
                     continue
-                for node in method.nodes_of_class(nodes.AssignAttr):
-                    if isinstance(node.expr, nodes.Name) and node.expr.name == "self":
-                        names.add(node.attrname)
+                names |= attributes_set_on_self(method)
         cached = tx.state.mutated_attrs[cls] = frozenset(names)
     return cached
