@@ -190,11 +190,11 @@ def attributes_set_on_self(function: nodes.FunctionDef) -> set[str]:
     """The `x` of every `self.x = ...` (or `+=`) in `function`, nested scopes included. A body
     not built yet is read from its `ast` statements and stays unbuilt: asking this of every
     method of a class built them all, most never run (0.6 s over 200 library files)."""
-    pending = getattr(function, "_pending", None)
-    if pending is None:
+    if not isinstance(function, _LazyBody) or function._pending is None:  # noqa: SLF001 - built
         return {node.attrname for node in function.nodes_of_class(nodes.AssignAttr)
                 if isinstance(node.expr, nodes.Name) and node.expr.name == "self"}
-    return {node.attr for statement in pending[1] for node in ast.walk(statement)
+    _, statements = function._pending  # noqa: SLF001
+    return {node.attr for statement in statements for node in ast.walk(statement)
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             and isinstance(node.value, ast.Name) and node.value.id == "self"}
 

@@ -26,7 +26,7 @@ def _relax_garbage_collector() -> None:
 # bound on the memory that dropped trees hold (PROJECT_CACHE_SIZE is 64 per package).
 THAW_AFTER_EVICTIONS = 16
 _evictions_at_thaw = 0
-_analyses = 0
+_settled_before = False  # has an analysis run in this process?
 
 
 def _settle_collector() -> None:
@@ -41,10 +41,10 @@ def _settle_collector() -> None:
 
     A frozen tree dropped from a cache is reclaimed only after a thaw, done every
     THAW_AFTER_EVICTIONS dropped parses."""
-    global _evictions_at_thaw, _analyses  # noqa: PLW0603 - one collector per process
+    global _evictions_at_thaw, _settled_before  # noqa: PLW0603 - one collector per process
     from .discover import evicted_parses
 
-    if _analyses:
+    if _settled_before:
         evicted = evicted_parses()
         if evicted - _evictions_at_thaw >= THAW_AFTER_EVICTIONS:
             _evictions_at_thaw = evicted
@@ -53,7 +53,7 @@ def _settle_collector() -> None:
     else:
         atexit.register(gc.freeze)  # what the last file left needs no walk at shutdown either
     gc.freeze()
-    _analyses += 1
+    _settled_before = True
 
 
 class Checker:
