@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from .inline import Frame
+from .inline import Frame, handler_for
 from .ir import Node
 from .operators import binop, both, compare, unary
 from .values import (
@@ -43,13 +43,13 @@ class ExpressionEvaluator:
     def eval(self, expr: nodes.NodeNG | None, frame: Frame) -> Value:
         if expr is None:
             return Static(None)
-        handler = getattr(self, "eval_" + type(expr).__name__, None)
+        handler = handler_for(type(self), "eval_", type(expr))
         if handler is None:
             for child in expr.get_children():
                 if isinstance(child, nodes.NodeNG) and not child.is_statement:
                     self.eval(child, frame)
             return UNKNOWN
-        return handler(expr, frame)
+        return handler(self, expr, frame)
 
     def eval_Const(self, expr: nodes.Const, frame: Frame) -> Value:
         return Static(expr.value)

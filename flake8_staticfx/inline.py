@@ -6,12 +6,14 @@ frame chain is the inline chain each node and diagnostic carries.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from astroid import nodes
 
 from .discover import Resolver, SourceModule
+from .ir import SourceSpan
 from .values.base import UNKNOWN, Value
 from .values.containers import Dict, Seq
 
@@ -56,6 +58,8 @@ class Frame:
     # used): what follows in the frame itself breaks no more (two GRU calls in a row break
     # once, measured), though each function it calls is compiled as a frame of its own.
     runs_eagerly: bool = False
+    # call_stack(), made on first use: every node of the frame carries the same one.
+    _call_stack: tuple[tuple[SourceSpan, ...], tuple[Any, ...]] | None = field(default=None, repr=False)
 
     @property
     def depth(self) -> int:
@@ -82,6 +86,22 @@ class Frame:
             frame = frame.caller
         return False
 
+    def call_stack(self) -> tuple[tuple[SourceSpan, ...], tuple[Any, ...]]:
+        """The inlined calls that lead to this frame, outermost first, and the configuration of
+        each call's receiver. Fixed once the frame is entered, so made once, not per node."""
+        if self._call_stack is None:
+            if self.caller is None:
+                self._call_stack = ((), ())
+            else:
+                spans, receivers = self.caller.call_stack()
+                site = self.call_site
+                if site is not None:  # None: a default or module-level value evaluated for the caller
+                    spans = (*spans, SourceSpan(self.caller.module.path, site.lineno or 0, site.col_offset or 0,
+                                                site.end_lineno or 0, site.end_col_offset or 0, self.caller.name))
+                    receivers = (*receivers, self.receiver_configuration)
+                self._call_stack = (spans, receivers)
+        return self._call_stack
+
     def stack(self) -> list[Frame]:
         """Root first."""
         frames = []
@@ -90,6 +110,13 @@ class Frame:
             frames.append(frame)
             frame = frame.caller
         return frames[::-1]
+
+
+@functools.cache
+def handler_for(owner: type, prefix: str, node_type: type) -> Callable | None:
+    """`owner`'s method for a kind of node (`eval_Call`, `exec_If`), or None: looked up once
+    per class and kind, not on every expression the interpreter meets."""
+    return getattr(owner, prefix + node_type.__name__, None)
 
 
 def bind_arguments(

@@ -24,7 +24,7 @@ from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_d
                        is_property, is_staticmethod)
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
-from .inline import Frame, bind_arguments
+from .inline import Frame, bind_arguments, handler_for
 from .ir import Graph, Node, SourceSpan, report_site
 from .parameters import root_parameters
 from .rules import Rule
@@ -162,9 +162,9 @@ class Interpreter:
     def exec_statement(self, stmt: nodes.NodeNG, frame: Frame) -> str | None:
         self.tick()
         frame.short_circuit = 0
-        handler = getattr(self, "exec_" + type(stmt).__name__, None)
+        handler = handler_for(type(self), "exec_", type(stmt))
         if handler is not None:
-            return handler(stmt, frame)
+            return handler(self, stmt, frame)
         for child in stmt.get_children():  # unknown statement kinds: still see their calls
             if isinstance(child, nodes.NodeNG) and not isinstance(child, (nodes.FunctionDef, nodes.ClassDef)):
                 if child.is_statement:
@@ -757,16 +757,8 @@ class Interpreter:
         function = frame.name if frame is not None else ""
         span = SourceSpan(module.path, expr.lineno or 0, expr.col_offset or 0,
                           expr.end_lineno or expr.lineno or 0, expr.end_col_offset or 0, function)
-        stack, receivers = [], []
-        current = frame
-        while current is not None and current.caller is not None:
-            site = current.call_site
-            if site is not None:  # None: a default or module-level value evaluated for the caller
-                stack.append(SourceSpan(current.caller.module.path, site.lineno or 0, site.col_offset or 0,
-                                        site.end_lineno or 0, site.end_col_offset or 0, current.caller.name))
-                receivers.append(current.receiver_configuration)
-            current = current.caller
-        return {"span": span, "stack": tuple(reversed(stack)), "receivers": tuple(reversed(receivers))}
+        stack, receivers = frame.call_stack() if frame is not None else ((), ())
+        return {"span": span, "stack": stack, "receivers": receivers}
 
 
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "pop", "setdefault", "clear", "remove"})

@@ -5,6 +5,7 @@ earlier node of the same graph, `users` mirrors the arguments, `op` is one of fx
 """
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from dataclasses import dataclass, field
@@ -114,6 +115,18 @@ class GraphBreakRegion:
         return "error" if self.frame_skipped or self.fails_compile else "warning"
 
 
+@functools.lru_cache(maxsize=4096)
+def _legal_name(candidate: str) -> tuple[str, str | None]:
+    """`candidate` as a legal snake_case name, and its stem if it ends in `_<digits>`
+    (`layer_2` -> `layer`). A graph names many nodes alike: worked out once per candidate."""
+    base = re.sub(r"[^0-9a-zA-Z_]+", "_", candidate).strip("_") or "node"
+    base = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", base).lower() if base[0].isupper() else base
+    if base[0].isdigit() or keyword.iskeyword(base):
+        base = f"_{base}"
+    match = re.fullmatch(r"(.*)_(\d+)", base)
+    return base, match.group(1) if match else None
+
+
 class _Namespace:
     """Unique, legal node names in torch.fx's style: relu, relu_1, layer1_0_conv1."""
 
@@ -121,13 +134,9 @@ class _Namespace:
         self._used: dict[str, int] = {}
 
     def create(self, candidate: str) -> str:
-        base = re.sub(r"[^0-9a-zA-Z_]+", "_", candidate).strip("_") or "node"
-        base = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", base).lower() if base[0].isupper() else base
-        if base[0].isdigit() or keyword.iskeyword(base):
-            base = f"_{base}"
-        match = re.fullmatch(r"(.*)_(\d+)", base)
-        if match and match.group(1) in self._used:
-            base = match.group(1)
+        base, stem = _legal_name(candidate)
+        if stem is not None and stem in self._used:
+            base = stem
         count = self._used.get(base)
         if count is None:
             self._used[base] = 0
