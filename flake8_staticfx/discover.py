@@ -191,7 +191,7 @@ def attributes_set_on_self(function: nodes.FunctionDef) -> set[str]:
     not built yet is read from its `ast` statements and stays unbuilt: asking this of every
     method of a class built them all, most never run (0.6 s over 200 library files)."""
     if not isinstance(function, _LazyBody) or function._pending is None:  # noqa: SLF001 - built
-        return {node.attrname for node in function.nodes_of_class(nodes.AssignAttr)
+        return {node.attrname for node in nodes_of_class(function, nodes.AssignAttr)
                 if isinstance(node.expr, nodes.Name) and node.expr.name == "self"}
     _, statements = function._pending  # noqa: SLF001
     return {node.attr for statement in statements for node in ast.walk(statement)
@@ -1201,7 +1201,7 @@ def unknown_decorator(resolver: Resolver, function: nodes.FunctionDef | nodes.Cl
 def _wraps_its_argument(decorator: nodes.FunctionDef) -> bool:
     """A project decorator (or decorator factory) whose wrapper is made with functools.wraps
     calls the function it wraps: the body that runs is the decorated one."""
-    for inner in decorator.nodes_of_class(nodes.FunctionDef):
+    for inner in nodes_of_class(decorator, nodes.FunctionDef):
         for node in inner.decorators.nodes if inner.decorators else ():
             target = node.func if isinstance(node, nodes.Call) else node
             if _last_name(target) == "wraps":
@@ -1324,6 +1324,21 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
     return roots
 
 
+def nodes_of_class(node: nodes.NodeNG, klass: type | tuple[type, ...],
+                   skip: type | tuple[type, ...] | None = None) -> Iterator:
+    """What astroid's `node.nodes_of_class(klass, skip)` yields, in its order, walked with a
+    stack: astroid's nests a generator per level, so each node it yields passes up through every
+    level above it (a sixth of the analysis of a model file went there)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, klass):
+            yield current
+        children = [child for child in current.get_children() if skip is None or not isinstance(child, skip)]
+        children.reverse()
+        stack.extend(children)
+
+
 def definitions(scope: nodes.NodeNG) -> Iterator[nodes.ClassDef | nodes.FunctionDef]:
     """The classes and functions defined anywhere in `scope`, in `nodes_of_class` order.
     Only statements hold definitions, so no expression is walked (most of a module's nodes),
@@ -1423,7 +1438,7 @@ def _torch_compile_calls(resolver: Resolver) -> Iterator[nodes.Call]:
     """The file's calls of torch.compile with something to compile."""
     if resolver.main.source is not None and not _COMPILE_CALL.search(resolver.main.source):
         return  # walking the tree cost 1.1 s over 200 library files, which all say "compil..."
-    for call in resolver.main.node.nodes_of_class(nodes.Call):
+    for call in nodes_of_class(resolver.main.node, nodes.Call):
         func = call.func
         name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
         if name == "compile" and call.args and _imported_from_torch(resolver, func) \

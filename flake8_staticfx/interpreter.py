@@ -21,7 +21,7 @@ from . import rules, tables
 from .breaks import Break
 from .config import Options
 from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_mock_patched, is_opaque,
-                       is_property, is_staticmethod)
+                       is_property, is_staticmethod, nodes_of_class)
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
 from .inline import Frame, bind_arguments, handler_for
@@ -772,7 +772,7 @@ def mutates_arguments(function: nodes.FunctionDef | nodes.Lambda) -> bool:
     if cached is None:
         params = {name.name for name in function.args.arguments} - {"self"}
         cached = False
-        for node in function.nodes_of_class((nodes.Call, nodes.Subscript)):
+        for node in nodes_of_class(function, (nodes.Call, nodes.Subscript)):
             if isinstance(node, nodes.Call):
                 func = node.func
                 target = func.expr if isinstance(func, nodes.Attribute) and func.attrname in MUTATING_METHODS else None
@@ -876,7 +876,7 @@ def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:
     """Did this block end its function with a `return` (not only a `raise`, whose path fails
     and so is not a call that runs)?"""
     return flow == RETURNS and any(
-        next(statement.nodes_of_class(nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda)), None)
+        next(nodes_of_class(statement, nodes.Return, skip=(nodes.FunctionDef, nodes.Lambda)), None)
         is not None for statement in block)
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from . import tables
+from .discover import nodes_of_class
 from .fx_names import TENSOR_MEMBERS
 from .values import UNKNOWN, Dict, LeafModule, Module, Seq, Static, Tensor, Value
 
@@ -52,7 +53,7 @@ def _names_used_as_tensors(tx: Interpreter, function: nodes.FunctionDef, receive
     value has (x.sum(), x.shape; not cache.get_seq_length()), or the input of a torch.nn
     layer or of a torch function."""
     used = set()
-    for node in function.nodes_of_class((nodes.Attribute, nodes.Call)):
+    for node in nodes_of_class(function, (nodes.Attribute, nodes.Call)):
         if isinstance(node, nodes.Attribute):
             if isinstance(node.expr, nodes.Name) and node.attrname in TENSOR_MEMBERS \
                     and node.attrname not in tables.BUILTIN_VALUE_ATTRIBUTES:

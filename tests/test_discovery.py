@@ -797,3 +797,20 @@ def test_attributes_set_on_self_read_an_unbuilt_body_without_building_it():
     assert method._pending is not None  # noqa: SLF001 - still unbuilt
     method.body  # noqa: B018 - build it: the astroid walk must agree
     assert attributes_set_on_self(method) == {"a", "b", "d"}
+
+
+def test_nodes_of_class_walks_as_astroid_does():
+    import ast
+
+    from astroid import nodes
+
+    from flake8_staticfx.discover import nodes_of_class, parse_source
+
+    source = Path(__file__).parent.joinpath("test_discovery.py").read_text(encoding="utf-8") + LAZY_BODIES_SOURCE
+    module = parse_source(ast.parse(source), "m", "/p/m.py")
+    functions = list(module.nodes_of_class(nodes.FunctionDef))
+    for klass, skip in [(nodes.Call, None), ((nodes.Attribute, nodes.Call, nodes.FunctionDef), None),
+                        (nodes.Return, (nodes.FunctionDef, nodes.Lambda)), (nodes.Name, nodes.Call)]:
+        expected = [list(root.nodes_of_class(klass, skip_klass=skip)) for root in [module, *functions]]
+        assert any(expected)
+        assert [list(nodes_of_class(root, klass, skip)) for root in [module, *functions]] == expected

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from .. import rules, tables
-from ..discover import attributes_set_on_self, find_class_attribute, find_method, is_property, is_staticmethod
+from ..discover import (attributes_set_on_self, find_class_attribute, find_method, is_property, is_staticmethod,
+                        nodes_of_class)
 from .base import UNKNOWN, Value
 from .distributions import Hook, distributions_base, keep_init_arguments, torch_attribute
 from .static import EnumMember, Static
@@ -133,7 +134,7 @@ def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.Node
     if found is None:
         return
     function, owner = found
-    super_call = next((call for call in function.nodes_of_class(nodes.Call) if _is_super_call(call)), None)
+    super_call = next((call for call in nodes_of_class(function, nodes.Call) if _is_super_call(call)), None)
     if super_call is None:
         return
     own_frame = Frame(function, tx.resolver.source_of(function), {}, caller=frame, call_site=expr, cls=owner)
