@@ -80,27 +80,44 @@ class FileFix:
 
 # -- the tree and what the analysis knows about it --------------------------------------------
 
+class ParsedSource:
+    """One file's CST with positions, parents and scopes: what libcst takes seconds to resolve
+    on a long file, kept apart from what one graph knows so that a file's graphs share it."""
+
+    def __init__(self, source: str):
+        import libcst as cst
+        from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
+
+        self.source = source
+        self.wrapper = MetadataWrapper(cst.parse_module(source))
+        self.positions = self.wrapper.resolve(PositionProvider)
+        self.parents = self.wrapper.resolve(ParentNodeProvider)
+        self.scopes = self.wrapper.resolve(ScopeProvider)
+        self.by_start: dict[tuple[int, int], list[Any]] = {}
+        for node, pos in self.positions.items():
+            self.by_start.setdefault((pos.start.line, pos.start.column), []).append(node)
+
+
 class Context:
     """One file's CST with positions, parents and scopes, and the analysis' tensor spans."""
 
     def __init__(self, source: str, path: str, traced: dict[tuple[int, int, int, int], list],
-                 tensor_attributes: frozenset[str] = frozenset()):
+                 tensor_attributes: frozenset[str] = frozenset(), parsed: ParsedSource | None = None):
         import libcst as cst
-        from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
+        parsed = parsed or ParsedSource(source)
         self.cst = cst
         self.path = path
-        self.wrapper = MetadataWrapper(cst.parse_module(source))
-        self.module = self.wrapper.module
-        self.positions = self.wrapper.resolve(PositionProvider)
-        self.parents = self.wrapper.resolve(ParentNodeProvider)
-        self.scopes = self.wrapper.resolve(ScopeProvider)
+        self.parsed = parsed
+        self.wrapper = parsed.wrapper
+        self.module = parsed.wrapper.module
+        self.positions = parsed.positions
+        self.parents = parsed.parents
+        self.scopes = parsed.scopes
         self.traced = traced  # span -> the graph nodes traced there (one per graph and loop iteration)
         self.tensor_attributes = tensor_attributes  # `self.<path>` the analysis read as a tensor
         self.needs_import_torch = False
-        self._by_start: dict[tuple[int, int], list[Any]] = {}
-        for node, pos in self.positions.items():
-            self._by_start.setdefault((pos.start.line, pos.start.column), []).append(node)
+        self._by_start = parsed.by_start
 
     def code(self, node) -> str:
         return self.module.code_for_node(node)
