@@ -2,7 +2,8 @@
 library root (--staticfx-library-roots), tensors only when annotated so."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, Callable
 
 from astroid import nodes
 
@@ -22,7 +23,9 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
     `annotated_only`: a library's public function may be called with anything, so only an
     annotation makes a parameter a tensor (the others are unknown, a default makes them static).
     """
-    used_as_tensor = set() if annotated_only else _names_used_as_tensors(tx, function, receiver)
+    # The body is walked only when a parameter neither annotated nor defaulted asks (most
+    # library forwards annotate theirs); a library root's never does.
+    used_as_tensor = functools.cache(lambda: _names_used_as_tensors(tx, function, receiver))
     spec = function.args
     params = [*spec.posonlyargs, *spec.args]
     env: dict[str, Value] = {}
@@ -48,19 +51,21 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
     return env
 
 
-def _names_used_as_tensors(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None) -> set[str]:
+def _names_used_as_tensors(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None) -> frozenset[str]:
     """Names `function` uses as only a tensor can be used: a tensor attribute no Python
     value has (x.sum(), x.shape; not cache.get_seq_length()), or the input of a torch.nn
     layer or of a torch function."""
+    params = {param.name for param in function.args.arguments}
     used = set()
     for node in nodes_of_class(function, (nodes.Attribute, nodes.Call)):
         if isinstance(node, nodes.Attribute):
             if isinstance(node.expr, nodes.Name) and node.attrname in TENSOR_MEMBERS \
                     and node.attrname not in tables.BUILTIN_VALUE_ATTRIBUTES:
                 used.add(node.expr.name)
-        elif node.args and isinstance(node.args[0], nodes.Name) and _takes_tensor(tx, node.func, receiver):
+        elif node.args and isinstance(node.args[0], nodes.Name) and node.args[0].name in params \
+                and node.args[0].name not in used and _takes_tensor(tx, node.func, receiver):
             used.add(node.args[0].name)
-    return used
+    return frozenset(used & params)
 
 
 def _takes_tensor(tx: Interpreter, func: nodes.NodeNG, receiver: Value | None) -> bool:
@@ -74,7 +79,8 @@ def _takes_tensor(tx: Interpreter, func: nodes.NodeNG, receiver: Value | None) -
 
 
 def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.NodeNG | None,
-                 default: nodes.NodeNG | None, used_as_tensor: set[str], annotated_only: bool) -> Value:
+                 default: nodes.NodeNG | None, used_as_tensor: Callable[[], frozenset[str]],
+                 annotated_only: bool) -> Value:
     """Forward inputs are tensors unless annotated or defaulted otherwise."""
     kind = tables.annotation_kind(tx.resolver, annotation)
     if kind is None and annotated_only:
@@ -93,4 +99,4 @@ def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.Nod
         return UNKNOWN
     # An input used as a tensor in the root's own body (x.sum(), x.shape) is one; an input
     # only used with operators may be an int (a rope module's `num_frames`).
-    return Tensor(node, weak=param.name not in used_as_tensor)
+    return Tensor(node, weak=param.name not in used_as_tensor())
