@@ -99,7 +99,8 @@ class ParsedSource:
 
 
 class Context:
-    """One file's CST with positions, parents and scopes, and the analysis' tensor spans."""
+    """A file's parsed CST with what one analysis of it knows: the graph nodes traced at each
+    span and the attributes read as tensors."""
 
     def __init__(self, source: str, path: str, traced: dict[tuple[int, int, int, int], list],
                  tensor_attributes: frozenset[str] = frozenset(), parsed: ParsedSource | None = None):
@@ -109,7 +110,6 @@ class Context:
         self.cst = cst
         self.path = path
         self.parsed = parsed
-        self.wrapper = parsed.wrapper
         self.module = parsed.wrapper.module
         self.positions = parsed.positions
         self.parents = parsed.parents
