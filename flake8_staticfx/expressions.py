@@ -5,6 +5,7 @@ value does when it is called, indexed or tested is the value's own (`values/`).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from astroid import nodes
@@ -365,5 +366,5 @@ def narrowing(test: nodes.NodeNG, frame: Frame) -> tuple[str, Value] | None:
             value = frame.lookup(test.left.name)
             if isinstance(value, Tensor) and value.weak and value.node is not None \
                     and value.node.meta.get("annotated_tensor"):
-                return test.left.name, Tensor(value.node)
+                return test.left.name, dataclasses.replace(value, weak=False)  # a mask stays a mask
     return None

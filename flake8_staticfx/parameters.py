@@ -92,7 +92,8 @@ def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.Nod
         return Seq(None, elem=Tensor(node), is_list=True)  # `feats: List[Tensor]`
     if kind == "tensor":
         node.meta["annotated_tensor"] = True
-        return Tensor(node, weak=isinstance(default, nodes.Const) and default.value is None)
+        return Tensor(node, weak=isinstance(default, nodes.Const) and default.value is None,
+                      is_bool=tables.is_bool_tensor(tx.resolver, annotation))
     if kind == "static" or (default is not None and not (isinstance(default, nodes.Const) and default.value is None)):
         return Static()
     if kind == "unknown":

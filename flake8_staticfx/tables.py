@@ -329,6 +329,13 @@ def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
     return kinds.pop() if len(kinds) == 1 else "unknown"
 
 
+def is_bool_tensor(resolver, annotation: nodes.NodeNG | None) -> bool:
+    """Does the annotation say a boolean mask (`torch.BoolTensor`, `Optional[BoolTensor]`)?"""
+    names = [n for n in _annotation_names(annotation, resolver) if n not in ("None", "NoneType")] \
+        if annotation is not None else []
+    return bool(names) and all(n == "BoolTensor" for n in names)
+
+
 _SEQUENCE_NAMES = frozenset({"List", "list", "Tuple", "tuple", "Sequence", "Iterable"})
 
 
