@@ -6,7 +6,7 @@ their READMEs show.  Set up once, record dynamo's truth with the package venv's 
 then score the linter (from the repo root):
 
     benchmarks/package_oracle_setup.sh                         # .oracle/pkgvenv (pinned), .venv
-    .oracle/pkgvenv/bin/python benchmarks/package_oracle.py record [-j 2] [--packages a,b]
+    .oracle/pkgvenv/bin/python benchmarks/package_oracle.py record [-j 2] [--packages a,b] [--truth OUT]
     python3 benchmarks/package_oracle.py score [--follow] [--library-roots] [--json out.json]
 
 record: every case of every case file runs in eval mode and in train mode, each in a fresh
@@ -262,8 +262,9 @@ def record(args):
     with ThreadPoolExecutor(max_workers=max(1, min(args.jobs, 2))) as pool:
         results = list(pool.map(one, jobs))
     previous = {}
-    if args.packages and os.path.exists(TRUTH):  # re-recording some packages: keep the others
-        with open(TRUTH) as handle:
+    kept_from = args.truth if os.path.exists(args.truth) else TRUTH
+    if args.packages and os.path.exists(kept_from):  # re-recording some packages: keep the others
+        with open(kept_from) as handle:
             previous = json.load(handle)["files"]
     by_file = {name: entry for name, entry in previous.items() if name in case_files()}
     for case_file in files:
@@ -279,14 +280,14 @@ def record(args):
     document = {"torch": md.version("torch"), "python": f"{sys.version_info.major}.{sys.version_info.minor}",
                 "backend": "eager", "modes": list(MODES), "versions": versions,
                 "files": {name: by_file[name] for name in sorted(by_file)}}
-    with open(TRUTH, "w") as handle:
+    with open(args.truth, "w") as handle:
         handle.write(json.dumps(document, indent=1, sort_keys=True) + "\n")
     for name, entry in sorted(by_file.items()):
         for case in entry["cases"]:
             problem = case.get("worker_error") or case.get("eager_error") or case.get("compile_error")
             if problem:
                 print(f"ERROR {name}::{case.get('name')} {case.get('mode')}: {problem}", file=sys.stderr)
-    print(f"wrote {os.path.relpath(TRUTH, REPO)}", file=sys.stderr)
+    print(f"wrote {os.path.relpath(args.truth, REPO)}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -547,6 +548,9 @@ def main():
     br = sub.add_parser("breaks", help="list the recorded breaks with their stacks")
     for p in (sc, br):
         p.add_argument("--truth", default=TRUTH, help="truth file (default: %(default)s)")
+    rec.add_argument("--truth", default=TRUTH,
+                     help="write the truth here (default: %(default)s, the tracked file); record into "
+                          "a copy and diff it to check that the tracked truth reproduces")
     wk = sub.add_parser("worker")
     wk.add_argument("case_file")
     wk.add_argument("index", type=int)
