@@ -315,6 +315,9 @@ _STATIC_NAMES = frozenset({
 _WRAPPERS = frozenset({"Optional", "Union", "Annotated", "Final", "ClassVar"})
 
 
+_NONE_NAMES = ("None", "NoneType")  # the optional part of `Optional[X]`, `X | None`
+
+
 def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
     """What a parameter annotation says the argument is: "tensor", "static", "unknown", or None."""
     if annotation is None:
@@ -323,7 +326,7 @@ def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
     if not names:
         return "unknown"
     kinds = {"tensor" if n in _TENSOR_NAMES else "static" if n in _STATIC_NAMES else "unknown"
-             for n in names if n not in ("None", "NoneType")}
+             for n in names if n not in _NONE_NAMES}
     if not kinds:
         return "static"
     return kinds.pop() if len(kinds) == 1 else "unknown"
@@ -331,7 +334,7 @@ def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
 
 def is_bool_tensor(resolver, annotation: nodes.NodeNG | None) -> bool:
     """Does the annotation say a boolean mask (`torch.BoolTensor`, `Optional[BoolTensor]`)?"""
-    names = [n for n in _annotation_names(annotation, resolver) if n not in ("None", "NoneType")] \
+    names = [n for n in _annotation_names(annotation, resolver) if n not in _NONE_NAMES] \
         if annotation is not None else []
     return bool(names) and all(n == "BoolTensor" for n in names)
 

@@ -88,7 +88,6 @@ class ParsedSource:
         import libcst as cst
         from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
-        self.source = source
         self.wrapper = MetadataWrapper(cst.parse_module(source))
         self.positions = self.wrapper.resolve(PositionProvider)
         self.parents = self.wrapper.resolve(ParentNodeProvider)
