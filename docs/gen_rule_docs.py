@@ -863,7 +863,10 @@ PAGES["SFX401"] = Page(
     dynamo="Operators whose output shape depends on tensor values (`torch.nonzero`, boolean "
            "mask indexing, `torch.unique`, ...) cannot be traced with static shapes. By default "
            "dynamo breaks the graph; inside a loop or `with` block it gives up on the whole "
-           "function, which then runs eagerly.",
+           "function, which then runs eagerly. An index is taken as a boolean mask when the code "
+           "makes it one (a comparison, `~`, `.bool()`), when its input is annotated "
+           "`torch.BoolTensor`, or when an input named a mask (`mask`, `mlm_mask`, "
+           "`padding_mask`) has no annotation naming another dtype.",
     example="""
         class Net(nn.Module):
             def forward(self, x):

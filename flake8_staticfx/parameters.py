@@ -93,11 +93,12 @@ def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.Nod
     if kind == "tensor":
         node.meta["annotated_tensor"] = True
         return Tensor(node, weak=isinstance(default, nodes.Const) and default.value is None,
-                      is_bool=tables.is_bool_tensor(tx.resolver, annotation))
+                      is_bool=tables.is_bool_mask(tx.resolver, param.name, annotation))
     if kind == "static" or (default is not None and not (isinstance(default, nodes.Const) and default.value is None)):
         return Static()
     if kind == "unknown":
         return UNKNOWN
     # An input used as a tensor in the root's own body (x.sum(), x.shape) is one; an input
     # only used with operators may be an int (a rope module's `num_frames`).
-    return Tensor(node, weak=param.name not in used_as_tensor())
+    return Tensor(node, weak=param.name not in used_as_tensor(),
+                  is_bool=tables.is_bool_mask(tx.resolver, param.name, None))

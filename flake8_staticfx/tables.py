@@ -332,11 +332,20 @@ def annotation_kind(resolver, annotation: nodes.NodeNG | None) -> str | None:
     return kinds.pop() if len(kinds) == 1 else "unknown"
 
 
-def is_bool_tensor(resolver, annotation: nodes.NodeNG | None) -> bool:
-    """Does the annotation say a boolean mask (`torch.BoolTensor`, `Optional[BoolTensor]`)?"""
+# The last word of a tensor's name that says it holds booleans: `mask`, `mlm_mask`,
+# `visual_pos_masks`. Every tensor so named that transformers, diffusers and torchvision index
+# with (`hidden_states[padding_mask]`, 20 places) is a bool mask.
+MASK_WORDS = frozenset({"mask", "masks"})
+
+
+def is_bool_mask(resolver, name: str, annotation: nodes.NodeNG | None) -> bool:
+    """Is the tensor parameter `name` a boolean mask: annotated so (`torch.BoolTensor`,
+    `Optional[BoolTensor]`), or named so with no annotation saying another dtype?"""
     names = [n for n in _annotation_names(annotation, resolver) if n not in _NONE_NAMES] \
         if annotation is not None else []
-    return bool(names) and all(n == "BoolTensor" for n in names)
+    if names and all(n == "BoolTensor" for n in names):
+        return True
+    return all(n in ("Tensor", "torch.Tensor") for n in names) and name.rsplit("_", 1)[-1] in MASK_WORDS
 
 
 _SEQUENCE_NAMES = frozenset({"List", "list", "Tuple", "tuple", "Sequence", "Iterable"})

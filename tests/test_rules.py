@@ -514,6 +514,23 @@ def test_list_of_tensors_annotation(tmp_path):
     assert codes_of(lint(tmp_path, source)) == [(line, "SFX101")]
 
 
+def test_an_input_named_a_mask_is_a_bool_mask_unless_annotated_otherwise(tmp_path):
+    """`hidden_states[mlm_mask]` keeps as many rows as the mask has True values (GB0036,
+    measured on tests/cases/val_mask_named_index.py); an index not named a mask, or a mask
+    annotated `torch.LongTensor`, gathers and traces."""
+    source = HEADER + textwrap.dedent("""\
+        class Net(nn.Module):
+            def forward(self, h, mlm_mask, padding_mask: torch.Tensor, index, token_mask: torch.LongTensor):
+                selected = h[mlm_mask].sum(0)
+                padded = h[padding_mask].sum(0)
+                return selected + padded + h[index].sum(0) + h[:, token_mask].sum(1)
+        """)
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "h[mlm_mask]" in text)
+    found = lint(tmp_path, source)
+    assert codes_of(found) == [(line, "SFX401"), (line + 1, "SFX401")]
+    assert ["h[mlm_mask]" in found[0][2], "h[padding_mask]" in found[1][2]] == [True, True]
+
+
 def test_branch_in_a_generator_gives_up_on_the_frame(tmp_path):
     """A data-dependent `if` inside a generator expression: dynamo cannot resume the generator
     and runs forward eagerly (GB0170, frame skipped, measured on val_iter_map_filter.py)."""
