@@ -263,43 +263,58 @@ class ExpressionEvaluator:
 
     def comprehension(self, expr: nodes.NodeNG, frame: Frame, element: nodes.NodeNG,
                       key: nodes.NodeNG | None = None) -> Value:
-        saved = dict(frame.env)
+        """Python 3.11 runs a comprehension as a function of its own, called with an iterator
+        of its first iterable, and dynamo inlines it. After a break inside, dynamo cannot resume
+        in the comprehension's loop: the caller's graph splits at the comprehension, which runs
+        eagerly (one break however many items; measured: val_comprehension_breaks.py). A
+        generator, or a comprehension over `enumerate()`, leaves an iterator dynamo cannot
+        rebuild to resume the caller (GB8335): the caller runs eagerly. dynamo compiles no
+        generator frame of its own, so a generator's code is interpreted as the caller's."""
         results: list[Value] = []
         keys: list[Value] = []
         exact = [True]
+        first = self.eval(expr.generators[0].iter, frame)  # the caller makes the iterator (a
+        # tensor's rows too: dynamo unpacks them there)
+        is_generator = isinstance(expr, nodes.GeneratorExp)
+        saved = dict(frame.env)
+        inner = frame if is_generator else Frame(expr, frame.module, {}, caller=frame, call_site=expr,
+                                                 closure=frame, cls=frame.cls, loop_depth=1)
 
-        def run(generators: list[nodes.Comprehension]) -> None:
-            if not generators:
-                if key is not None:
-                    keys.append(self.eval(key, frame))
-                results.append(self.eval(element, frame))
-                return
+        def run(generators: list[nodes.Comprehension], iterable: Value, maker: Frame) -> None:
             generator = generators[0]
-            iterable = self.eval(generator.iter, frame)
             items = iterable.iterate(self.tx)
             if items is None:
                 exact[0] = False
-                items = [iterable.element(self.tx, generator.iter, frame)]
+                items = [iterable.element(self.tx, generator.iter, maker)]
             for item in items:
-                self.tx.assign(generator.target, item, frame)
+                self.tx.assign(generator.target, item, inner)
                 keep = True
                 for condition in generator.ifs:
-                    tested = self.eval(condition, frame)
-                    outer, self.tx.in_generator = self.tx.in_generator, isinstance(expr, nodes.GeneratorExp)
-                    try:
-                        known, _ = tested.truth(self.tx, condition, frame)
-                    finally:
-                        self.tx.in_generator = outer
+                    known, _ = self.eval(condition, inner).truth(self.tx, condition, inner)
                     if known is False:
                         keep = False
                         break
                     if known is None:
                         exact[0] = False
-                if keep:
-                    run(generators[1:])
+                if not keep:
+                    continue
+                if len(generators) > 1:
+                    run(generators[1:], self.eval(generators[1].iter, inner), inner)
+                    continue
+                if key is not None:
+                    keys.append(self.eval(key, inner))
+                results.append(self.eval(element, inner))
 
-        run(expr.generators)
-        frame.env = saved
+        outer = frame.unrebuildable
+        if is_generator:
+            frame.unrebuildable = "a generator"
+        elif self.calls_builtin(expr.generators[0].iter, "enumerate"):
+            frame.unrebuildable = "a comprehension over enumerate()"
+        try:
+            run(expr.generators, first, frame)
+        finally:
+            frame.unrebuildable = outer
+            frame.env = saved  # the comprehension's variables are its own
         if isinstance(expr, (nodes.ListComp, nodes.GeneratorExp)) and exact[0]:
             return Seq(results, is_list=True)
         if isinstance(expr, nodes.DictComp):
@@ -310,6 +325,10 @@ class ExpressionEvaluator:
                     pass
             return Dict({}, complete=False)
         return Seq(None, elem=join_all(results) if results else UNKNOWN, is_list=True)
+
+    def calls_builtin(self, expr: nodes.NodeNG, name: str) -> bool:
+        return isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Name) \
+            and self.tx.resolver.expr_qname(expr.func) == name
 
     def eval_ListComp(self, expr: nodes.ListComp, frame: Frame) -> Value:
         return self.comprehension(expr, frame, expr.elt)

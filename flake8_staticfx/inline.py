@@ -18,11 +18,18 @@ from .values.base import UNKNOWN, Value
 from .values.containers import Dict, Seq
 
 
+Comprehension = nodes.ListComp | nodes.SetComp | nodes.DictComp | nodes.GeneratorExp
+# The names CPython 3.11 gives a comprehension's function, as dynamo's messages show them.
+COMPREHENSION_NAMES = {nodes.ListComp: "<listcomp>", nodes.SetComp: "<setcomp>",
+                       nodes.DictComp: "<dictcomp>", nodes.GeneratorExp: "<genexpr>"}
+
+
 @dataclass
 class Frame:
     """One function activation of the abstract interpreter."""
 
-    function: nodes.FunctionDef | nodes.Lambda | nodes.Module  # Module: module-level code
+    # Module: module-level code; a comprehension: the function Python 3.11 makes of it
+    function: nodes.FunctionDef | nodes.Lambda | nodes.Module | Comprehension
     module: SourceModule
     env: dict[str, Value]
     caller: Frame | None = None
@@ -58,6 +65,9 @@ class Frame:
     # used): what follows in the frame itself breaks no more (two GRU calls in a row break
     # once, measured), though each function it calls is compiled as a frame of its own.
     runs_eagerly: bool = False
+    # Evaluating a generator, or a comprehension over enumerate(), made here: after a break in
+    # it dynamo cannot rebuild the iterator to resume this frame (GB8335, measured).
+    unrebuildable: str | None = None
     # call_stack(), made on first use: every node of the frame carries the same one.
     _call_stack: tuple[tuple[SourceSpan, ...], tuple[Any, ...]] | None = field(default=None, repr=False)
 
@@ -67,7 +77,7 @@ class Frame:
 
     @property
     def name(self) -> str:
-        return getattr(self.function, "name", "<lambda>")
+        return getattr(self.function, "name", None) or COMPREHENSION_NAMES.get(type(self.function), "<lambda>")
 
     def lookup(self, name: str) -> Value | None:
         frame: Frame | None = self

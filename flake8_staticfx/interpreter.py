@@ -24,7 +24,7 @@ from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_d
                        is_property, is_staticmethod, nodes_of_class)
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
-from .inline import Frame, bind_arguments, handler_for
+from .inline import Comprehension, Frame, bind_arguments, handler_for
 from .ir import Graph, Node, SourceSpan, report_site
 from .parameters import root_parameters
 from .rules import Rule
@@ -110,7 +110,6 @@ class Interpreter:
         self.eval = self.expressions.eval
         self.segment_start = 0  # position of the first node after the latest break
         self.reported_breaks = 0  # how many so far: did a call break (ClassRef.call)?
-        self.in_generator = False  # evaluating a generator expression's filters
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
         # The torch.utils.checkpoint calls whose function is being inlined, innermost last.
@@ -644,10 +643,7 @@ class Interpreter:
         """Python tests a tensor (or an array traced as one) for truth: data-dependent control
         flow (GB0170)."""
         node = self.graph.call_function("bool", (value.as_arg(),), meta=self.meta(expr, frame))
-        # In a generator's `if`, dynamo cannot resume the generator: it gives up on the frame
-        # (`next(f for f in feats if f.max() > 0)`, measured: val_iter_map_filter.py).
-        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame,
-                         frame_skip=(frame.name, "a generator") if self.in_generator else None)
+        self.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame)
         return node
 
     def cover(self, branch: Node | None, start: int) -> None:
@@ -851,6 +847,10 @@ def _run_rest_eagerly(skipped: Frame | None, frame: Frame) -> None:
 
 def _unresumable(frame: Frame) -> str | None:
     """Why dynamo cannot resume this frame after a break in it or in a call it makes."""
+    if frame.unrebuildable:
+        return frame.unrebuildable
+    if isinstance(frame.function, Comprehension):
+        return "a comprehension"
     if frame.loop_depth:
         return "a loop"
     if frame.with_depth:

@@ -17,6 +17,10 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
   dynamic-shape subscript (GB0036, `x[mask]`) is compiled as the last operation of the graph
   before it (`mlm_head.py`, `trn_ignore_index_focal.py`); a dynamic-shape call (`nonzero`,
   `ctc_loss`) is in no graph (`072_helper_two_deep_item.py`), nor is unpacking its tuple.
+- A list, set or dict comprehension is a frame (Python 3.11 makes a function of it) whose body
+  is a loop: after a break in it the caller's graph ends at it, it runs eagerly, and the caller
+  resumes after it. A generator is no frame dynamo compiles: its code is the caller's
+  (`val_comprehension_breaks.py`).
 - Torch code is not a frame dynamo compiles: after a break inside a torch.nn container's call
   (Sequential), its layers run eagerly and its project modules are frames
   (`sequential_debug_block.py`).

@@ -157,6 +157,39 @@ def test_break_in_an_inlined_helper_compiles_the_helper_as_a_frame(tmp_path):
     assert _count(tmp_path, source, "M.forward") == 4
 
 
+def test_a_break_in_a_comprehension_runs_it_eagerly_once(tmp_path):
+    # val_comprehension_breaks.py ListFilter, NestedHelperBreak: Python 3.11 runs the list
+    # comprehension as a function; after the break in its loop dynamo runs it eagerly (one
+    # break for three items), compiling the caller before and after it, and the helper the
+    # comprehension calls as a frame of its own.
+    source = """
+    class M(nn.Module):
+        def check(self, r):
+            return r.sum() > 0
+
+        def forward(self, x):
+            parts = [x, x * 2, x - 1]
+            rows = [r for r in parts if r.sum() > 0]
+            kept = [r for r in parts if self.check(r)]
+            return torch.stack(rows + kept) * 2
+    """
+    assert _count(tmp_path, source, "M.forward") == 3
+
+
+def test_a_break_in_a_comprehension_over_enumerate_runs_the_caller_eagerly(tmp_path):
+    # val_comprehension_breaks.py EnumerateFilter, DictCompEnumerate: dynamo cannot rebuild
+    # the enumerate() iterator to resume the caller (GB8335); zip() it can.
+    enumerated = """
+    class M(nn.Module):
+        def forward(self, x):
+            x = x * 2
+            keep = [i for i, m in enumerate(x.sum(-1) > 0) if m]
+            return x[keep] * 2
+    """
+    zipped = enumerated.replace("i, m in enumerate(x.sum(-1) > 0)", "i, m in zip(range(4), x.sum(-1) > 0)")
+    assert (_count(tmp_path, enumerated, "M.forward"), _count(tmp_path, zipped, "M.forward")) == (0, 2)
+
+
 def test_skipped_frame_compiles_its_callees_once(tmp_path):
     # adaptive_depth.py EarlyExitEncoder: the root's loop break skips it; the layer's frame is
     # compiled for the first call and once more when its input starts to require grad.
