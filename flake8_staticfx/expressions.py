@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from .inline import Frame, handler_for
+from .inline import Frame, handler_for, next_serial
 from .ir import Node
 from .operators import binop, both, compare, unary
 from .values import (
@@ -354,7 +354,11 @@ class ExpressionEvaluator:
                     unknown_rest = True
             else:
                 kwargs[keyword.arg] = value
-        return callee.call(self.tx, args, kwargs, expr, frame, unknown_rest)
+        outer, self.tx.evaluating = self.tx.evaluating, (expr, next_serial())
+        try:
+            return callee.call(self.tx, args, kwargs, expr, frame, unknown_rest)
+        finally:
+            self.tx.evaluating = outer
 
 
 class OnSomeCalls:

@@ -7,6 +7,7 @@ frame chain is the inline chain each node and diagnostic carries.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -18,6 +19,15 @@ from .values.base import UNKNOWN, Value
 from .values.containers import Dict, Seq
 
 
+_SERIALS = itertools.count(1)
+
+
+def next_serial() -> int:
+    """A number no frame or call evaluation had before (they are only compared)."""
+    return next(_SERIALS)
+
+
+CallStack = tuple[tuple[SourceSpan, ...], tuple[Any, ...], tuple[tuple[int, int], ...]]
 Comprehension = nodes.ListComp | nodes.SetComp | nodes.DictComp | nodes.GeneratorExp
 # The names CPython 3.11 gives a comprehension's function, as dynamo's messages show them.
 COMPREHENSION_NAMES = {nodes.ListComp: "<listcomp>", nodes.SetComp: "<setcomp>",
@@ -68,8 +78,13 @@ class Frame:
     # Evaluating a generator, or a comprehension over enumerate(), made here: after a break in
     # it dynamo cannot rebuild the iterator to resume this frame (GB8335, measured).
     unrebuildable: str | None = None
+    # Which frame this is, and which evaluation of its call site made it: the calls a loop
+    # makes at one site are calls of their own, the layers one container call runs share one
+    # evaluation (segments.py).
+    serial: int = field(default_factory=next_serial)
+    evaluation: int = 0  # 0: its own
     # call_stack(), made on first use: every node of the frame carries the same one.
-    _call_stack: tuple[tuple[SourceSpan, ...], tuple[Any, ...]] | None = field(default=None, repr=False)
+    _call_stack: CallStack | None = field(default=None, repr=False)
 
     @property
     def depth(self) -> int:
@@ -96,20 +111,22 @@ class Frame:
             frame = frame.caller
         return False
 
-    def call_stack(self) -> tuple[tuple[SourceSpan, ...], tuple[Any, ...]]:
-        """The inlined calls that lead to this frame, outermost first, and the configuration of
-        each call's receiver. Fixed once the frame is entered, so made once, not per node."""
+    def call_stack(self) -> CallStack:
+        """The inlined calls that lead to this frame, outermost first: their sites, the
+        configuration of each call's receiver, and each call's (evaluation, frame serial).
+        Fixed once the frame is entered, so made once, not per node."""
         if self._call_stack is None:
             if self.caller is None:
-                self._call_stack = ((), ())
+                self._call_stack = ((), (), ())
             else:
-                spans, receivers = self.caller.call_stack()
+                spans, receivers, calls = self.caller.call_stack()
                 site = self.call_site
                 if site is not None:  # None: a default or module-level value evaluated for the caller
                     spans = (*spans, SourceSpan(self.caller.module.path, site.lineno or 0, site.col_offset or 0,
                                                 site.end_lineno or 0, site.end_col_offset or 0, self.caller.name))
                     receivers = (*receivers, self.receiver_configuration)
-                self._call_stack = (spans, receivers)
+                    calls = (*calls, (self.evaluation or self.serial, self.serial))
+                self._call_stack = (spans, receivers, calls)
         return self._call_stack
 
     def stack(self) -> list[Frame]:

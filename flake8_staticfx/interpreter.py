@@ -114,6 +114,9 @@ class Interpreter:
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
         # The torch.utils.checkpoint calls whose function is being inlined, innermost last.
         self.checkpoint_calls: list[CheckpointCall] = []
+        # The call expression being evaluated and which evaluation of it this is: each frame
+        # it makes (the layers of one Sequential call, one forward) carries that evaluation.
+        self.evaluating: tuple[nodes.Call, int] | None = None
 
     # ------------------------------------------------------------------ roots
 
@@ -508,6 +511,8 @@ class Interpreter:
         env = bind_arguments(node, receiver, args, kwargs, lambda e: self.eval_static_expr(e, frame), unknown_rest)
         callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
                        closure=function.closure, cls=function.cls)
+        if self.evaluating is not None and self.evaluating[0] is expr:
+            callee.evaluation = self.evaluating[1]
         callee.is_property = in_property
         if isinstance(receiver, Module):
             callee.receiver_configuration = receiver.configuration()
@@ -753,8 +758,8 @@ class Interpreter:
         function = frame.name if frame is not None else ""
         span = SourceSpan(module.path, expr.lineno or 0, expr.col_offset or 0,
                           expr.end_lineno or expr.lineno or 0, expr.end_col_offset or 0, function)
-        stack, receivers = frame.call_stack() if frame is not None else ((), ())
-        return {"span": span, "stack": stack, "receivers": receivers}
+        stack, receivers, calls = frame.call_stack() if frame is not None else ((), (), ())
+        return {"span": span, "stack": stack, "receivers": receivers, "calls": calls}
 
 
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "pop", "setdefault", "clear", "remove"})

@@ -29,7 +29,8 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
   (`cfg_checkpoint_side_effects.py`: 0 graphs).
 - A frame compiled once is cached: calling the same function again from the same place (a
   loop unrolled, a skipped frame's loop) compiles nothing new, unless its receiver was built
-  from other constructor arguments (its guards fail: `query_selector.py`).
+  from other constructor arguments (its guards fail: `query_selector.py`). Each time a loop
+  evaluates the call site is a call of its own (`loop_call_frames.py`).
 
 `assign(graph)` maps each node to its graph number (1..n) or to None (runs eagerly);
 `count(graph)` is the number of graphs.
@@ -135,10 +136,12 @@ def is_op(node: Node) -> bool:
 
 
 class _Call(list):
-    """The nodes of one call the frame makes, at `site`. `container`: the call runs a torch.nn
-    container's forward (Sequential) whose torch layers are nodes of the calling frame."""
+    """The nodes of one call the frame makes, at `site`, in its `evaluation` (a loop evaluates
+    one site again and again). `container`: the call runs a torch.nn container's forward
+    (Sequential) whose torch layers are nodes of the calling frame."""
 
     site = None
+    evaluation = None
     container = False
 
 
@@ -146,10 +149,16 @@ def _where(span) -> tuple:
     return (span.file, span.line, span.col, span.end_line, span.end_col)
 
 
+def _call_of(node: Node, depth: int) -> tuple[int, int]:
+    """(evaluation of the call site, frame) of the call the frame at `depth` made to run `node`."""
+    return node.meta["calls"][depth]
+
+
 def _items(nodes: list[Node], depth: int) -> list:
     """The frame's own nodes, and one `_Call` per call it makes (consecutive nodes under one
-    call site). A torch layer at the very span of a neighbouring call belongs to that call:
-    `self.seq(x)` runs `seq.0` (a layer) and `seq.1` (a project module) from one call."""
+    evaluation of a call site). A torch layer at the very span of a neighbouring call belongs
+    to that call: `self.seq(x)` runs `seq.0` (a layer) and `seq.1` (a project module) from one
+    call."""
     items: list = []
     for node in nodes:
         span = node.meta.get("span")
@@ -162,12 +171,13 @@ def _items(nodes: list[Node], depth: int) -> list:
                 items.append(node)
             continue
         here = node.meta["stack"][depth]
+        evaluation = _call_of(node, depth)[0]
         last = items[-1] if items else None
-        if isinstance(last, _Call) and here == last.site:
+        if isinstance(last, _Call) and here == last.site and evaluation == last.evaluation:
             last.append(node)
             continue
         call = _Call([node])
-        call.site = here
+        call.site, call.evaluation = here, evaluation
         # Layers the container ran before this project module, at the call's span.
         while (items and not isinstance(items[-1], _Call) and items[-1].op == "call_module"
                and items[-1].meta.get("span") is not None
@@ -291,18 +301,24 @@ def _run_call(result: Segments, call: list, depth: int) -> None:
         for node in call:
             result.graph_of[node] = None
         return
-    if not getattr(call, "container", False):
+    frames = {_call_of(node, depth)[1] for node in call if _depth(node) > depth}
+    if not getattr(call, "container", False) and len(frames) == 1:
         _run_frame(result, call, depth + 1, _callee_key(call, depth))
         return
     run: list[Node] = []
     for node in [*call, None]:
-        if node is not None and _depth(node) > depth:
+        if node is not None and _depth(node) > depth \
+                and (not run or _call_of(node, depth)[1] == _call_of(run[0], depth)[1]):
             run.append(node)
             continue
         if run:
             _run_frame(result, run, depth + 1, _callee_key(run, depth) + (_where(run[0].meta["span"]),))
             run = []
-        if node is not None:
+        if node is None:
+            continue
+        if _depth(node) > depth:
+            run = [node]
+        else:
             result.graph_of[node] = None
 
 

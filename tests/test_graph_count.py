@@ -190,6 +190,31 @@ def test_a_break_in_a_comprehension_over_enumerate_runs_the_caller_eagerly(tmp_p
     assert (_count(tmp_path, enumerated, "M.forward"), _count(tmp_path, zipped, "M.forward")) == (0, 2)
 
 
+def test_each_call_a_loop_makes_at_one_site_is_a_frame_compiled_once(tmp_path):
+    # loop_call_frames.py LoopOfHelper, ClosureLoop: forward's loop cannot resume, so each of
+    # the three calls of `step` runs as a frame of its own: one compiled graph before the
+    # break, reused by the other two calls (not three calls' nodes resumed as one frame).
+    source = """
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 8)
+
+        def forward(self, x):
+            def step(h):
+                h2 = self.fc(h)
+                if h2.norm() < 1e-4:
+                    return h
+                return h2
+            for _ in range(3):
+                x = step(x)
+            return x
+    """
+    # The first call's input is an input; the later ones' come from the layer and require
+    # grad: the frame's first graph is compiled again once.
+    assert _count(tmp_path, source, "M.forward") == 2
+
+
 def test_skipped_frame_compiles_its_callees_once(tmp_path):
     # adaptive_depth.py EarlyExitEncoder: the root's loop break skips it; the layer's frame is
     # compiled for the first call and once more when its input starts to require grad.
