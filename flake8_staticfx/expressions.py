@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from .inline import Frame, handler_for, next_serial
+from .inline import Frame, handler_for
 from .ir import Node
 from .operators import binop, both, compare, unary
 from .values import (
@@ -354,11 +354,7 @@ class ExpressionEvaluator:
                     unknown_rest = True
             else:
                 kwargs[keyword.arg] = value
-        outer, self.tx.evaluating = self.tx.evaluating, (expr, next_serial())
-        try:
-            return callee.call(self.tx, args, kwargs, expr, frame, unknown_rest)
-        finally:
-            self.tx.evaluating = outer
+        return callee.call(self.tx, args, kwargs, expr, frame, unknown_rest)
 
 
 class OnSomeCalls:

@@ -114,9 +114,9 @@ class Interpreter:
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
         # The torch.utils.checkpoint calls whose function is being inlined, innermost last.
         self.checkpoint_calls: list[CheckpointCall] = []
-        # The call expression being evaluated and which evaluation of it this is: each frame
-        # it makes (the layers of one Sequential call, one forward) carries that evaluation.
-        self.evaluating: tuple[nodes.Call, int] | None = None
+        # A Sequential's call being run, and which evaluation of it this is: the frames its
+        # layers make share that evaluation (each other frame is an evaluation of its own).
+        self.evaluating: tuple[nodes.NodeNG, int] | None = None
 
     # ------------------------------------------------------------------ roots
 
