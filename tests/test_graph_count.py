@@ -191,27 +191,26 @@ def test_a_break_in_a_comprehension_over_enumerate_runs_the_caller_eagerly(tmp_p
 
 
 def test_each_call_a_loop_makes_at_one_site_is_a_frame_compiled_once(tmp_path):
-    # loop_call_frames.py LoopOfHelper, ClosureLoop: forward's loop cannot resume, so each of
-    # the three calls of `step` runs as a frame of its own: one compiled graph before the
-    # break, reused by the other two calls (not three calls' nodes resumed as one frame).
+    # loop_call_frames.py: forward's loop cannot resume, so each block's call runs as a frame
+    # of its own, compiled once (two graphs around the print) and reused by the second block,
+    # whose guards hold (measured: 2 graphs); not both calls' nodes resumed as one frame (3).
     source = """
+    class Block(nn.Module):
+        def forward(self, x):
+            x = x * 2
+            print("block")
+            return x + 1
+
     class M(nn.Module):
         def __init__(self):
             super().__init__()
-            self.fc = nn.Linear(8, 8)
+            self.blocks = nn.ModuleList([Block(), Block()])
 
         def forward(self, x):
-            def step(h):
-                h2 = self.fc(h)
-                if h2.norm() < 1e-4:
-                    return h
-                return h2
-            for _ in range(3):
-                x = step(x)
+            for block in self.blocks:
+                x = block(x)
             return x
     """
-    # The first call's input is an input; the later ones' come from the layer and require
-    # grad: the frame's first graph is compiled again once.
     assert _count(tmp_path, source, "M.forward") == 2
 
 

@@ -39,9 +39,7 @@ class LongMaskGather(nn.Module):
 
 
 def _mask():
-    mask = torch.rand(2, 6) < 0.5
-    mask[0, 0] = True
-    return mask
+    return torch.arange(12).reshape(2, 6) % 3 == 0  # keeps 4 of the 12 positions
 
 
 CASES = [
