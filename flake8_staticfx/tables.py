@@ -305,8 +305,9 @@ RUNTIME_TORCH_SUBCLASSES = {
 
 # -- annotations ---------------------------------------------------------------
 
+# "tensor": `torch.tensor`, the factory, written for the type (wav2vec2, hubert, sew-d, ...).
 _TENSOR_NAMES = frozenset({
-    "Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "Parameter", "torch.Tensor",
+    "Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "Parameter", "torch.Tensor", "tensor",
 })
 _STATIC_NAMES = frozenset({
     "int", "float", "bool", "str", "bytes", "complex", "Size", "dtype", "device", "Literal",
@@ -345,7 +346,7 @@ def is_bool_mask(resolver, name: str, annotation: nodes.NodeNG | None) -> bool:
         if annotation is not None else []
     if names and all(n == "BoolTensor" for n in names):
         return True
-    return all(n in ("Tensor", "torch.Tensor") for n in names) and name.rsplit("_", 1)[-1] in MASK_WORDS
+    return all(n in ("Tensor", "torch.Tensor", "tensor") for n in names) and name.rsplit("_", 1)[-1] in MASK_WORDS
 
 
 _SEQUENCE_NAMES = frozenset({"List", "list", "Tuple", "tuple", "Sequence", "Iterable"})

@@ -514,6 +514,20 @@ def test_list_of_tensors_annotation(tmp_path):
     assert codes_of(lint(tmp_path, source)) == [(line, "SFX101")]
 
 
+def test_the_torch_tensor_factory_as_an_annotation_means_a_tensor(tmp_path):
+    """`hidden_states: torch.tensor` (the factory written for the type, as in wav2vec2's and
+    hubert's encoders) is a tensor input, not an unknown one: a branch on it breaks (GB0170)."""
+    source = HEADER + textwrap.dedent("""\
+        class Net(nn.Module):
+            def forward(self, hidden_states: torch.tensor):
+                if hidden_states.sum() > 0:
+                    return hidden_states
+                return -hidden_states
+        """)
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "if hidden_states.sum() > 0:" in text)
+    assert codes_of(lint(tmp_path, source)) == [(line, "SFX101")]
+
+
 def test_an_input_named_a_mask_is_a_bool_mask_unless_annotated_otherwise(tmp_path):
     """`hidden_states[mlm_mask]` keeps as many rows as the mask has True values (GB0036,
     measured on tests/cases/val_mask_named_index.py); an index not named a mask, or a mask
