@@ -28,6 +28,7 @@ from .inline import Comprehension, Frame, bind_arguments, handler_for
 from .ir import Graph, Node, SourceSpan, report_site
 from .parameters import root_parameters
 from .rules import Rule
+from .segments import TRACED_OPS
 from .values import (
     UNKNOWN,
     ClassRef,
@@ -674,6 +675,22 @@ class Interpreter:
             frame.path_break = HeldBreak(node, frame, found) if held else REPORTED
         if not held:
             self._report_break(node, frame, found)
+
+    def stop_tracing(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame, why: str,
+                     gb_ids: tuple[str, ...] = ()) -> bool:
+        """Where dynamo steps over what it cannot trace (`step_unsupported()`, a tensor slice
+        bound), it compiles what the frame traced before and runs the rest of the frame eagerly,
+        if it traced at least two ops of its own; otherwise (an "empty checkpoint") the caller
+        runs the whole frame eagerly. Measured with 2.13: `x[:, start:]` after `start = m.argmax(-1).min()`
+        compiles 1 graph, after `lengths.max()` alone none (val_slice_bounds.py)."""
+        # The ops of the frame's graph: its own and its callees', not its callers' (a break in a
+        # callee compiles the callee as a frame of its own).
+        calls = frame.call_stack()[2]
+        if sum(1 for n in self.graph.nodes[self.segment_start:] if n.op in TRACED_OPS and n is not node
+               and n.meta.get("calls", ())[:len(calls)] == calls) < 2:
+            return False
+        self.graph_break(rule, node, expr, frame, gb_ids=gb_ids, skips_own_frame=why)
+        return True
 
     def _break_here(self, rule: Rule, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...], qname: str,
                     cause: Node | None, frame_skip: tuple[str, str] | None, skips_own_frame: str | None) -> Break:

@@ -322,6 +322,20 @@ def test_an_rnn_module_compiles_what_came_before_and_runs_the_rest_eagerly(tmp_p
     assert _count(tmp_path, lstm, "M.forward") == 1
 
 
+def test_a_tensor_slice_bound_compiles_what_came_before_if_it_is_two_ops(tmp_path):
+    # val_slice_after_ops.py DropLeadingColumns (1 graph), val_slice_bounds.py TrimToLongest (0):
+    # dynamo compiles the frame's ops before the slice and runs the rest eagerly, unless fewer
+    # than two were traced, when it runs all of the frame eagerly.
+    source = """
+    class M(nn.Module):
+        def forward(self, x, mask):
+            start = mask.float().argmax(-1).min()
+            return x[:, start:].relu()
+    """
+    one_op = source.replace("mask.float().argmax(-1).min()", "mask.max()")
+    assert (_count(tmp_path, source, "M.forward"), _count(tmp_path, one_op, "M.forward")) == (1, 0)
+
+
 def test_random_arithmetic_resumes_only_once_a_random_number_entered_the_graph(tmp_path):
     # grad_mode_blocks.py RandomTemperature: a layer, then `k + 0.5` on a random int: dynamo
     # gives up on the whole frame (0 graphs). noise_injection.py GaussianCorruption: the random

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 from .. import rules, tables
 from ..fx_names import FX_NAMES
 from ..ir import Node
-from ..segments import TRACED_OPS
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .distributions import TransformedDistribution
 from .static import Static
@@ -159,16 +158,12 @@ def repeat_items(args: list[Value], kwargs: dict[str, Value]) -> Value | None:
 
 
 def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value:
-    """`torch._dynamo.step_unsupported()`. Measured with 2.13: dynamo compiles what the frame
-    traced before it and runs the rest of the frame eagerly (GB4636); with fewer than two ops
-    traced before ("empty checkpoint", GB0275, as its docstring warns) the whole frame runs
-    eagerly."""
-    traced = [n for n in tx.graph.nodes[tx.segment_start:] if n.op in TRACED_OPS]
+    """`torch._dynamo.step_unsupported()` (measured with 2.13: GB4636, or GB0275 when it is an
+    empty checkpoint, as its docstring warns)."""
     node = tx.graph.python_call("torch._dynamo.step_unsupported", meta=tx.meta(expr, frame))
-    if len(traced) >= 2:
-        tx.graph_break(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, gb_ids=("GB4636",),
-                       skips_own_frame="torch._dynamo.step_unsupported()")
-    else:
+    stepped = tx.stop_tracing(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, "torch._dynamo.step_unsupported()",
+                              gb_ids=("GB4636",))
+    if not stepped:
         tx.graph_break(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, gb_ids=("GB0275",),
                        frame_skip=(frame.name, "an empty checkpoint"))
     return Static(None)

@@ -142,7 +142,8 @@ class Tensor(Value):
         node = tx.graph.call_function("operator.getitem", (self.as_arg(), key.as_arg()), meta=tx.meta(expr, frame))
         if has_bool_mask(key):
             tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
-        elif any(part.needs_tensor_value() for part in slices_of(key)):
+        elif any(part.needs_tensor_value() for part in slices_of(key)) and not tx.stop_tracing(
+                rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, "a tensor slice bound"):
             tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame,
                            frame_skip=(frame.name, "a tensor slice bound"))
         # `dims[0]`, `dims[1:]` are as valid on a tuple: an assumed input stays assumed.
