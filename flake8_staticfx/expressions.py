@@ -276,7 +276,7 @@ class ExpressionEvaluator:
         first = self.eval(expr.generators[0].iter, frame)  # the caller makes the iterator (a
         # tensor's rows too: dynamo unpacks them there)
         is_generator = isinstance(expr, nodes.GeneratorExp)
-        saved = dict(frame.env)
+        saved = dict(frame.env) if is_generator else None  # a generator binds in the caller's env
         inner = frame if is_generator else Frame(expr, frame.module, {}, caller=frame, call_site=expr,
                                                  closure=frame, cls=frame.cls, loop_depth=1)
 
@@ -308,13 +308,14 @@ class ExpressionEvaluator:
         outer = frame.unrebuildable
         if is_generator:
             frame.unrebuildable = "a generator"
-        elif self.calls_builtin(expr.generators[0].iter, "enumerate"):
+        elif _calls_builtin(self.tx.resolver, expr.generators[0].iter, "enumerate"):
             frame.unrebuildable = "a comprehension over enumerate()"
         try:
             run(expr.generators, first, frame)
         finally:
             frame.unrebuildable = outer
-            frame.env = saved  # the comprehension's variables are its own
+            if saved is not None:
+                frame.env = saved  # the generator's variables are its own
         if isinstance(expr, (nodes.ListComp, nodes.GeneratorExp)) and exact[0]:
             return Seq(results, is_list=True)
         if isinstance(expr, nodes.DictComp):
@@ -325,10 +326,6 @@ class ExpressionEvaluator:
                     pass
             return Dict({}, complete=False)
         return Seq(None, elem=join_all(results) if results else UNKNOWN, is_list=True)
-
-    def calls_builtin(self, expr: nodes.NodeNG, name: str) -> bool:
-        return isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Name) \
-            and self.tx.resolver.expr_qname(expr.func) == name
 
     def eval_ListComp(self, expr: nodes.ListComp, frame: Frame) -> Value:
         return self.comprehension(expr, frame, expr.elt)
@@ -355,6 +352,12 @@ class ExpressionEvaluator:
             else:
                 kwargs[keyword.arg] = value
         return callee.call(self.tx, args, kwargs, expr, frame, unknown_rest)
+
+
+def _calls_builtin(resolver, expr: nodes.NodeNG, name: str) -> bool:
+    """Is `expr` a call of the builtin `name` (not of a local function so named)?"""
+    return isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Name) \
+        and resolver.expr_qname(expr.func) == name
 
 
 class OnSomeCalls:

@@ -10,8 +10,10 @@ are evaluated by `expressions.ExpressionEvaluator`, and each kind of value owns 
 """
 from __future__ import annotations
 
+import contextlib
 import time
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from astroid import nodes
@@ -24,7 +26,7 @@ from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_d
                        is_property, is_staticmethod, nodes_of_class)
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
-from .inline import Comprehension, Frame, bind_arguments, handler_for
+from .inline import Comprehension, Frame, bind_arguments, handler_for, next_serial
 from .ir import Graph, Node, SourceSpan, report_site
 from .parameters import root_parameters
 from .rules import Rule
@@ -115,9 +117,19 @@ class Interpreter:
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
         # The torch.utils.checkpoint calls whose function is being inlined, innermost last.
         self.checkpoint_calls: list[CheckpointCall] = []
-        # A Sequential's call being run, and which evaluation of it this is: the frames its
-        # layers make share that evaluation (each other frame is an evaluation of its own).
+        # A call site whose frames are one evaluation of it (`one_evaluation`), and its number.
         self.evaluating: tuple[nodes.NodeNG, int] | None = None
+
+    @contextlib.contextmanager
+    def one_evaluation(self, expr: nodes.NodeNG) -> Iterator[None]:
+        """The frames the calls at `expr` make inside are one evaluation of the site (a
+        Sequential's layers, run by one call); any other frame is an evaluation of its own
+        (segments.py: a loop's calls at one site are calls of their own)."""
+        outer, self.evaluating = self.evaluating, (expr, next_serial())
+        try:
+            yield
+        finally:
+            self.evaluating = outer
 
     # ------------------------------------------------------------------ roots
 

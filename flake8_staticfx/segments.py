@@ -37,6 +37,7 @@ inlining the calls it makes. Measured on tests/cases (truth `graphs` = `unique_g
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from .ir import Graph, Node
@@ -137,12 +138,11 @@ def is_op(node: Node) -> bool:
 
 class _Call(list):
     """The nodes of one call the frame makes, at `site`, in its `evaluation` (a loop evaluates
-    one site again and again). `container`: the call runs a torch.nn container's forward
-    (Sequential) whose torch layers are nodes of the calling frame."""
+    one site again and again). A torch.nn container's call (Sequential) also holds the torch
+    layers it runs, which are nodes of the calling frame."""
 
     site = None
     evaluation = None
-    container = False
 
 
 def _where(span) -> tuple:
@@ -166,7 +166,6 @@ def _items(nodes: list[Node], depth: int) -> list:
             last = items[-1] if items else None
             if isinstance(last, _Call) and span is not None and _where(span) == _where(last.site):
                 last.append(node)
-                last.container = True
             else:
                 items.append(node)
             continue
@@ -183,7 +182,6 @@ def _items(nodes: list[Node], depth: int) -> list:
                and items[-1].meta.get("span") is not None
                and _where(items[-1].meta["span"]) == _where(here)):
             call.insert(0, items.pop())
-            call.container = True
         items.append(call)
     return items
 
@@ -301,25 +299,22 @@ def _run_call(result: Segments, call: list, depth: int) -> None:
         for node in call:
             result.graph_of[node] = None
         return
-    frames = {_call_of(node, depth)[1] for node in call if _depth(node) > depth}
-    if not getattr(call, "container", False) and len(frames) == 1:
+    runs = [(callee, list(run)) for callee, run in itertools.groupby(call, key=lambda node: _callee(node, depth))]
+    if len(runs) == 1 and runs[0][0] is not None:
         _run_frame(result, call, depth + 1, _callee_key(call, depth))
         return
-    run: list[Node] = []
-    for node in [*call, None]:
-        if node is not None and _depth(node) > depth \
-                and (not run or _call_of(node, depth)[1] == _call_of(run[0], depth)[1]):
-            run.append(node)
-            continue
-        if run:
-            _run_frame(result, run, depth + 1, _callee_key(run, depth) + (_where(run[0].meta["span"]),))
-            run = []
-        if node is None:
-            continue
-        if _depth(node) > depth:
-            run = [node]
+    for callee, run in runs:
+        if callee is None:  # a torch layer the container runs eagerly
+            for node in run:
+                result.graph_of[node] = None
         else:
-            result.graph_of[node] = None
+            _run_frame(result, run, depth + 1, _callee_key(run, depth) + (_where(run[0].meta["span"]),))
+
+
+def _callee(node: Node, depth: int) -> int | None:
+    """The frame (its serial) the call at `depth` made to run `node`; None for a node of the
+    calling frame itself."""
+    return _call_of(node, depth)[1] if _depth(node) > depth else None
 
 
 def _callee_key(nodes: list[Node], depth: int):

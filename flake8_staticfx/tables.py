@@ -305,10 +305,10 @@ RUNTIME_TORCH_SUBCLASSES = {
 
 # -- annotations ---------------------------------------------------------------
 
-# "tensor": `torch.tensor`, the factory, written for the type (wav2vec2, hubert, sew-d, ...).
-_TENSOR_NAMES = frozenset({
-    "Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "Parameter", "torch.Tensor", "tensor",
-})
+# Tensor annotations that name no dtype; "tensor": `torch.tensor`, the factory, written for the
+# type (wav2vec2, hubert, sew-d, ...).
+_ANY_DTYPE_TENSOR_NAMES = frozenset({"Tensor", "torch.Tensor", "tensor"})
+_TENSOR_NAMES = _ANY_DTYPE_TENSOR_NAMES | {"FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "Parameter"}
 _STATIC_NAMES = frozenset({
     "int", "float", "bool", "str", "bytes", "complex", "Size", "dtype", "device", "Literal",
     "None", "NoneType", "slice",
@@ -346,7 +346,7 @@ def is_bool_mask(resolver, name: str, annotation: nodes.NodeNG | None) -> bool:
         if annotation is not None else []
     if names and all(n == "BoolTensor" for n in names):
         return True
-    return all(n in ("Tensor", "torch.Tensor", "tensor") for n in names) and name.rsplit("_", 1)[-1] in MASK_WORDS
+    return all(n in _ANY_DTYPE_TENSOR_NAMES for n in names) and name.rsplit("_", 1)[-1] in MASK_WORDS
 
 
 _SEQUENCE_NAMES = frozenset({"List", "list", "Tuple", "tuple", "Sequence", "Iterable"})

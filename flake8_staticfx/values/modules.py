@@ -213,17 +213,11 @@ class ContainerModule(Module):
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
         if isinstance(self.items, list) and self.qname == "torch.nn.Sequential":
-            from ..inline import next_serial
-
-            # One call of the container runs its layers: the frames they make share it.
-            outer, tx.evaluating = tx.evaluating, (expr, next_serial())
-            try:
+            with tx.one_evaluation(expr):  # one call of the container runs all its layers
                 value = args[0] if args else UNKNOWN
                 for item in self.items:
                     value = item.call(tx, [value], {}, expr, frame)
                 return value
-            finally:
-                tx.evaluating = outer
         return UNKNOWN
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
