@@ -12,7 +12,7 @@ from typing import Iterator
 from .annotate import annotate
 from .compiled import CompileCall, compile_calls, project_compile_calls, say_no_compile_call
 from .config import Options, might_have_roots
-from .interpreter import BudgetExceeded, FileState, Interpreter
+from .interpret.interpreter import BudgetExceeded, FileState, Interpreter
 from .discover import (
     CONFIG_DISPATCH_DECORATORS,
     Resolver,

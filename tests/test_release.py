@@ -34,7 +34,7 @@ def test_declared_pythons_are_the_tested_ones():
 
 
 def test_every_module_imports_first():
-    """A user's tool may import any module first (`from flake8_staticfx.init_interpreter import
+    """A user's tool may import any module first (`from flake8_staticfx.interpret.init_interpreter import
     ...`); an import cycle shows only when its second module is the first imported."""
     package = ROOT / "flake8_staticfx"
     names = sorted(".".join(path.relative_to(ROOT).with_suffix("").parts)

@@ -19,8 +19,8 @@ from ..ir import UNKNOWN_ARG
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..inline import Frame
-    from ..interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
     from ..ir import Node
 
 NOTHING: Any = object()  # a static value that exists but is not known

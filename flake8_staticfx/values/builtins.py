@@ -17,8 +17,8 @@ from .static import Static, derived
 from .tensors import NdArray, Tensor, is_definite_tensor, only_weak, python_scalar
 
 if TYPE_CHECKING:
-    from ..inline import Frame
-    from ..interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
 
 Args = list[Value]
 Kwargs = dict[str, Value]

@@ -11,8 +11,8 @@ from .static import Static, assume
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..inline import Frame
-    from ..interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
     from ..ir import Node
 
 LIST_MUTATIONS = ("append", "extend", "insert")

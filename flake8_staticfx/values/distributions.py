@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from astroid import nodes
 
     from ..discover import Resolver
-    from ..inline import Frame
-    from ..interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
     from .objects import Obj
 
 def distributions_base(resolver: Resolver, cls: nodes.ClassDef) -> str | None:
@@ -145,7 +145,7 @@ class TransformedMethod(Value):
                  expr: nodes.NodeNG, frame: Frame) -> Value:
         """`0.0 - jacobian - ... + base.log_prob(x)`, as torch computes it: the base's
         log-density of the inverted value, less each transform's Jacobian."""
-        from ..operators import binop
+        from ..interpret.operators import binop
 
         result: Value = Static(0.0)
         y = value
@@ -180,7 +180,7 @@ def is_transform(tx: Interpreter, value: Value) -> bool:
 
 
 def negated(tx: Interpreter, value: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-    from ..operators import unary
+    from ..interpret.operators import unary
 
     return unary(tx, "-", as_tensor(value), expr, frame)
 

@@ -16,8 +16,8 @@ from .tensors import NdArray, Tensor, is_definite_tensor, named_tensors, needs_g
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..inline import Frame
-    from ..interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
 
 
 @dataclass(eq=False)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .base import Value
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..interpret.interpreter import Interpreter
     from .modules import Module
 
 

@@ -16,8 +16,8 @@ from .tensors import Tensor, needs_grad_from
 
 if TYPE_CHECKING:
     from ..discover import Resolver
-    from ..inline import Frame
-    from ..interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
     from ..ir import Node
 
 

@@ -14,8 +14,8 @@ from .distributions import Hook, distributions_base, keep_init_arguments, torch_
 from .static import EnumMember, Static
 
 if TYPE_CHECKING:
-    from ..inline import Frame
-    from ..interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
     from ..ir import Node
 
 
@@ -128,7 +128,7 @@ def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.Node
     compiles its metaclass's `__call__` as a frame of its own. There `super().__call__(...)`
     is `type.__call__`, a slot wrapper, which dynamo cannot call: GB0006 (measured,
     registry_metaclass.py; inlined in a construction that does not break, it compiles)."""
-    from ..inline import Frame  # inline imports the values package
+    from ..interpret.inline import Frame  # inline imports the values package
 
     found = _metaclass_call(tx.resolver, cls)
     if found is None:
@@ -233,7 +233,7 @@ class OutputRecord(Value):
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
         """`out[i]` is `to_tuple()[i]`: known when the None-ness of every field before it is,
         and the first field is a tensor (else `__post_init__` may unpack it into the dict)."""
-        from ..operators import identity
+        from ..interpret.operators import identity
         from .tensors import is_definite_tensor
 
         if not (isinstance(key, Static) and key.known):

@@ -12,8 +12,8 @@ from .folding import fold, printable
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..inline import Frame
-    from ..interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
     from ..ir import Node
 
 

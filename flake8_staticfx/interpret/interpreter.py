@@ -19,19 +19,19 @@ from dataclasses import dataclass
 from astroid import nodes
 from astroid.const import Context
 
-from . import rules, tables
-from .breaks import Break
-from .config import Options
-from .discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_mock_patched, is_opaque,
+from .. import rules, tables
+from ..breaks import Break
+from ..config import Options
+from ..discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_mock_patched, is_opaque,
                        is_property, is_staticmethod, nodes_of_class)
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
 from .inline import Comprehension, Frame, bind_arguments, handler_for, next_serial
-from .ir import Graph, Node, SourceSpan, report_site
+from ..ir import Graph, Node, SourceSpan, report_site
 from .parameters import root_parameters
-from .rules import Rule
-from .segments import TRACED_OPS
-from .values import (
+from ..rules import Rule
+from ..segments import TRACED_OPS
+from ..values import (
     UNKNOWN,
     ClassRef,
     Function,
@@ -52,7 +52,7 @@ from .values import (
     join_all,
     signature_of,
 )
-from .values.tensors import sparse_operand
+from ..values.tensors import sparse_operand
 
 
 class BudgetExceeded(Exception):
@@ -496,7 +496,7 @@ class Interpreter:
                 self.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, gb_ids=("GB0007", "GB0008"))
                 return UNKNOWN
             if is_opaque(self.resolver, node):
-                from .values import opaque_call
+                from ..values import opaque_call
 
                 return opaque_call(self, node.qname(), args, kwargs, expr, frame)
         if any(isinstance(value, Tensor) and value.sparse for value in [*args, *kwargs.values()]):
@@ -621,7 +621,7 @@ class Interpreter:
         self.state.globals[key] = UNKNOWN  # cuts cycles between module-level assignments
         binding = self.resolver.global_binding(module, name)
         if binding is None:
-            from . import tables
+            from .. import tables
 
             value = external(name) if name in tables.BUILTINS else UNKNOWN
         else:

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from .inline import Frame, handler_for
-from .ir import Node
+from ..ir import Node
 from .operators import binop, both, compare, unary
-from .values import (
+from ..values import (
     FORMATTED_TYPES,
     MAX_FOLDED_SIZE,
     UNKNOWN,

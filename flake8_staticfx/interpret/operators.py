@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from . import rules
-from .values import (
+from .. import rules
+from ..values import (
     NOTHING,
     UNKNOWN,
     ClassRef,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Iterator, Protocol
 
-from .values import Module, Obj, Value
+from ..values import Module, Obj, Value
 
 Flow = Any  # interpreter.FALLS_THROUGH (None) or how a path ended
 
@@ -40,7 +40,7 @@ class WrittenAttributes:
         self.values = dict(state)
 
     def join_states(self, a: dict, b: dict) -> dict:
-        from .values import join_attributes
+        from ..values import join_attributes
 
         return join_attributes(a, b)
 

@@ -13,10 +13,10 @@ from typing import Any, Callable
 
 from astroid import nodes
 
-from .discover import SourceModule
-from .ir import SourceSpan
-from .values.base import UNKNOWN, Value
-from .values.containers import Dict, Seq
+from ..discover import SourceModule
+from ..ir import SourceSpan
+from ..values.base import UNKNOWN, Value
+from ..values.containers import Dict, Seq
 
 
 _SERIALS = itertools.count(1)

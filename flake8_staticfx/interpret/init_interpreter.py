@@ -5,12 +5,12 @@ from typing import Any, Callable
 
 from astroid import nodes
 
-from .discover import find_method
+from ..discover import find_method
 from .inline import Frame, bind_arguments
 from .interpreter import Interpreter
-from .ir import Graph, Node
-from .rules import Rule
-from .values import (
+from ..ir import Graph, Node
+from ..rules import Rule
+from ..values import (
     UNKNOWN,
     ClassRef,
     Dict,
@@ -29,7 +29,7 @@ from .values import (
     signature_of,
     with_path,
 )
-from .values.flags import chosen_by
+from ..values.flags import chosen_by
 
 # What constructing an object runs: `__init__`, and the `__post_init__` a dataclass's calls.
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__"})
