@@ -2,11 +2,12 @@
 
     python docs/gen_rules_table.py           # print the table
     python docs/gen_rules_table.py --check   # exit 1 if README.md's table is stale
-    python docs/gen_rules_table.py --write   # rewrite the table and the two sample outputs in README.md
+    python docs/gen_rules_table.py --write   # rewrite the table and the two sample outputs
 
 The table sits between the START and END markers below (tests/test_rules.py checks it). The
-samples are the block after "The first command prints" (flake8 on examples/) and the graph CLI
-block that starts with `$ python -m flake8_staticfx graph` (tests/test_cli.py checks both).
+samples are README's block after "The first command prints" (flake8 on examples/) and
+docs/commands.md's block that starts with `$ python -m flake8_staticfx graph` (tests/test_cli.py
+checks both).
 """
 from __future__ import annotations
 
@@ -84,26 +85,31 @@ def first_command_args(readme: str) -> list[str]:
     return command.split("flake8 ", 1)[1].split()
 
 
-def replace_samples(readme: str) -> str:
-    """The flake8 sample after "The first command prints" and the `$ python -m ...` graph sample."""
+def replace_lint_sample(readme: str) -> str:
+    """The flake8 sample after README's "The first command prints"."""
     head, tail = readme.split("The first command prints", 1)
     lint = _output("-m", "flake8", *first_command_args(readme))
     tail = re.sub(r"(```text\n).*?(```)", lambda m: m[1] + lint + m[2], tail, count=1, flags=re.S)
-    readme = head + "The first command prints" + tail
+    return head + "The first command prints" + tail
 
+
+def replace_graph_sample(commands: str) -> str:
+    """The `$ python -m flake8_staticfx graph ...` sample of docs/commands.md."""
     def graph(match: re.Match) -> str:
         command = match[2]
         return f"{match[1]}$ {command}\n{_output(*command.split()[1:])}{match[3]}"
 
-    return re.sub(r"(```text\n)\$ (python -m flake8_staticfx graph [^\n]+)\n.*?(```)", graph, readme,
+    return re.sub(r"(```text\n)\$ (python -m flake8_staticfx graph [^\n]+)\n.*?(```)", graph, commands,
                   count=1, flags=re.S)
 
 
 def main(argv: list[str]) -> int:
     readme_path = ROOT / "README.md"
+    commands_path = ROOT / "docs" / "commands.md"
     if "--write" in argv:
-        readme = replace_samples(replace_table(readme_path.read_text(encoding="utf-8")))
+        readme = replace_lint_sample(replace_table(readme_path.read_text(encoding="utf-8")))
         readme_path.write_text(readme, encoding="utf-8")
+        commands_path.write_text(replace_graph_sample(commands_path.read_text(encoding="utf-8")), encoding="utf-8")
         return 0
     if "--check" in argv:
         if current_table(readme_path.read_text(encoding="utf-8")) != render_table():

@@ -1,2 +1,2 @@
 """flake8-staticfx: find where torch.compile will break a model's graph, from the source alone."""
-__version__ = "0.2.0"
+__version__ = "0.3.0"

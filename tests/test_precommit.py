@@ -159,39 +159,52 @@ def test_hook_entry_directly(tmp_path):
     assert broken.stdout.startswith("broken.py:4:") and " E999 SyntaxError" in broken.stdout, broken.stdout
 
 
-def _readme_config() -> str:
-    """README's .pre-commit-config.yaml for this repository's own hook."""
-    section = README.split("## pre-commit and CI", 1)[1]
-    return re.search(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", section, flags=re.S)[1]
+CLONE = "/opt/flake8-staticfx"  # where README's commands expect the clone
 
 
-def test_readme_config_pins_this_release():
-    from flake8_staticfx import __version__
-
-    yaml = pytest.importorskip("yaml")
-    (repo,) = yaml.safe_load(_readme_config())["repos"]
-    assert repo["rev"] == f"v{__version__}"
-    assert [hook["id"] for hook in repo["hooks"]] == ["flake8-staticfx"]
-    assert os.path.isabs(repo["repo"])  # pre-commit clones it from its own folder: no relative path
-    assert "OWNER" not in README and "vX.Y.Z" not in README.split("## Development")[0]
+def _readme_commands() -> list[str]:
+    """README's pre-commit commands: try-repo, then the script that pins the clone's commit."""
+    section = README.split("\n## pre-commit", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", section, flags=re.S)
 
 
-def test_readme_config_works_on_a_clone_tagged_with_the_release(tmp_path):
-    """README's snippet, with `repo` pointing at a clone of this tree tagged as the release."""
+def _run_readme_command(command: str, snap: Path, project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    """A README command as written, with the clone at `snap` and this interpreter's pre-commit."""
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pc-home"), PRE_COMMIT_COLOR="never",
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    return subprocess.run(["bash", "-euc", command.replace(CLONE, str(snap))], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_readme_try_repo_command(tmp_path):
     pytest.importorskip("pre_commit")
-    yaml = pytest.importorskip("yaml")
-    snap = _snapshot(tmp_path)
-    config = yaml.safe_load(_readme_config())
-    _git("tag", config["repos"][0]["rev"], cwd=snap)
-    config["repos"][0]["repo"] = str(snap)
+    try_repo, _ = _readme_commands()
+    assert try_repo.strip() == f"pre-commit try-repo {CLONE} flake8-staticfx --all-files"
     project = _project(tmp_path)
-    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
-    _break_syntax(project)
-    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pc-home"), PRE_COMMIT_COLOR="never")
-    result = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=project, env=env,
-                            capture_output=True, text=True, timeout=300)
+    result = _run_readme_command(try_repo, _snapshot(tmp_path), project, tmp_path)
     out = result.stdout + result.stderr
     if "An unexpected error has occurred" in out or "CalledProcessError" in out:
         pytest.skip(f"pre-commit could not install the hook environment (offline?):\n{out[-2000:]}")
+    assert result.returncode == 1, out
+    assert f"model.py:{BREAK_LINE}:12: SFX101" in out, out
+
+
+def test_readme_config_pins_a_commit_of_the_clone(tmp_path):
+    """README's script writes a config whose rev is the clone's commit (no tag needed), and the
+    hook runs from it: it fails on the break and on a file that does not parse."""
+    pytest.importorskip("pre_commit")
+    yaml = pytest.importorskip("yaml")
+    _, pin = _readme_commands()
+    snap = _snapshot(tmp_path)
+    assert not subprocess.run(["git", "tag"], cwd=snap, capture_output=True, text=True).stdout
+    project = _project(tmp_path)
+    _break_syntax(project)
+    result = _run_readme_command(pin, snap, project, tmp_path)
+    out = result.stdout + result.stderr
+    if "An unexpected error has occurred" in out or "CalledProcessError" in out:
+        pytest.skip(f"pre-commit could not install the hook environment (offline?):\n{out[-2000:]}")
+    (repo,) = yaml.safe_load((project / ".pre-commit-config.yaml").read_text())["repos"]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=snap, capture_output=True, text=True).stdout.strip()
+    assert repo == {"repo": str(snap), "rev": head, "hooks": [{"id": "flake8-staticfx"}]}
     assert result.returncode == 1, out
     assert f"model.py:{BREAK_LINE}:12: SFX101" in out and "broken.py:4:" in out, out
