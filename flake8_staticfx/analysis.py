@@ -99,7 +99,7 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                       options.max_steps)
     in_code = config_settings(resolver)
     for root in roots:
-        root_options = replace(options, **in_code, **root.settings)  # what the code itself sets
+        root_options = replace(options.with_written(in_code), **root.settings)  # what the code itself sets
         graph = Graph(root.name, path)
         try:
             if time.process_time() > state.deadline or state.steps > state.max_steps:

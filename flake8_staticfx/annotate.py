@@ -1,7 +1,8 @@
 """Stage 3: turn the breaks the interpreter raised into graph-break regions.
 
-Each break names its rule; this stage decides, from the dynamo settings, whether dynamo
-breaks there, where the user must change the code, and what it costs.
+Each break names its rule and happens under the dynamo settings (the interpreter raises none
+that a setting captures or drops); this stage decides where the user must change the code, and
+what it costs.
 """
 from __future__ import annotations
 
@@ -12,24 +13,15 @@ from .ir import Graph, GraphBreakRegion, Node, SourceSpan, report_site
 
 
 def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
-    """Add a region to `graph` for each break dynamo makes under `options`; return them."""
+    """Add a region to `graph` for each break dynamo makes; return them."""
     for node in [*graph.nodes, *graph.python_calls]:
         brk: Break | None = node.meta.get("break")
-        if brk is None or not _breaks(brk, options):
+        if brk is None:
             continue
-        if brk.cause is not None and not _breaks(brk.cause.meta["break"], options):
-            continue  # SFX310: only if the break inside the method happens
         node.meta["region"] = _region(graph, node, brk, options.fullgraph)  # segments.py: the breaks that happen
         graph.regions.append(node.meta["region"])
     graph.regions.sort(key=lambda region: (region.line, region.col))
     return graph.regions
-
-
-def _breaks(brk: Break, options: Options) -> bool:
-    """Does dynamo break here under the options' settings?"""
-    if any(options.captures(setting) or setting in brk.patched for setting in brk.rule.captured_by):
-        return False
-    return not (brk.rule.ignored_by and brk.qname in getattr(options, brk.rule.ignored_by))
 
 
 def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreakRegion:

@@ -34,8 +34,6 @@ class Break:
     what: str  # the construct as written in the source
     frame_skip: tuple[str, str] | None  # (function run eagerly, why it cannot resume)
     gb_ids: tuple[str, ...]  # of this occurrence
-    qname: str = ""  # the function called, for settings that name functions
-    cause: Node | None = None  # SFX310: the break inside a method that makes this one
     # The frames of the inline stack (0: the root) that cannot resume after this break: each
     # one dynamo compiles on its own is skipped (segments.py).
     skip_depths: tuple[int, ...] = ()
@@ -43,8 +41,6 @@ class Break:
     # (an RNN module, arithmetic on a random number: measured, probes in segments.py).
     stop_depth: int | None = None
     rest_only: bool = False  # `frame_skip` is that frame: only the rest of it runs eagerly
-    # Settings a `@torch._dynamo.config.patch(...)` on a function of the inline stack turns on.
-    patched: frozenset[str] = frozenset()
 
 
 # -- predicates: which call forms break ------------------------------------------------

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from .rules import Rule
 
 # Third-party classes that are nn.Modules, recognised by name (--staticfx-module-bases).
 DEFAULT_MODULE_BASES = (
@@ -44,6 +47,24 @@ class Options:
     def captures(self, setting: str) -> bool:
         """Is the boolean dynamo setting `setting` (a field name) on?"""
         return bool(getattr(self, setting))
+
+    def breaks(self, rule: Rule, qname: str = "") -> bool:
+        """Does dynamo break on a construct of `rule` (a call of `qname`) under these settings,
+        or does a setting capture it (`.item()` under capture_scalar_outputs) or drop it (a
+        logger method listed in ignore_logger_methods)?"""
+        if any(self.captures(setting) for setting in rule.captured_by):
+            return False
+        return not (rule.ignored_by and qname in getattr(self, rule.ignored_by))
+
+    def with_written(self, written: Mapping[str, Any]) -> Options:
+        """These options under the dynamo settings the code writes (a module's top level, a
+        `config.patch`), keyed by Options field: a switch takes the written value, the functions
+        dynamo ignores add to those of the options."""
+        if not written:
+            return self
+        fields = {name: (*getattr(self, name), *(item for item in value if item not in getattr(self, name)))
+                  if isinstance(value, tuple) else value for name, value in written.items()}
+        return replace(self, **fields)
 
 
 def might_have_roots(source: str) -> bool:

@@ -15,7 +15,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from astroid import MANAGER, nodes
 from astroid.rebuilder import TreeRebuilder
@@ -1388,8 +1388,13 @@ def _public_functions(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, n
 
 
 COMPILE_SETTINGS = ("fullgraph",)
-# torch._dynamo.config fields a module may set, which change where dynamo breaks.
-CONFIG_SETTINGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+# torch._dynamo.config fields a module (or a config.patch) may set, which change where dynamo
+# breaks: the switches, and the sets of functions dynamo drops (`ignore_logger_methods` is the
+# older name of `ignore_logging_functions`), each by the Options field that mirrors it.
+CONFIG_SETTINGS = {"capture_scalar_outputs": "capture_scalar_outputs",
+                   "capture_dynamic_output_shape_ops": "capture_dynamic_output_shape_ops"}
+CONFIG_FUNCTION_SETS = {"ignore_logger_methods": "ignore_logging_functions",
+                        "ignore_logging_functions": "ignore_logging_functions"}
 
 
 def _compile_settings(call: nodes.NodeNG) -> dict[str, bool]:
@@ -1399,34 +1404,65 @@ def _compile_settings(call: nodes.NodeNG) -> dict[str, bool]:
             if k.arg in COMPILE_SETTINGS and isinstance(k.value, nodes.Const) and isinstance(k.value.value, bool)}
 
 
-def config_patch(resolver: Resolver, function: nodes.FunctionDef) -> dict[str, bool] | None:
-    """The settings of a `@torch._dynamo.config.patch(...)` decorating `function`, None when
-    there is none. Dynamo cannot enter the patch's context manager (GB0142): a call of the
-    function from compiled code breaks, and the function compiles as a frame of its own, with
-    the patch on (a patched forward compiles with it)."""
+def config_patch(resolver: Resolver, function: nodes.FunctionDef) -> dict[str, Any] | None:
+    """The settings of a `@torch._dynamo.config.patch(...)` decorating `function` (by Options
+    field, as `written_setting` reads them), None when there is none. Dynamo cannot enter the
+    patch's context manager (GB0142): a call of the function from compiled code breaks, and the
+    function compiles as a frame of its own, with the patch on (a patched forward compiles with it)."""
     for decorator in function.decorators.nodes if function.decorators else ():
         if isinstance(decorator, nodes.Call) and _imported_from_torch(resolver, decorator.func) \
                 and _decorator_qname(resolver, decorator) == CONFIG_PATCH:
-            return {k.arg: k.value.value for k in decorator.keywords or ()
-                    if k.arg in CONFIG_SETTINGS and isinstance(k.value, nodes.Const)
-                    and isinstance(k.value.value, bool)}
+            settings = {}
+            for keyword in decorator.keywords or ():
+                written = written_setting(resolver, keyword.arg, keyword.value)
+                if written is not None:
+                    settings[written[0]] = written[1]
+            return settings
     return None
 
 
-def config_settings(resolver: Resolver) -> dict[str, bool]:
-    """The dynamo settings the linted module sets at its top level
-    (`torch._dynamo.config.capture_scalar_outputs = True`)."""
-    settings = {}
+def config_settings(resolver: Resolver) -> dict[str, Any]:
+    """The dynamo settings the linted module writes at its top level, by Options field:
+    `torch._dynamo.config.capture_scalar_outputs = True`,
+    `torch._dynamo.config.ignore_logger_methods = {logger.info}`."""
+    settings: dict[str, Any] = {}
     for statement in resolver.main.node.body:
-        if not isinstance(statement, nodes.Assign) or not isinstance(statement.value, nodes.Const) \
-                or not isinstance(statement.value.value, bool):
+        if not isinstance(statement, nodes.Assign):
             continue
         for target in statement.targets:
-            if isinstance(target, nodes.AssignAttr) and target.attrname in CONFIG_SETTINGS \
-                    and _imported_from_torch(resolver, target.expr) \
+            if isinstance(target, nodes.AssignAttr) and _imported_from_torch(resolver, target.expr) \
                     and resolver.expr_qname(target.expr) == "torch._dynamo.config":
-                settings[target.attrname] = statement.value.value
+                written = written_setting(resolver, target.attrname, statement.value)
+                if written is not None:
+                    settings[written[0]] = written[1]
     return settings
+
+
+def written_setting(resolver: Resolver, name: str | None, value: nodes.NodeNG) -> tuple[str, Any] | None:
+    """(Options field, value) of a dynamo setting the code writes, when it is one the options
+    mirror and its value is written out: a switch's True or False, a set of functions as the
+    qualified names the interpreter gives their calls."""
+    if name in CONFIG_SETTINGS and isinstance(value, nodes.Const) and isinstance(value.value, bool):
+        return CONFIG_SETTINGS[name], value.value
+    if name in CONFIG_FUNCTION_SETS and isinstance(value, (nodes.Set, nodes.List, nodes.Tuple)):
+        names = (_logging_function_name(resolver, element) for element in value.elts)
+        return CONFIG_FUNCTION_SETS[name], tuple(qname for qname in names if qname is not None)
+    return None
+
+
+def _logging_function_name(resolver: Resolver, expr: nodes.NodeNG) -> str | None:
+    """The name the interpreter gives calls of a function listed in ignore_logger_methods: a
+    method of a module-level `logger = logging.getLogger(...)` is `logging.Logger.<method>`
+    (dynamo then drops it on that logger only; here on every logger, as the option does);
+    `logging.info` and `logging.Logger.info` are their own names."""
+    from .tables import LOGGER_FACTORIES  # late: tables imports the values, which import us
+
+    if isinstance(expr, nodes.Attribute):
+        receiver = resolver.expr_binding(expr.expr)
+        if receiver is not None and receiver.kind == "assign" and isinstance(receiver.node, nodes.Call) \
+                and resolver.expr_qname(receiver.node.func) in LOGGER_FACTORIES:
+            return f"logging.Logger.{expr.attrname}"
+    return resolver.expr_qname(expr)
 
 
 # What the text of a `torch.compile(f)` call holds (with a literal prefix: a fast scan; a

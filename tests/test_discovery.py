@@ -466,6 +466,38 @@ def test_config_patch_decorators_scope_their_settings(tmp_path):
     assert codes(path) == [(12, "SFX102"), (17, "SFX308"), (18, "SFX308"), (24, "SFX308")]
 
 
+def test_a_break_the_settings_remove_hides_no_break_after_it(tmp_path):
+    """Measured with 2.13 (tests/cases/cfg_code_scalar_capture_loop.py,
+    cfg_code_ignored_logger_loop.py, cfg_option_settings_first.py): a captured `.item()` or an
+    ignored logger call in a loop is no break, so the print after it is the break that makes
+    dynamo give up on forward; the settings hold whether the code writes them or the options do."""
+    body = """
+        class Peak(nn.Module):
+            def forward(self, x):
+                for _ in range(2):
+                    peak = x.abs().max().item()
+                    print("peak", peak)
+                return x
+
+
+        class Logged(nn.Module):
+            def forward(self, x):
+                for step in range(2):
+                    logger.info("step %d", step)
+                    print("step", step)
+                return x
+    """
+    header = "import logging\n\nimport torch\nimport torch.nn as nn\n\nlogger = logging.getLogger(__name__)\n"
+    plain = write(tmp_path / "plain.py", header + textwrap.dedent(body))
+    assert codes(plain) == [(11, "SFX102"), (19, "SFX202")]
+    assert codes(plain, Options(capture_scalar_outputs=True)) == [(12, "SFX201"), (19, "SFX202")]
+    assert codes(plain, Options(ignore_logging_functions=("logging.Logger.info",))) == \
+        [(11, "SFX102"), (20, "SFX201")]
+    written = write(tmp_path / "written.py", header + "torch._dynamo.config.capture_scalar_outputs = True\n"
+                    "torch._dynamo.config.ignore_logger_methods = {logger.info}\n" + textwrap.dedent(body))
+    assert codes(written) == [(14, "SFX201"), (22, "SFX201")]
+
+
 def test_functions_named_compile_elsewhere_are_not_roots(tmp_path):
     path = write(tmp_path / "model.py", """
         import re

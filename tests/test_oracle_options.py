@@ -52,7 +52,7 @@ SETTINGS = {
     "capture_scalar_outputs": (
         ["--config", "capture_scalar_outputs=True"],
         ["--staticfx-capture-scalar-outputs"],
-        ["moe_router.py", "param_scalar.py", "cache_key.py"],
+        ["moe_router.py", "param_scalar.py", "cache_key.py", "cfg_option_settings_first.py"],
     ),
     "capture_dynamic_output_shape_ops": (
         ["--config", "capture_dynamic_output_shape_ops=True"],
@@ -62,7 +62,7 @@ SETTINGS = {
     "ignore_logger_methods": (
         ["--config", "ignore_logger_methods={logging.Logger.info}"],
         ["--staticfx-ignore-logging-functions=logging.Logger.info"],
-        ["trunk_logging.py", "eager_diagnostics.py"],
+        ["trunk_logging.py", "eager_diagnostics.py", "cfg_option_settings_first.py"],
     ),
     "fullgraph": (
         ["--fullgraph"],

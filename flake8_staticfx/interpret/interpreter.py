@@ -670,17 +670,20 @@ class Interpreter:
             branch.meta["covers"] = self.graph.nodes[start:]
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
-                    gb_ids: tuple[str, ...] = (), qname: str = "", cause: Node | None = None,
+                    gb_ids: tuple[str, ...] = (), qname: str = "",
                     frame_skip: tuple[str, str] | None = None, skips_own_frame: str | None = None) -> None:
         """Dynamo breaks the graph at `node` (rule `rule`), when this code runs.
 
         `frame_skip` names the function of `frame`, which dynamo gives up on (and why);
         `skips_own_frame` (why) says the construct makes dynamo give up on the rest of the
         function it is in (it compiles what it traced before), unless an outer one is given up
-        on first (a loop around the call)."""
+        on first (a loop around the call). A break the settings capture or drop (`qname`: the
+        function called) is no break: it changes nothing, so the breaks after it are seen."""
+        if not self.settings_at(frame).breaks(rule, qname):
+            return
         if frame.runs_eagerly:
             return  # the rest of this frame runs eagerly (the functions it calls are compiled)
-        found = self._break_here(rule, expr, frame, gb_ids, qname, cause, frame_skip, skips_own_frame)
+        found = self._break_here(rule, expr, frame, gb_ids, frame_skip, skips_own_frame)
         _run_rest_eagerly(frame if frame_skip is not None or found.rest_only else _skipped_frame(frame), frame)
         held = _conditional_at_report_site(frame, self.resolver.main)
         if not frame.short_circuit and frame.path_break is None:
@@ -704,8 +707,17 @@ class Interpreter:
         self.graph_break(rule, node, expr, frame, gb_ids=gb_ids, skips_own_frame=why)
         return True
 
-    def _break_here(self, rule: Rule, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...], qname: str,
-                    cause: Node | None, frame_skip: tuple[str, str] | None, skips_own_frame: str | None) -> Break:
+    def settings_at(self, frame: Frame) -> Options:
+        """The dynamo settings `frame` runs under: the root's, and those a
+        `@torch._dynamo.config.patch(...)` on a function of its stack writes (innermost last)."""
+        settings = self.options
+        for current in frame.stack():
+            if isinstance(current.function, nodes.FunctionDef):
+                settings = settings.with_written(config_patch(self.resolver, current.function) or {})
+        return settings
+
+    def _break_here(self, rule: Rule, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...],
+                    frame_skip: tuple[str, str] | None, skips_own_frame: str | None) -> Break:
         """The break as the stack stands now (which frames are in a loop, `with` or `try`), for
         reporting now or, held back, when its call returns."""
         depths = _unresumable_depths(frame)
@@ -716,19 +728,17 @@ class Interpreter:
         rest_only = frame_skip is None and bool(skips_own_frame)
         if rest_only:
             frame_skip = (frame.name, skips_own_frame)
-        patched = frozenset(name for current in frame.stack() if isinstance(current.function, nodes.FunctionDef)
-                            for name, on in (config_patch(self.resolver, current.function) or {}).items() if on)
-        return Break(rule, _source(expr), frame_skip, gb_ids or rule.default_gb_ids, qname, cause,
-                     tuple(sorted(set(depths))), frame.depth if skips_own_frame else None, rest_only, patched)
+        return Break(rule, _source(expr), frame_skip, gb_ids or rule.default_gb_ids,
+                     tuple(sorted(set(depths))), frame.depth if skips_own_frame else None, rest_only)
 
     def _report_break(self, node: Node, frame: Frame, found: Break) -> None:
         node.meta["break"] = found
         self.reported_breaks += 1
         self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
         if found.rule is not rules.BREAK_IN_LOCAL_OBJECT:
-            self._break_unresumable(node, frame)
+            self._break_unresumable(frame)
 
-    def _break_unresumable(self, cause: Node, frame: Frame) -> None:
+    def _break_unresumable(self, frame: Frame) -> None:
         """A break inside a method of an object this graph made: dynamo cannot rebuild the
         object to resume the root function, and gives up on all of it (GB0092, measured; a
         break in any other helper, or at the root, resumes)."""
@@ -741,8 +751,7 @@ class Interpreter:
         if call is None:
             return
         node = self.graph.python_call("resume", meta=self.meta(call, stack[0]))
-        self.graph_break(rules.BREAK_IN_LOCAL_OBJECT, node, call, stack[0], cause=cause,
-                         frame_skip=(stack[0].name, "that call"))
+        self.graph_break(rules.BREAK_IN_LOCAL_OBJECT, node, call, stack[0], frame_skip=(stack[0].name, "that call"))
 
     def checkpointed(self, function: Value, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
                      frame: Frame) -> Value:
