@@ -7,8 +7,8 @@ what it costs.
 from __future__ import annotations
 
 from . import messages
-from .breaks import Break
 from .config import Options
+from .interpret.resume import Break, RestEagerly
 from .ir import Graph, GraphBreakRegion, Node, SourceSpan, report_site
 
 
@@ -28,10 +28,12 @@ def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreak
     rule = brk.rule
     span: SourceSpan = node.meta["span"]
     report = report_site(graph.file, span, node.meta.get("stack", ()))
-    skipped, context = brk.frame_skip or (None, None)
+    eagerly = brk.eagerly
+    skipped, context = (eagerly.function, eagerly.why) if eagerly is not None else (None, None)
+    rest = isinstance(eagerly, RestEagerly)
     if fullgraph:
         impact = "compiled with fullgraph=True: torch.compile raises here instead of splitting the graph"
-    elif skipped and brk.rest_only:
+    elif rest:
         impact = f"after {context}: dynamo compiles what came before, and the rest of `{skipped}` runs eagerly"
     elif skipped:
         impact = f"inside {context}: dynamo gives up and the whole function `{skipped}` runs eagerly"
@@ -44,6 +46,6 @@ def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreak
         code=rule.code, reason=reason, gb_ids=brk.gb_ids, workaround=rule.workaround,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
         construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context,
-        skips_rest=brk.rest_only, fails_compile=fullgraph, nodes=covered,
+        skips_rest=rest, fails_compile=fullgraph, nodes=covered,
         what=brk.what, site=site,
     )

@@ -1,9 +1,10 @@
-"""Graph breaks: the record a detection site writes, and the one table of breaking calls.
+"""Graph breaks: the one table of breaking calls.
 
 A break is raised where it is detected (`Interpreter.graph_break(rule, node, expr, frame)`),
-naming its rule from `rules.py`. Breaks shaped like a call of a named function (`print(...)`,
-`torch.nonzero(...)`, `copy.deepcopy(...)`) are declared here instead, each with the
-predicate that says which call forms break and what the call gives the code after it.
+naming its rule from `rules.py`; interpret/resume.py decides what dynamo does after it and
+records it. Breaks shaped like a call of a named function (`print(...)`, `torch.nonzero(...)`,
+`copy.deepcopy(...)`) are declared here instead, each with the predicate that says which call
+forms break and what the call gives the code after it.
 """
 from __future__ import annotations
 
@@ -24,23 +25,6 @@ from .values import (
     is_definite_tensor,
     is_module,
 )
-
-
-@dataclass(frozen=True)
-class Break:
-    """What annotate needs to turn a break into a region."""
-
-    rule: Rule
-    what: str  # the construct as written in the source
-    frame_skip: tuple[str, str] | None  # (function run eagerly, why it cannot resume)
-    gb_ids: tuple[str, ...]  # of this occurrence
-    # The frames of the inline stack (0: the root) that cannot resume after this break: each
-    # one dynamo compiles on its own is skipped (segments.py).
-    skip_depths: tuple[int, ...] = ()
-    # The frame that compiles what it traced before this break and runs the rest eagerly
-    # (an RNN module, arithmetic on a random number: measured, probes in segments.py).
-    stop_depth: int | None = None
-    rest_only: bool = False  # `frame_skip` is that frame: only the rest of it runs eagerly
 
 
 # -- predicates: which call forms break ------------------------------------------------

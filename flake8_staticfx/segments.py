@@ -106,7 +106,7 @@ def _dynamic_shape(node: Node) -> bool:
     """A dynamic-shape operator (GB0036: `x[mask]`, `nonzero`) is the last operation of the
     graph that ends at it (measured: `x[mask]` then a Linear compiles 2 graphs, a Linear then
     `y[mask]` compiles 1)."""
-    return "GB0036" in node.meta["break"].gb_ids
+    return node.meta["break"].data_dependent_shape
 
 
 def node_stops(node: Node, depth: int) -> bool:

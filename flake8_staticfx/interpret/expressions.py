@@ -13,6 +13,7 @@ from astroid import nodes
 from .inline import Frame, handler_for
 from ..ir import Node
 from .operators import binop, both, compare, unary
+from .resume import ResumeState
 from ..values import (
     FORMATTED_TYPES,
     MAX_FOLDED_SIZE,
@@ -218,7 +219,7 @@ class ExpressionEvaluator:
                 if known is None:
                     results.append(value)
                     if not varies(value) and assumed_truth(value) != (expr.op == "and"):
-                        frame.short_circuit += 1  # later operands run only on some calls
+                        frame.resume.short_circuit += 1  # later operands run only on some calls
                         entered += 1
                     continue
                 if known == (expr.op == "or"):
@@ -226,7 +227,7 @@ class ExpressionEvaluator:
                     decided = known
                     break
         finally:
-            frame.short_circuit -= entered
+            frame.resume.short_circuit -= entered
         return join_all(results), decided, branch
 
     def eval_UnaryOp(self, expr: nodes.UnaryOp, frame: Frame) -> Value:
@@ -278,7 +279,7 @@ class ExpressionEvaluator:
         is_generator = isinstance(expr, nodes.GeneratorExp)
         saved = dict(frame.env) if is_generator else None  # a generator binds in the caller's env
         inner = frame if is_generator else Frame(expr, frame.module, {}, caller=frame, call_site=expr,
-                                                 closure=frame, cls=frame.cls, loop_depth=1)
+                                                 closure=frame, cls=frame.cls, resume=ResumeState(loop_depth=1))
 
         def run(generators: list[nodes.Comprehension], iterable: Value, maker: Frame) -> None:
             generator = generators[0]
@@ -305,15 +306,15 @@ class ExpressionEvaluator:
                     keys.append(self.eval(key, inner))
                 results.append(self.eval(element, inner))
 
-        outer = frame.unrebuildable
+        outer = frame.resume.unrebuildable
         if is_generator:
-            frame.unrebuildable = "a generator"
+            frame.resume.unrebuildable = "a generator"
         elif _calls_builtin(self.tx.resolver, expr.generators[0].iter, "enumerate"):
-            frame.unrebuildable = "a comprehension over enumerate()"
+            frame.resume.unrebuildable = "a comprehension over enumerate()"
         try:
             run(expr.generators, first, frame)
         finally:
-            frame.unrebuildable = outer
+            frame.resume.unrebuildable = outer
             if saved is not None:
                 frame.env = saved  # the generator's variables are its own
         if isinstance(expr, (nodes.ListComp, nodes.GeneratorExp)) and exact[0]:
@@ -362,17 +363,19 @@ def _calls_builtin(resolver, expr: nodes.NodeNG, name: str) -> bool:
 
 class OnSomeCalls:
     """Context: the code run inside runs only on some calls, unless every call in the mode, or
-    the default call, takes it (`on_every_call`). Counted in the frame's `counter`: `short_circuit`
+    the default call, takes it (`on_every_call`). Counted in the frame's ResumeState `counter`: `short_circuit`
     for an operand or ternary arm, `conditional` for an `if` block."""
 
     def __init__(self, frame: Frame, on_every_call: bool, counter: str = "short_circuit"):
         self.frame, self.counter, self.step = frame, counter, 0 if on_every_call else 1
 
     def __enter__(self) -> None:
-        setattr(self.frame, self.counter, getattr(self.frame, self.counter) + self.step)
+        state = self.frame.resume
+        setattr(state, self.counter, getattr(state, self.counter) + self.step)
 
     def __exit__(self, *exc: object) -> None:
-        setattr(self.frame, self.counter, getattr(self.frame, self.counter) - self.step)
+        state = self.frame.resume
+        setattr(state, self.counter, getattr(state, self.counter) - self.step)
 
 
 def varies(value: Value) -> bool:

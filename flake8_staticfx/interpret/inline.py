@@ -17,6 +17,7 @@ from ..discover import SourceModule
 from ..ir import SourceSpan
 from ..values.base import UNKNOWN, Value
 from ..values.containers import Dict, Seq
+from .resume import ResumeState
 
 
 _SERIALS = itertools.count(1)
@@ -46,38 +47,12 @@ class Frame:
     call_site: nodes.NodeNG | None = None
     closure: Frame | None = None
     cls: nodes.ClassDef | None = None
-    loop_depth: int = 0
-    with_depth: int = 0
-    try_depth: int = 0  # inside a `try` body, which dynamo cannot resume in either
-    is_property: bool = False
-    # Inside a branch whose outcome is not known statically (an `if` block, or a short-circuit
-    # or ternary within the current statement): code here runs only on some calls.
-    conditional: int = 0
-    short_circuit: int = 0
-    # A `return` under such a branch came before: the rest of the function runs only on some
-    # calls (`if indices is None: return ones` then `torch.unique(indices)`).
-    after_early_return: bool = False
-    # The first break every call taking the path interpreted so far meets: a HeldBreak when it
-    # was held back as conditional, REPORTED when it was reported, None before any. Each
-    # `return` keeps its path's (`return_breaks`), so that a call all of whose paths break
-    # breaks though no single break in it is certain (`if small: return torch.where(m)` then
-    # `return x[mask]`).
-    path_break: Any = None
-    return_breaks: list[Any] = field(default_factory=list)
-    # A Python random number went into a tensor operation: dynamo can resume from there
-    # (operators.binop, GB0213).
-    random_in_graph: bool = False
+    # Where the frame stands, for what dynamo does after a break in it (resume.py).
+    resume: ResumeState = field(default_factory=ResumeState)
     # What the frame's receiver was built from (`Module.configuration`): dynamo's guards on it
     # decide whether a compiled frame is reused for another instance (segments.py).
     receiver_configuration: Any = None
     returns: list[Value] = field(default_factory=list)
-    # A break made dynamo run the rest of this frame eagerly (an RNN call, a sparse tensor
-    # used): what follows in the frame itself breaks no more (two GRU calls in a row break
-    # once, measured), though each function it calls is compiled as a frame of its own.
-    runs_eagerly: bool = False
-    # Evaluating a generator, or a comprehension over enumerate(), made here: after a break in
-    # it dynamo cannot rebuild the iterator to resume this frame (GB8335, measured).
-    unrebuildable: str | None = None
     # Which frame this is, and which evaluation of its call site made it: the calls a loop
     # makes at one site are calls of their own, the layers one container call runs share one
     # evaluation (segments.py).
@@ -89,6 +64,11 @@ class Frame:
     @property
     def depth(self) -> int:
         return 0 if self.caller is None else self.caller.depth + 1
+
+    @property
+    def is_comprehension(self) -> bool:
+        """Is this the function Python 3.11 makes of a comprehension?"""
+        return isinstance(self.function, Comprehension)
 
     @property
     def name(self) -> str:

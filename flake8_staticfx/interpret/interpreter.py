@@ -6,7 +6,7 @@ left unknown), calls into the project are inlined, loops over known containers a
 This class runs statements (control flow, merging of paths, budgets, inlining); expressions
 are evaluated by `expressions.ExpressionEvaluator`, and each kind of value owns what it does
 (`values/`). A construct dynamo cannot trace raises its break where it is detected, through
-`graph_break`, naming its rule.
+`graph_break`, naming its rule; `resume.Breaks` decides what dynamo does after it.
 """
 from __future__ import annotations
 
@@ -14,23 +14,21 @@ import contextlib
 import time
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from astroid import nodes
 from astroid.const import Context
 
 from .. import rules, tables
-from ..breaks import Break
 from ..config import Options
 from ..discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_mock_patched, is_opaque,
                        is_property, is_staticmethod, nodes_of_class)
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
-from .inline import Comprehension, Frame, bind_arguments, handler_for, next_serial
+from .inline import Frame, bind_arguments, handler_for, next_serial
 from ..ir import Graph, Node, SourceSpan, report_site
 from .parameters import root_parameters
+from .resume import Breaks, Eagerness, every_path_break
 from ..rules import Rule
-from ..segments import TRACED_OPS
 from ..values import (
     UNKNOWN,
     ClassRef,
@@ -62,9 +60,6 @@ class BudgetExceeded(Exception):
 # Flow of a block: how it ends.
 FALLS_THROUGH, RETURNS, BREAKS, CONTINUES = None, "return", "break", "continue"
 
-# A path's first break was reported where it happened (see Frame.path_break).
-REPORTED = "reported"
-
 
 class FileState:
     """What the interpreters of one file share: caches keyed by code, never by root."""
@@ -82,23 +77,6 @@ class FileState:
         self.missing_libraries: dict[tuple[str, int, int], str] = {}
 
 
-@dataclass(eq=False)
-class HeldBreak:
-    """A break not reported because the code it is in runs only on some calls: reported later
-    if every path of a call around it breaks (Frame.path_break)."""
-
-    node: Node
-    frame: Frame
-    found: Break  # as the stack stood at the break
-
-
-@dataclass(eq=False)
-class CheckpointCall:
-    """A torch.utils.checkpoint call being inlined: does its function set a module attribute?"""
-
-    sets_attribute: bool = False
-
-
 class Interpreter:
     """Interprets one compile root into `graph`."""
 
@@ -111,12 +89,9 @@ class Interpreter:
         self.heap = heap or Heap()
         self.expressions = ExpressionEvaluator(self)
         self.eval = self.expressions.eval
-        self.segment_start = 0  # position of the first node after the latest break
-        self.reported_breaks = 0  # how many so far: did a call break (ClassRef.call)?
+        self.breaks = Breaks(self)
         self._attr_nodes: dict[str, Node] = {}
         self._constants: dict[Node, Node] = {}  # a tensor made outside the graph -> its _tensor_constant
-        # The torch.utils.checkpoint calls whose function is being inlined, innermost last.
-        self.checkpoint_calls: list[CheckpointCall] = []
         # A call site whose frames are one evaluation of it (`one_evaluation`), and its number.
         self.evaluating: tuple[nodes.NodeNG, int] | None = None
 
@@ -140,7 +115,7 @@ class Interpreter:
             receiver = UserModule("", cls=root.cls) if self.resolver.is_module_class(root.cls) else UNKNOWN
         env = root_parameters(self, function, receiver, annotated_only=root.library)
         frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
-        frame.is_property = is_property(self.resolver, function)
+        frame.resume.is_property = is_property(self.resolver, function)
         try:
             self.run_body(frame)
         finally:
@@ -163,9 +138,9 @@ class Interpreter:
         body = frame.function.body
         if isinstance(frame.function, nodes.Lambda):
             frame.returns.append(self.eval(body, frame))
-            frame.return_breaks.append(frame.path_break)
+            frame.resume.return_breaks.append(frame.resume.path_break)
         elif self.exec_block(body, frame) is FALLS_THROUGH:
-            frame.return_breaks.append(frame.path_break)  # the implicit `return None`
+            frame.resume.return_breaks.append(frame.resume.path_break)  # the implicit `return None`
 
     def exec_block(self, statements: list[nodes.NodeNG], frame: Frame) -> str | None:
         for statement in statements:
@@ -176,7 +151,7 @@ class Interpreter:
 
     def exec_statement(self, stmt: nodes.NodeNG, frame: Frame) -> str | None:
         self.tick()
-        frame.short_circuit = 0
+        frame.resume.short_circuit = 0
         handler = handler_for(type(self), "exec_", type(stmt))
         if handler is not None:
             return handler(self, stmt, frame)
@@ -223,7 +198,7 @@ class Interpreter:
 
     def exec_Return(self, stmt: nodes.Return, frame: Frame) -> str:
         frame.returns.append(self.eval(stmt.value, frame) if stmt.value is not None else Static(None))
-        frame.return_breaks.append(frame.path_break)
+        frame.resume.return_breaks.append(frame.resume.path_break)
         return RETURNS
 
     def exec_Raise(self, stmt: nodes.Raise, frame: Frame) -> str:
@@ -297,18 +272,17 @@ class Interpreter:
         # out of its **kwargs) picks its path on the default call, as in a ternary.
         by_mode = isinstance(test, Static) and test.varies
         default_path = assumed_truth(test)
-        before, eager_before = frame.path_break, frame.runs_eagerly
+        before = frame.resume.before_paths()
         with OnSomeCalls(frame, by_mode or default_path is True, "conditional"), self.heap.flags.holding(flag, True):
             flow_then = self.exec_block(stmt.body, frame)
         env_then, changed_then = frame.env, self.heap.end_path(mark)
         frame.env = dict(saved)
-        break_then, frame.path_break = frame.path_break, before
-        eager_then, frame.runs_eagerly = frame.runs_eagerly, eager_before
+        then = frame.resume.before_paths()
+        frame.resume.restore(before)
         with OnSomeCalls(frame, by_mode or default_path is False, "conditional"), self.heap.flags.holding(flag, False):
             flow_else = self.exec_block(stmt.orelse, frame)
-        frame.path_break = _path_break_after(before, ((flow_then, break_then), (flow_else, frame.path_break)))
-        frame.runs_eagerly = all(eager for flow, eager in ((flow_then, eager_then), (flow_else, frame.runs_eagerly))
-                                 if flow is FALLS_THROUGH)
+        frame.resume.join_paths(before, tuple((flow is not RETURNS, flow is FALLS_THROUGH, *left) for flow, left in
+                                              ((flow_then, then), (flow_else, frame.resume.before_paths()))))
         with self.heap.flags.joined(flag):
             self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
@@ -317,7 +291,7 @@ class Interpreter:
         returns_then = default_path is not False and _returns_from(stmt.body, flow_then)
         returns_else = default_path is not True and _returns_from(stmt.orelse, flow_else)
         if not by_mode and (returns_then or returns_else):
-            frame.after_early_return = True
+            frame.resume.after_early_return = True
         if flow_then is not FALLS_THROUGH and flow_else is not FALLS_THROUGH:
             return flow_then if flow_then == flow_else else RETURNS
         return FALLS_THROUGH
@@ -329,13 +303,13 @@ class Interpreter:
         start = len(self.graph.nodes)
         saved = dict(frame.env)
         mark = self.heap.begin_branch()
-        frame.loop_depth += 1
-        before, eager_before = frame.path_break, frame.runs_eagerly
+        frame.resume.loop_depth += 1
+        before = frame.resume.before_paths()
         try:
             flow = self.exec_block(stmt.body, frame)
         finally:
-            frame.loop_depth -= 1
-            frame.path_break, frame.runs_eagerly = before, eager_before  # the body may not run
+            frame.resume.loop_depth -= 1
+            frame.resume.restore(before)  # the body may not run
         if branch is None and flow in (FALLS_THROUGH, CONTINUES):
             # The test runs again after the body: a flag the body sets from a tensor
             # (`finished = seqs.max() == 0`) makes that test data-dependent.
@@ -355,7 +329,7 @@ class Interpreter:
     def exec_For(self, stmt: nodes.For, frame: Frame) -> str | None:
         iterable = self.eval(stmt.iter, frame)
         items = iterable.iterate(self)
-        frame.loop_depth += 1
+        frame.resume.loop_depth += 1
         try:
             if items is not None:
                 for item in items:
@@ -368,22 +342,22 @@ class Interpreter:
                 start = len(self.graph.nodes)
                 self.assign(stmt.target, iterable.element(self, stmt.iter, frame), frame)
                 mark = self.heap.begin_branch()
-                frame.conditional += 1  # the loop may run zero times
-                before, eager_before = frame.path_break, frame.runs_eagerly
+                frame.resume.conditional += 1  # the loop may run zero times
+                before = frame.resume.before_paths()
                 try:
                     self.exec_block(stmt.body, frame)
                 finally:
-                    frame.conditional -= 1
-                    frame.path_break, frame.runs_eagerly = before, eager_before
+                    frame.resume.conditional -= 1
+                    frame.resume.restore(before)
                 self.repeat_unknown(start, stmt)
                 self.merge_with_skipped(mark)
                 frame.env = merge_envs(saved, None, frame.env, None)
         finally:
-            frame.loop_depth -= 1
+            frame.resume.loop_depth -= 1
         return self.exec_block(stmt.orelse, frame)
 
     def exec_With(self, stmt: nodes.With, frame: Frame) -> str | None:
-        frame.with_depth += 1  # dynamo cannot resume inside a `with`, its header included
+        frame.resume.with_depth += 1  # dynamo cannot resume inside a `with`, its header included
         depth = 1
         try:
             managers = []
@@ -396,20 +370,20 @@ class Interpreter:
                 if alias is not None:
                     self.assign(alias, UNKNOWN, frame)
             if len(managers) == len(stmt.items) and all(m in tables.RESUMABLE_CONTEXTS for m in managers):
-                frame.with_depth -= 1  # dynamo resumes inside grad-mode and autocast blocks
+                frame.resume.with_depth -= 1  # dynamo resumes inside grad-mode and autocast blocks
                 depth = 0
             return self.exec_block(stmt.body, frame)
         finally:
-            frame.with_depth -= depth
+            frame.resume.with_depth -= depth
 
     def exec_Try(self, stmt: nodes.Try, frame: Frame) -> str | None:
         # Handlers run only when something failed: they are not the compiled path. A break in
         # the body makes dynamo give up on the function (measured: cfg_try_except.py).
-        frame.try_depth += 1
+        frame.resume.try_depth += 1
         try:
             flow = self.exec_block(stmt.body, frame)
         finally:
-            frame.try_depth -= 1
+            frame.resume.try_depth -= 1
         if flow is FALLS_THROUGH:
             flow = self.exec_block(stmt.orelse, frame)
         final = self.exec_block(stmt.finalbody, frame)
@@ -420,13 +394,13 @@ class Interpreter:
     def exec_Match(self, stmt: nodes.Match, frame: Frame) -> str | None:
         self.eval(stmt.subject, frame)
         saved = dict(frame.env)
-        before, eager_before = frame.path_break, frame.runs_eagerly  # no case may match
+        before = frame.resume.before_paths()  # no case may match
         for case in stmt.cases:
             frame.env = dict(saved)
             mark = self.heap.begin_branch()
             self.exec_block(case.body, frame)
             self.merge_with_skipped(mark)
-            frame.path_break, frame.runs_eagerly = before, eager_before
+            frame.resume.restore(before)
         frame.env = merge_envs(saved, None, frame.env, None)
         return FALLS_THROUGH
 
@@ -526,7 +500,7 @@ class Interpreter:
                        closure=function.closure, cls=function.cls)
         if self.evaluating is not None and self.evaluating[0] is expr:
             callee.evaluation = self.evaluating[1]
-        callee.is_property = in_property
+        callee.resume.is_property = in_property
         if isinstance(receiver, Module):
             callee.receiver_configuration = receiver.configuration()
         if isinstance(node, nodes.FunctionDef) and config_patch(self.resolver, node) is not None:
@@ -540,24 +514,13 @@ class Interpreter:
             self.graph.inlined_modules.append(receiver.path)
         self.run_body(callee)
         result = join_all(callee.returns) if callee.returns else Static(None)
-        every_path = _every_path_break(callee)
+        every_path = every_path_break(callee)
         if every_path is not None:
-            self.call_breaks(frame, every_path)
+            self.breaks.call_breaks(frame, every_path)
         if key is not None and (every_path is None or callee.module is self.resolver.main):
             # a call into another file that always breaks is reported at each call site
             self.state.summaries[key] = result
         return result
-
-    def call_breaks(self, frame: Frame, path_break: HeldBreak | str) -> None:
-        """A call made in `frame` breaks on every path through it: a break held back in it is
-        certain now if the call itself is."""
-        if frame.short_circuit:
-            return
-        if isinstance(path_break, HeldBreak) and not _conditional_at_report_site(frame, self.resolver.main):
-            self._report_break(path_break.node, path_break.frame, path_break.found)
-            path_break = REPORTED
-        if frame.path_break is None:
-            frame.path_break = path_break
 
     def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame, receiver: Value | None) -> bool:
         """Is a call of `function` (a method of `receiver`, if bound) inlined? (Every call is,
@@ -571,7 +534,7 @@ class Interpreter:
         reassign its attributes) or for a function that changes a list or dict it is given."""
         if not self.state.reuse_inlined or holds_object((receiver, args, kwargs)) or mutates_arguments(node):
             return None
-        return (node, signature_of((receiver, args, kwargs)), unknown_rest, in_property, frame.loop_depth > 0,
+        return (node, signature_of((receiver, args, kwargs)), unknown_rest, in_property, frame.resume.loop_depth > 0,
                 self.heap.flags.key(), self.options)  # roots of one file may compile under different settings
 
     # ----------------------------------------------------------- module state
@@ -670,114 +633,9 @@ class Interpreter:
             branch.meta["covers"] = self.graph.nodes[start:]
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
-                    gb_ids: tuple[str, ...] = (), qname: str = "",
-                    frame_skip: tuple[str, str] | None = None, skips_own_frame: str | None = None) -> None:
-        """Dynamo breaks the graph at `node` (rule `rule`), when this code runs.
-
-        `frame_skip` names the function of `frame`, which dynamo gives up on (and why);
-        `skips_own_frame` (why) says the construct makes dynamo give up on the rest of the
-        function it is in (it compiles what it traced before), unless an outer one is given up
-        on first (a loop around the call). A break the settings capture or drop (`qname`: the
-        function called) is no break: it changes nothing, so the breaks after it are seen."""
-        if not self.settings_at(frame).breaks(rule, qname):
-            return
-        if frame.runs_eagerly:
-            return  # the rest of this frame runs eagerly (the functions it calls are compiled)
-        found = self._break_here(rule, expr, frame, gb_ids, frame_skip, skips_own_frame)
-        _run_rest_eagerly(frame if frame_skip is not None or found.rest_only else _skipped_frame(frame), frame)
-        held = _conditional_at_report_site(frame, self.resolver.main)
-        if not frame.short_circuit and frame.path_break is None:
-            frame.path_break = HeldBreak(node, frame, found) if held else REPORTED
-        if not held:
-            self._report_break(node, frame, found)
-
-    def stop_tracing(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame, why: str,
-                     gb_ids: tuple[str, ...] = ()) -> bool:
-        """Where dynamo steps over what it cannot trace (`step_unsupported()`, a tensor slice
-        bound), it compiles what the frame traced before and runs the rest of the frame eagerly,
-        if it traced at least two ops of its own; otherwise (an "empty checkpoint") the caller
-        runs the whole frame eagerly. Measured with 2.13: `x[:, start:]` after `start = m.argmax(-1).min()`
-        compiles 1 graph, after `lengths.max()` alone none (val_slice_bounds.py)."""
-        # The ops of the frame's graph: its own and its callees', not its callers' (a break in a
-        # callee compiles the callee as a frame of its own).
-        calls = frame.call_stack()[2]
-        if sum(1 for n in self.graph.nodes[self.segment_start:] if n.op in TRACED_OPS and n is not node
-               and n.meta.get("calls", ())[:len(calls)] == calls) < 2:
-            return False
-        self.graph_break(rule, node, expr, frame, gb_ids=gb_ids, skips_own_frame=why)
-        return True
-
-    def settings_at(self, frame: Frame) -> Options:
-        """The dynamo settings `frame` runs under: the root's, and those a
-        `@torch._dynamo.config.patch(...)` on a function of its stack writes (innermost last)."""
-        settings = self.options
-        for current in frame.stack():
-            if isinstance(current.function, nodes.FunctionDef):
-                settings = settings.with_written(config_patch(self.resolver, current.function) or {})
-        return settings
-
-    def _break_here(self, rule: Rule, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...],
-                    frame_skip: tuple[str, str] | None, skips_own_frame: str | None) -> Break:
-        """The break as the stack stands now (which frames are in a loop, `with` or `try`), for
-        reporting now or, held back, when its call returns."""
-        depths = _unresumable_depths(frame)
-        if frame_skip is not None:
-            depths = (frame.depth, *depths)
-        if frame_skip is None:
-            frame_skip = _skipped_function(frame)
-        rest_only = frame_skip is None and bool(skips_own_frame)
-        if rest_only:
-            frame_skip = (frame.name, skips_own_frame)
-        return Break(rule, _source(expr), frame_skip, gb_ids or rule.default_gb_ids,
-                     tuple(sorted(set(depths))), frame.depth if skips_own_frame else None, rest_only)
-
-    def _report_break(self, node: Node, frame: Frame, found: Break) -> None:
-        node.meta["break"] = found
-        self.reported_breaks += 1
-        self.segment_start = len(self.graph.nodes)  # what is computed before a break is an input after it
-        if found.rule is not rules.BREAK_IN_LOCAL_OBJECT:
-            self._break_unresumable(frame)
-
-    def _break_unresumable(self, frame: Frame) -> None:
-        """A break inside a method of an object this graph made: dynamo cannot rebuild the
-        object to resume the root function, and gives up on all of it (GB0092, measured; a
-        break in any other helper, or at the root, resumes)."""
-        stack = frame.stack()
-        if not any(id(_receiver(current)) in self.heap.local_objects for current in stack[1:]):
-            return
-        if _is_construction(stack[1]):
-            return  # the object is not on the root's stack yet: the construction call resumes
-        call = stack[1].call_site
-        if call is None:
-            return
-        node = self.graph.python_call("resume", meta=self.meta(call, stack[0]))
-        self.graph_break(rules.BREAK_IN_LOCAL_OBJECT, node, call, stack[0], frame_skip=(stack[0].name, "that call"))
-
-    def checkpointed(self, function: Value, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
-                     frame: Frame) -> Value:
-        """`checkpoint(function, *args)`: dynamo traces `function` as the body of a higher-order
-        op, which must be free of side effects (see checkpointed_mutation, Seq.call_method)."""
-        call = CheckpointCall()
-        self.checkpoint_calls.append(call)
-        start, python_start = len(self.graph.nodes), len(self.graph.python_calls)
-        try:
-            result = function.call(self, args, kwargs, expr, frame)
-        finally:
-            self.checkpoint_calls.pop()
-        if call.sets_attribute:
-            # A module attribute set inside: dynamo cannot keep the mutation in the op and
-            # breaks at the checkpoint call (GB4413, measured: cfg_checkpoint_side_effects.py).
-            node = self.graph.python_call("torch.utils.checkpoint.checkpoint", meta=self.meta(expr, frame))
-            self.graph_break(rules.SIDE_EFFECT_IN_CHECKPOINT, node, expr, frame, gb_ids=("GB4413",))
-        # With a break in or at it, the checkpoint runs eagerly, dynamo disabled inside
-        # (torch.utils.checkpoint is _disable_dynamo): segments.py puts its body in no graph.
-        for node in [*self.graph.nodes[start:], *self.graph.python_calls[python_start:]]:
-            node.meta["checkpoint"] = id(call)
-        return result
-
-    def checkpointed_mutation(self) -> None:
-        """A module attribute set inside the checkpointed function being inlined (see checkpointed)."""
-        self.checkpoint_calls[-1].sets_attribute = True
+                    gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None) -> None:
+        """Dynamo breaks the graph at `node` (rule `rule`), when this code runs (resume.Breaks)."""
+        self.breaks.graph_break(rule, node, expr, frame, gb_ids, qname, eagerly)
 
     def call_not_followed(self, qname: str, expr: nodes.NodeNG, frame: Frame | None) -> None:
         """A call into a package whose source is on no library search path is opaque: say so
@@ -828,17 +686,6 @@ def mutates_arguments(function: nodes.FunctionDef | nodes.Lambda) -> bool:
 _MUTATES: weakref.WeakKeyDictionary[nodes.NodeNG, bool] = weakref.WeakKeyDictionary()
 
 
-def _source(expr: nodes.NodeNG) -> str:
-    if isinstance(expr, nodes.ClassDef):
-        return f"class {expr.name}"  # its header, not its body
-    try:
-        text = expr.as_string()
-    except Exception:  # noqa: BLE001 - as_string on odd nodes
-        return type(expr).__name__
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _tested_flag(test: nodes.NodeNG, frame: Frame) -> tuple[Module, str] | None:
     """The module and attribute an `if self.<flag>:` tests, if it tests one."""
     if isinstance(test, nodes.Attribute) and isinstance(test.expr, nodes.Name):
@@ -846,68 +693,6 @@ def _tested_flag(test: nodes.NodeNG, frame: Frame) -> tuple[Module, str] | None:
         if isinstance(module, Module):
             return module, test.attrname
     return None
-
-
-def _is_construction(frame: Frame) -> bool:
-    """A frame of `__init__` run by a class call (measured: a break in the `__init__` of an object
-    forward builds resumes at the call, no GB0092; registry_metaclass.py)."""
-    return isinstance(frame.function, nodes.FunctionDef) and frame.function.name == "__init__"
-
-
-def _receiver(frame: Frame) -> Value | None:
-    """The object a method's frame runs on (its first parameter), if it is a method."""
-    function = frame.function
-    if isinstance(function, nodes.FunctionDef) and function.args.args:
-        return frame.env.get(function.args.args[0].name)
-    return None
-
-
-def _skipped_function(frame: Frame) -> tuple[str, str] | None:
-    """The outermost function dynamo would give up on, and why: a break sits in its loop
-    body, `with` or `try` block or property (directly or through the calls it inlined)."""
-    skipped = _skipped_frame(frame)
-    return (skipped.name, _unresumable(skipped)) if skipped is not None else None
-
-
-def _skipped_frame(frame: Frame) -> Frame | None:
-    return next((current for current in frame.stack() if _unresumable(current)), None)
-
-
-def _run_rest_eagerly(skipped: Frame | None, frame: Frame) -> None:
-    """A break in `frame` made dynamo give up on `skipped` (`frame` or one of its callers): the
-    rest of `skipped` on this path runs eagerly, so the breaks still ahead in its own code are
-    never seen (qwen2_vl's get_rope_index, measured: after the first break in its loop, the
-    next two ran but were not traced). Not when the break is only on some calls of a function
-    `skipped` called, nor inside a short circuit; `if`s and loops in `skipped` restore it."""
-    if skipped is None:
-        return
-    stack = frame.stack()
-    inner = stack[stack.index(skipped) + 1:]
-    if skipped.short_circuit or any(f.conditional or f.short_circuit or f.after_early_return for f in inner):
-        return
-    skipped.runs_eagerly = True
-
-
-def _unresumable(frame: Frame) -> str | None:
-    """Why dynamo cannot resume this frame after a break in it or in a call it makes."""
-    if frame.unrebuildable:
-        return frame.unrebuildable
-    if isinstance(frame.function, Comprehension):
-        return "a comprehension"
-    if frame.loop_depth:
-        return "a loop"
-    if frame.with_depth:
-        return "a `with` block"
-    if frame.try_depth:
-        return "a `try` block"
-    if frame.is_property:
-        return "a property"
-    return None
-
-
-def _unresumable_depths(frame: Frame) -> tuple[int, ...]:
-    """The depths (0: the root) of the frames on the stack that cannot resume."""
-    return tuple(depth for depth, current in enumerate(frame.stack()) if _unresumable(current))
 
 
 def _is_classmethod(function: nodes.FunctionDef) -> bool:
@@ -923,47 +708,12 @@ def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:
         is not None for statement in block)
 
 
-def _path_break_after(before: HeldBreak | str | None,
-                      branches: tuple[tuple[str | None, HeldBreak | str | None], ...]) -> HeldBreak | str | None:
-    """The break every call meets after an `if`: the first of its branches' that go on (a
-    branch that returns kept its own in `return_breaks`; one that raises is no call that runs),
-    if each of them met one."""
-    going_on = [path_break for flow, path_break in branches if flow is not RETURNS]
-    if not going_on:
-        return before
-    return going_on[0] if all(path_break is not None for path_break in going_on) else None
-
-
-def _every_path_break(frame: Frame) -> HeldBreak | str | None:
-    """The break every call of the finished `frame` meets, if each path that returns met one."""
-    breaks = frame.return_breaks
-    if not breaks or any(path_break is None for path_break in breaks):
-        return None
-    return REPORTED if any(path_break is REPORTED for path_break in breaks) else breaks[0]
-
-
 def _view_raises(test: Value, block: list[nodes.NodeNG], options: Options) -> bool:
     """Does the instance view's own assumption (optional inputs at their defaults, training
     mode) take a block that raises? Then it is not the call a user compiles: BartModel's
     `if input_ids is None and inputs_embeds is None: raise ValueError(...)`."""
     return options.follow_defaults and isinstance(test, Static) and (test.varies or test.assumed) \
         and bool(block) and isinstance(block[-1], nodes.Raise)
-
-
-def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:
-    """Would the line we report at run without this construct on some calls?
-
-    A diagnostic says "when this line runs, dynamo breaks here". The line is the construct's
-    own in the linted file, or the call site in it that leads to another file. It does not
-    hold when the construct sits under a short-circuit or ternary of that line whose outcome
-    is not known, or under any unknown branch inside the other files' functions (or after a
-    `return` under one).
-    """
-    stack = frame.stack()
-    report = max((i for i, f in enumerate(stack) if f.module is main), default=0)
-    if stack[report].short_circuit:
-        return True
-    return any(f.conditional or f.short_circuit or f.after_early_return for f in stack[report + 1:])
 
 
 def merge_envs(env_a: dict[str, Value], flow_a: str | None, env_b: dict[str, Value],

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from .. import rules
+from .resume import RestEagerly, WhollyEagerly
 from ..values import (
     NOTHING,
     UNKNOWN,
@@ -60,15 +61,15 @@ def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeN
         # frame, dynamo compiles up to that state and runs the rest eagerly; before that it gives
         # up on the whole frame (measured: noise_injection.py, grad_mode_blocks.py).
         why = "arithmetic on a Python random number"
-        if frame.random_in_graph:
-            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, skips_own_frame=why)
+        if frame.resume.random_in_graph:
+            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, eagerly=RestEagerly(frame.name, why))
         else:
-            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, frame_skip=(frame.name, why))
+            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, eagerly=WhollyEagerly(frame.name, why))
         return Tensor(None, python_random=True)
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
         return NdArray(any_array_holds_data(left, right))  # arange(n) * step: an array whatever the number
     if isinstance(left, Tensor) or isinstance(right, Tensor):
-        frame.random_in_graph |= bool(randoms)
+        frame.resume.random_in_graph |= bool(randoms)
         node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
                                       meta=tx.meta(expr, frame))
         is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from .. import rules, tables
+from ..interpret.resume import WhollyEagerly
 from .base import NOTHING, UNKNOWN, Value, as_args, as_kwargs
 from .containers import Dict, Seq
 from .externals import External
@@ -254,7 +255,7 @@ class Builtin(External):
         elif len(args) == 1 and isinstance(args[0], Seq) and is_definite_tensor(args[0].element_kind()):
             if over_generator(expr):
                 node = tx.graph.call_function("bool", (args[0].element_kind().as_arg(),), meta=tx.meta(expr, frame))
-                tx.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame, frame_skip=(frame.name, "a generator"))
+                tx.graph_break(rules.DATA_DEPENDENT_BRANCH, node, expr, frame, eagerly=WhollyEagerly(frame.name, "a generator"))
             else:
                 tx.branch(args[0].element_kind(), expr, frame)
         return Static()

@@ -55,7 +55,7 @@ class Seq(Value):
                     expr: nodes.NodeNG, frame: Frame) -> Value:
         from .objects import Function
 
-        if name in LIST_MUTATIONS and self.is_list and tx.checkpoint_calls and not _local_receiver(expr, frame):
+        if name in LIST_MUTATIONS and self.is_list and tx.breaks.checkpoint_calls and not _local_receiver(expr, frame):
             # A list from outside a checkpointed function, appended to in it: dynamo's
             # checkpoint op cannot hold the mutation (GB0067, measured: cfg_checkpoint_side_effects.py).
             node = tx.graph.python_call(f"list.{name}", meta=tx.meta(expr, frame))

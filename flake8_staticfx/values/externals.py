@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
 from ..fx_names import FX_NAMES
+from ..interpret.resume import WhollyEagerly
 from ..ir import Node
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .distributions import TransformedDistribution
@@ -65,8 +66,8 @@ class External(Value):
             from .objects import Function
 
             if args and isinstance(args[0], (Function, Module)):
-                return tx.checkpointed(args[0], args[1:], {k: v for k, v in kwargs.items() if k != "use_reentrant"},
-                                       expr, frame)
+                kept = {k: v for k, v in kwargs.items() if k != "use_reentrant"}
+                return tx.breaks.checkpointed(args[0], args[1:], kept, expr, frame)
             return UNKNOWN
         if qname in tables.TRANSFORMED_DISTRIBUTION_CLASSES:
             return TransformedDistribution.construct(args, kwargs, unknown_rest)
@@ -161,11 +162,11 @@ def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value
     """`torch._dynamo.step_unsupported()` (measured with 2.13: GB4636, or GB0275 when it is an
     empty checkpoint, as its docstring warns)."""
     node = tx.graph.python_call("torch._dynamo.step_unsupported", meta=tx.meta(expr, frame))
-    stepped = tx.stop_tracing(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, "torch._dynamo.step_unsupported()",
+    stepped = tx.breaks.stop_tracing(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, "torch._dynamo.step_unsupported()",
                               gb_ids=("GB4636",))
     if not stepped:
         tx.graph_break(rules.EXPLICIT_GRAPH_BREAK, node, expr, frame, gb_ids=("GB0275",),
-                       frame_skip=(frame.name, "an empty checkpoint"))
+                       eagerly=WhollyEagerly(frame.name, "an empty checkpoint"))
     return Static(None)
 
 

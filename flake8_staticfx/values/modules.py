@@ -8,6 +8,7 @@ from astroid import nodes
 
 from .. import rules, tables
 from ..discover import find_method
+from ..interpret.resume import RestEagerly
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .distributions import torch_attribute
 from .flags import ChosenByFlag
@@ -74,8 +75,8 @@ class Module(Value):
 
     def store_attribute(self, tx: Interpreter, name: str, value: Value, target: nodes.NodeNG,
                         frame: Frame) -> None:
-        if tx.checkpoint_calls:
-            tx.checkpointed_mutation()
+        if tx.breaks.checkpoint_calls:
+            tx.breaks.checkpointed_mutation()
         tx.store_module_attribute(self, name, value)
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
@@ -128,7 +129,7 @@ class LeafModule(Module):
                                     meta=tx.meta(expr, frame))
         if self.qname in tables.RNN_MODULES:
             # GB0014 skips the frame (measured: speech_encoder.py, nlp_lstm_tagger.py).
-            tx.graph_break(rules.RNN_MODULE, node, expr, frame, skips_own_frame="an RNN module call")
+            tx.graph_break(rules.RNN_MODULE, node, expr, frame, eagerly=RestEagerly(frame.name, "an RNN module call"))
         # Tuples (RNN, attention) unpack into getitem nodes, as in fx.
         return Tensor(node, needs_grad=self.qname not in tables.PARAMETER_FREE_LAYERS or needs_grad_from(*args))
 
@@ -144,7 +145,7 @@ class LeafModule(Module):
             # Any use of an RNN module in the graph (`self.lstm.flatten_parameters()`) wraps it.
             call = tx.graph.python_call(f"{self.qname}.{name}", as_args(args), as_kwargs(kwargs),
                                         meta=tx.meta(expr, frame))
-            tx.graph_break(rules.RNN_MODULE, call, expr, frame, skips_own_frame="an RNN module call")
+            tx.graph_break(rules.RNN_MODULE, call, expr, frame, eagerly=RestEagerly(frame.name, "an RNN module call"))
             return UNKNOWN
         return super().call_method(tx, name, args, kwargs, expr, frame)
 

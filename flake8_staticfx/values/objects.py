@@ -107,10 +107,10 @@ class ClassRef(Value):
             keep_init_arguments(tx, obj, args, kwargs, unknown_rest)
             return obj
         function, owner = init
-        breaks_before = tx.reported_breaks
+        breaks_before = tx.breaks.reported
         ran = tx.call_function(Function(function, bound=obj, cls=owner), args, kwargs, expr,
                                frame, unknown_rest=unknown_rest)
-        if tx.reported_breaks > breaks_before:
+        if tx.breaks.reported > breaks_before:
             metaclass_call_reruns(tx, cls, expr, frame)
         if ran is UNKNOWN:
             return UNKNOWN  # not inlined (recursion, depth): its attributes are not known
@@ -261,7 +261,7 @@ class OutputRecord(Value):
 
         tx.heap.record(self)
         old = self.fields.get(name)
-        self.fields[name] = join(old, value) if frame.short_circuit and old is not None else value
+        self.fields[name] = join(old, value) if frame.resume.short_circuit and old is not None else value
 
     def state(self) -> dict:
         return dict(self.fields)
@@ -440,7 +440,7 @@ class Obj(Value):
         from .joins import join
 
         old = self.attrs.get(name)
-        if frame.short_circuit:
+        if frame.resume.short_circuit:
             value = join(old, value) if old is not None else UNKNOWN  # set on some calls
         tx.heap.record(self)
         self.attrs[name] = value

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
 from ..fx_names import TENSOR_MEMBERS
+from ..interpret.resume import RestEagerly, WhollyEagerly
 from ..segments import is_metadata
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .static import Static
@@ -142,10 +143,10 @@ class Tensor(Value):
         node = tx.graph.call_function("operator.getitem", (self.as_arg(), key.as_arg()), meta=tx.meta(expr, frame))
         if has_bool_mask(key):
             tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
-        elif any(part.needs_tensor_value() for part in slices_of(key)) and not tx.stop_tracing(
+        elif any(part.needs_tensor_value() for part in slices_of(key)) and not tx.breaks.stop_tracing(
                 rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, "a tensor slice bound"):
             tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame,
-                           frame_skip=(frame.name, "a tensor slice bound"))
+                           eagerly=WhollyEagerly(frame.name, "a tensor slice bound"))
         # `dims[0]`, `dims[1:]` are as valid on a tuple: an assumed input stays assumed.
         weak = self.weak and isinstance(key, Static) and (not key.known or type(key.value) in (int, slice))
         return Tensor(node, weak=weak, is_bool=self.is_bool, needs_grad=self.needs_grad)
@@ -285,7 +286,7 @@ def reduced_in_graph(tx: Interpreter, values: list[Value]) -> bool:
         if isinstance(value, Seq) and value.items is not None and reduced_in_graph(tx, value.items):
             return True
         if is_definite_tensor(value) and not value.scalar and value.node is not None \
-                and tx.graph.position(value.node) >= tx.segment_start and not made_from_python_numbers(value.node):
+                and tx.graph.position(value.node) >= tx.breaks.segment_start and not made_from_python_numbers(value.node):
             made = [value.node, *(n for n in value.node.inputs() if n.op != "get_attr")]
             if any(n.target.rsplit(".", 1)[-1] in tables.REDUCTIONS for n in made if n.op != "placeholder"):
                 return True
@@ -337,5 +338,5 @@ def has_bool_mask(key: Value) -> bool:
 def sparse_operand(tx: Interpreter, node: Node, expr: nodes.NodeNG, frame: Frame) -> Value:
     """An operation on a sparse tensor: dynamo cannot wrap the tensor (GB0015, measured on
     torch.sparse.mm and to_dense), compiles what came before and runs the rest eagerly."""
-    tx.graph_break(rules.SPARSE_TENSOR, node, expr, frame, skips_own_frame="a sparse tensor")
+    tx.graph_break(rules.SPARSE_TENSOR, node, expr, frame, eagerly=RestEagerly(frame.name, "a sparse tensor"))
     return Tensor(node)
