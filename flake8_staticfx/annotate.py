@@ -26,8 +26,8 @@ def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
 
 def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreakRegion:
     rule = brk.rule
-    span: SourceSpan = node.meta["span"]
-    report = report_site(graph.file, span, node.meta.get("stack", ()))
+    span: SourceSpan = node.origin.span
+    report = report_site(graph.file, span, node.origin.stack)
     eagerly = brk.eagerly
     skipped, context = (eagerly.function, eagerly.why) if eagerly is not None else (None, None)
     rest = isinstance(eagerly, RestEagerly)

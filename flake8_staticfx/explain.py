@@ -87,7 +87,7 @@ def explain_root(graph: Graph) -> dict:
 
 def user_stack(node: Node) -> list[dict]:
     """The calls from the root down to the construct, outermost first."""
-    spans = [*node.meta.get("stack", ()), node.meta["span"]]
+    spans = [*node.origin.stack, node.origin.span]
     return [{"file": display_path(span.file), "line": span.line, "function": span.function} for span in spans]
 
 

@@ -31,6 +31,38 @@ class SourceSpan:
     function: str
 
 
+@dataclass(frozen=True)
+class CallStack:
+    """The inlined calls that lead to a frame, outermost first: each call's site, the
+    configuration of its receiver (dynamo's guards on it decide whether a compiled frame is
+    reused, segments.py), and which (evaluation of the site, frame) it is."""
+
+    sites: tuple[SourceSpan, ...] = ()
+    receivers: tuple[Any, ...] = ()
+    frames: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a node comes from: its own span and the inlined calls that lead there."""
+
+    span: SourceSpan | None = None
+    calls: CallStack = CallStack()
+
+    @property
+    def stack(self) -> tuple[SourceSpan, ...]:
+        """The call sites, outermost first."""
+        return self.calls.sites
+
+    @property
+    def depth(self) -> int:
+        """How many inlined calls deep the node is (0: the root's own code)."""
+        return len(self.calls.sites)
+
+
+NO_ORIGIN = Origin()
+
+
 def report_site(main_file: str, span: SourceSpan, stack: tuple[SourceSpan, ...]) -> SourceSpan:
     """The innermost place in the linted file: the construct, or the call that reaches it."""
     if span.file == main_file:
@@ -67,8 +99,13 @@ class Node:
                 stack.extend(item.values())
 
     @property
+    def origin(self) -> Origin:
+        """Where the node comes from (`Interpreter.meta` records it)."""
+        return self.meta.get("origin", NO_ORIGIN)
+
+    @property
     def line(self) -> int | None:
-        span = self.meta.get("span")
+        span = self.origin.span
         return span.line if span else None
 
     def __repr__(self) -> str:

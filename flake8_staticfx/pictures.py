@@ -72,7 +72,7 @@ def _groups(graph: Graph) -> list[_Group]:
     """The root's nodes by the chain of calls that made them, in the order the code reaches each."""
     groups: dict[tuple, _Group] = {}
     for node in graph.nodes:
-        stack = node.meta.get("stack", ())
+        stack = node.origin.stack
         key = tuple((s.file, s.line, s.col) for s in stack)
         groups.setdefault(key, _Group(stack)).nodes.append(node)
     return list(groups.values())
@@ -240,7 +240,7 @@ TEXT_STYLE = {"name": 'font-weight="bold"', "code": "", "from": 'fill="#6b7280" 
 def _node_svg(node: Node, at: tuple[float, float], size: tuple[float, float], text: list[Line],
               colours: _Colours, node_id: str, main_file: str) -> str:
     x, y = at
-    span = node.meta.get("span")
+    span = node.origin.span
     line = span.line if span is not None and span.file == main_file else None
     where = f"line {span.line}" + ("" if line else f" of {span.file}") if span is not None else "no line"
     title = f"{node.name}: {node.op} {node.target} ({where}) - {colours.where(node)}"
@@ -328,8 +328,8 @@ def render_html(analysis: FileAnalysis) -> str:
     for graph in analysis.graphs:
         for region in graph.regions:
             break_lines.setdefault(region.line, []).append(f"{region.code} {region.reason}")
-        node_lines.update(n.meta["span"].line for n in graph.nodes
-                          if n.meta.get("span") and n.meta["span"].file == graph.file)
+        node_lines.update(n.origin.span.line for n in graph.nodes
+                          if n.origin.span and n.origin.span.file == graph.file)
     notices = "".join(f"<li>{html.escape(n.what)} (line {n.line}): {html.escape(n.reason)}</li>"
                       for n in analysis.notices)
     return f"""<!DOCTYPE html>

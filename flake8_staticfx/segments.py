@@ -62,7 +62,7 @@ def sequence(graph: Graph) -> list[Node]:
 
 
 def _depth(node: Node) -> int:
-    return len(node.meta.get("stack", ()))
+    return node.origin.depth
 
 
 def _breaks(node: Node) -> bool:
@@ -151,7 +151,7 @@ def _where(span) -> tuple:
 
 def _call_of(node: Node, depth: int) -> tuple[int, int]:
     """(evaluation of the call site, frame) of the call the frame at `depth` made to run `node`."""
-    return node.meta["calls"][depth]
+    return node.origin.calls.frames[depth]
 
 
 def _items(nodes: list[Node], depth: int) -> list:
@@ -161,7 +161,7 @@ def _items(nodes: list[Node], depth: int) -> list:
     call."""
     items: list = []
     for node in nodes:
-        span = node.meta.get("span")
+        span = node.origin.span
         if _depth(node) <= depth:
             last = items[-1] if items else None
             if isinstance(last, _Call) and span is not None and _where(span) == _where(last.site):
@@ -169,7 +169,7 @@ def _items(nodes: list[Node], depth: int) -> list:
             else:
                 items.append(node)
             continue
-        here = node.meta["stack"][depth]
+        here = node.origin.stack[depth]
         evaluation = _call_of(node, depth)[0]
         last = items[-1] if items else None
         if isinstance(last, _Call) and here == last.site and evaluation == last.evaluation:
@@ -179,8 +179,8 @@ def _items(nodes: list[Node], depth: int) -> list:
         call.site, call.evaluation = here, evaluation
         # Layers the container ran before this project module, at the call's span.
         while (items and not isinstance(items[-1], _Call) and items[-1].op == "call_module"
-               and items[-1].meta.get("span") is not None
-               and _where(items[-1].meta["span"]) == _where(here)):
+               and items[-1].origin.span is not None
+               and _where(items[-1].origin.span) == _where(here)):
             call.insert(0, items.pop())
         items.append(call)
     return items
@@ -308,7 +308,7 @@ def _run_call(result: Segments, call: list, depth: int) -> None:
             for node in run:
                 result.graph_of[node] = None
         else:
-            _run_frame(result, run, depth + 1, _callee_key(run, depth) + (_where(run[0].meta["span"]),))
+            _run_frame(result, run, depth + 1, _callee_key(run, depth) + (_where(run[0].origin.span),))
 
 
 def _callee(node: Node, depth: int) -> int | None:
@@ -319,9 +319,9 @@ def _callee(node: Node, depth: int) -> int | None:
 
 def _callee_key(nodes: list[Node], depth: int):
     """A frame's code cache entry: the call site, and what its receiver was built from."""
-    meta = next(n for n in nodes if _depth(n) > depth).meta
-    site = meta["stack"][depth]
-    return (depth, site.file, site.line, site.col, meta["receivers"][depth])
+    calls = next(n for n in nodes if _depth(n) > depth).origin.calls
+    site = calls.sites[depth]
+    return (depth, site.file, site.line, site.col, calls.receivers[depth])
 
 
 def assign(graph: Graph) -> Segments:

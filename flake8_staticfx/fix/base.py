@@ -163,7 +163,7 @@ def traced_nodes(analysis, path: str) -> dict[tuple[int, int, int, int], list]:
     traced: dict[tuple[int, int, int, int], list] = {}
     for graph in analysis.graphs:
         for node in graph.nodes:
-            span = node.meta.get("span")
+            span = node.origin.span
             if span is None or node.op in ("placeholder", "output") or span.file != path \
                     or node.meta.get("on_python_numbers") or _is_truth_test(node):
                 continue

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from astroid import nodes
 
 from ..discover import SourceModule
-from ..ir import SourceSpan
+from ..ir import CallStack, SourceSpan
 from ..values.base import UNKNOWN, Value
 from ..values.containers import Dict, Seq
 from .resume import ResumeState
@@ -28,7 +28,6 @@ def next_serial() -> int:
     return next(_SERIALS)
 
 
-CallStack = tuple[tuple[SourceSpan, ...], tuple[Any, ...], tuple[tuple[int, int], ...]]
 Comprehension = nodes.ListComp | nodes.SetComp | nodes.DictComp | nodes.GeneratorExp
 # The names CPython 3.11 gives a comprehension's function, as dynamo's messages show them.
 COMPREHENSION_NAMES = {nodes.ListComp: "<listcomp>", nodes.SetComp: "<setcomp>",
@@ -92,21 +91,21 @@ class Frame:
         return False
 
     def call_stack(self) -> CallStack:
-        """The inlined calls that lead to this frame, outermost first: their sites, the
-        configuration of each call's receiver, and each call's (evaluation, frame serial).
-        Fixed once the frame is entered, so made once, not per node."""
+        """The inlined calls that lead to this frame. Fixed once the frame is entered, so made
+        once, not per node."""
         if self._call_stack is None:
             if self.caller is None:
-                self._call_stack = ((), (), ())
+                self._call_stack = CallStack()
             else:
-                spans, receivers, calls = self.caller.call_stack()
+                outer = self.caller.call_stack()
                 site = self.call_site
-                if site is not None:  # None: a default or module-level value evaluated for the caller
-                    spans = (*spans, SourceSpan(self.caller.module.path, site.lineno or 0, site.col_offset or 0,
-                                                site.end_lineno or 0, site.end_col_offset or 0, self.caller.name))
-                    receivers = (*receivers, self.receiver_configuration)
-                    calls = (*calls, (self.evaluation or self.serial, self.serial))
-                self._call_stack = (spans, receivers, calls)
+                if site is None:  # a default or module-level value evaluated for the caller
+                    self._call_stack = outer
+                else:
+                    span = SourceSpan(self.caller.module.path, site.lineno or 0, site.col_offset or 0,
+                                      site.end_lineno or 0, site.end_col_offset or 0, self.caller.name)
+                    self._call_stack = CallStack((*outer.sites, span), (*outer.receivers, self.receiver_configuration),
+                                                 (*outer.frames, (self.evaluation or self.serial, self.serial)))
         return self._call_stack
 
     def stack(self) -> list[Frame]:

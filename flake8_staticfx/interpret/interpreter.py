@@ -25,7 +25,7 @@ from ..discover import (Binding, Resolver, Root, SourceModule, config_patch, is_
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
 from .inline import Frame, bind_arguments, handler_for, next_serial
-from ..ir import Graph, Node, SourceSpan, report_site
+from ..ir import CallStack, Graph, Node, Origin, SourceSpan, report_site
 from .parameters import root_parameters
 from .resume import Breaks, Eagerness, every_path_break
 from ..rules import Rule
@@ -506,9 +506,8 @@ class Interpreter:
         if isinstance(node, nodes.FunctionDef) and config_patch(self.resolver, node) is not None:
             # Dynamo cannot enter the patch's context manager (GB0142): it breaks at the call,
             # and the function runs as a frame of its own, compiled with the patch on.
-            meta = self.meta(expr, callee)
-            meta["span"] = meta["stack"][-1]  # the call, in the caller's file
-            call = self.graph.python_call(node.qname(), meta=meta)
+            calls = callee.call_stack()
+            call = self.graph.python_call(node.qname(), meta={"origin": Origin(calls.sites[-1], calls)})  # the call
             self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, callee, gb_ids=("GB0142",))
         if isinstance(receiver, Module) and node.name == "forward":
             self.graph.inlined_modules.append(receiver.path)
@@ -642,20 +641,19 @@ class Interpreter:
         (an SFX900 notice at the linted file's line), never a silent clean."""
         package = self.resolver.missing_package(qname)
         if package is not None:
-            meta = self.meta(expr, frame)
-            site = report_site(self.resolver.main.path, meta["span"], meta["stack"])
+            origin = self.meta(expr, frame)["origin"]
+            site = report_site(self.resolver.main.path, origin.span, origin.stack)
             self.state.missing_libraries.setdefault((package, site.line, site.col), qname)
 
     def meta(self, expr: nodes.NodeNG | None, frame: Frame | None) -> dict:
-        """Where a node comes from: its span and the stack of inlined calls leading there."""
+        """A node's metadata: where it comes from (its span and the inlined calls leading there)."""
         if expr is None:
             return {}
         module = frame.module if frame is not None else self.resolver.main
         function = frame.name if frame is not None else ""
         span = SourceSpan(module.path, expr.lineno or 0, expr.col_offset or 0,
                           expr.end_lineno or expr.lineno or 0, expr.end_col_offset or 0, function)
-        stack, receivers, calls = frame.call_stack() if frame is not None else ((), (), ())
-        return {"span": span, "stack": stack, "receivers": receivers, "calls": calls}
+        return {"origin": Origin(span, frame.call_stack() if frame is not None else CallStack())}
 
 
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "pop", "setdefault", "clear", "remove"})

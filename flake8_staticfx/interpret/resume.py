@@ -225,9 +225,9 @@ class Breaks:
         compiles 1 graph, after `lengths.max()` alone none (val_slice_bounds.py)."""
         # The ops of the frame's graph: its own and its callees', not its callers' (a break in a
         # callee compiles the callee as a frame of its own).
-        calls = frame.call_stack()[2]
+        calls = frame.call_stack().frames
         if sum(1 for n in self.tx.graph.nodes[self.segment_start:] if n.op in TRACED_OPS and n is not node
-               and n.meta.get("calls", ())[:len(calls)] == calls) < 2:
+               and n.origin.calls.frames[:len(calls)] == calls) < 2:
             return False
         self.tx.graph_break(rule, node, expr, frame, gb_ids=gb_ids, eagerly=RestEagerly(frame.name, why))
         return True
