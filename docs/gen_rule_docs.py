@@ -525,6 +525,82 @@ PAGES["SFX306"] = Page(
                       "fixable.",
 )
 
+PAGES["SFX315"] = Page(
+    dynamo="torch 2.13's handler of the builtins `min` and `max` breaks the graph (GB0193) on a "
+           "`key=` computing a tensor and on a lambda reading the compiled function's variables. From 2.14 "
+           "dynamo runs any key on each item; a key that computes a tensor (`key=lambda t: t.mean()`) "
+           "still needs the tensors' values to compare them in Python, so it breaks (GB5687), while "
+           "a key over Python data traces.",
+    example="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(8, 8)
+                self.b = nn.Linear(8, 8)
+
+            def forward(self, x):
+                return max([self.a(x), self.b(x)], key=lambda t: t.mean())
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(8, 8)
+                self.b = nn.Linear(8, 8)
+
+            def forward(self, x):
+                outs = torch.stack([self.a(x), self.b(x)])
+                return outs[outs.mean(dim=(1, 2)).argmax()]
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * max([3, 1, 2])
+    """,
+    not_flagged_notes="`min`/`max` without a key, or with `abs`, a module-level function or a list's "
+                      "`__getitem__` over Python data. With torch 2.14 or later, a lambda over Python "
+                      "data (`max(range(n), key=lambda i: self.priority[i])`) is not flagged either.",
+)
+
+PAGES["SFX316"] = Page(
+    dynamo="A class whose metaclass defines `__instancecheck__` (jaxtyping's and beartype's shape "
+           "annotations) makes `isinstance(x, C)` run Python code on the tensor. From torch 2.14 "
+           "dynamo breaks the graph there (GB2736); 2.13 ran the check while tracing and kept one "
+           "branch, guarded on the input.",
+    example="""
+        class _RankMeta(type):
+            def __instancecheck__(cls, obj):
+                return obj.dim() == 2
+
+
+        class Matrix(metaclass=_RankMeta):
+            pass
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                if isinstance(x, Matrix):
+                    return x * 2
+                return x.flatten(1)
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def forward(self, x):
+                if x.dim() == 2:
+                    return x * 2
+                return x.flatten(1)
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def forward(self, x):
+                if isinstance(x, torch.Tensor):
+                    return x * 2
+                return x
+    """,
+    not_flagged_notes="`isinstance` with torch's classes or a class without a custom check; with torch "
+                      "2.13 (`--staticfx-torch-version 2.13`) nothing is flagged.",
+)
+
 PAGES["SFX307"] = Page(
     dynamo="The builtin `sorted()` over a tensor iterates it and compares elements in Python, "
            "which needs tensor values: dynamo breaks the graph.",
@@ -909,6 +985,8 @@ PAGES["SFX900"] = Page(
 
 # SFX900 is shown with a tiny step budget (Options(max_steps=1, report_notices=True)).
 NOTICE_OPTIONS = {"SFX900": {"max_steps": 1, "report_notices": True}}
+# Codes whose example breaks only from a torch release on: linted for that release.
+RELEASE_OPTIONS = {"SFX316": {"torch_version": "2.14"}}
 
 
 def _source(snippet: str) -> str:
@@ -961,6 +1039,9 @@ def render(code: str) -> str:
     out += facts + [""]
     out += ["## Why it costs performance" if rule.gb_ids else "## Why it matters", "", page.dynamo, ""]
     out += ["## Example", "", "```python", example.rstrip("\n"), "```", ""]
+    if code in RELEASE_OPTIONS:
+        out += [f"Reported for torch {RELEASE_OPTIONS[code]['torch_version']} and later "
+                f"(`--staticfx-torch-version`).", ""]
     if code in NOTICE_OPTIONS:
         out += ["Run with `--staticfx-notices` and a step budget too small for the root "
                 "(in the API: `Options(max_steps=1, report_notices=True)`), this reports SFX900.",

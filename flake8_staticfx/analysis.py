@@ -26,6 +26,7 @@ from .discover import (
     project_root,
 )
 from .ir import Graph
+from .torch_versions import TorchVersion, resolve
 
 
 @dataclass
@@ -44,6 +45,7 @@ class FileAnalysis:
     lines: list[str] = field(default_factory=list)
     graphs: list[Graph] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
+    torch: TorchVersion | None = None  # the release the answers are for (None: no root looked for)
 
 
 def analyze(source: str, path: str, tree: ast.Module | None = None,
@@ -79,6 +81,8 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         tree = tree if tree is not None else ast.parse(source)
         root_dir, modname = project_root(path)
         module = parse_source(tree, modname, path, source)
+        result.torch = torch_for(path, options)
+        options = replace(options, torch_version=result.torch.minor)
         resolver = Resolver(SourceModule(module, path, modname, source), project_for(root_dir, modname),
                             module_bases=options.module_bases,
                             libraries=libraries_for(options.library_path, root_dir))
@@ -113,6 +117,13 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
     for (package, line, col), qname in state.missing_libraries.items():
         result.notices.append(Notice(line, col, qname, f"package `{package}` not found on the library "
                                      "search path (--staticfx-library-path): the call is not followed"))
+
+
+def torch_for(path: str, options: Options) -> TorchVersion:
+    """The torch release the answers for the file at `path` are for (torch_versions.resolve),
+    looked for from its project root."""
+    root_dir, _ = project_root(os.path.abspath(path))
+    return resolve(options.torch_version, libraries_for(options.library_path, root_dir).search_path, root_dir)
 
 
 def _compile_calls(resolver: Resolver, source: str, tree: ast.Module, required: bool) -> list[CompileCall]:

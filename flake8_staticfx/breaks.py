@@ -14,6 +14,7 @@ from typing import Callable
 from . import rules
 from .ir import Node
 from .rules import Rule
+from .torch_versions import ByVersion, since
 from .values import (
     UNKNOWN,
     Dict,
@@ -129,6 +130,16 @@ class BreakingCall:
     otherwise: Callable[[list[Value]], Value] | None = None
     in_graph: bool = False  # the node is a graph op (call_function), not a Python-side call
     gb_ids: tuple[str, ...] = ()  # of the occurrence, when the rule's default does not say it
+    # A break that moved between torch releases: its GB ids in each, None where it does not break.
+    moved: ByVersion | None = None
+
+    def gb_ids_in(self, version: str) -> tuple[str, ...] | None:
+        """The GB ids of the call's break in torch `version`; None when it does not break there."""
+        return self.gb_ids if self.moved is None else self.moved.at(version)
+
+    def versions(self, version: str) -> str:
+        """The releases that break as `version` does, when not all do ('torch 2.13 only')."""
+        return self.moved.span(version) if self.moved is not None else ""
 
 
 SKIPPED = BreakingCall(rules.SKIPPED_FUNCTION_CALL)
@@ -183,7 +194,9 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "traceback.format_stack": SKIPPED,  # measured: cfg_skipped_stdlib.py
     "pdb.set_trace": SKIPPED,
     "os.getpid": SKIPPED,
-    "random.random": SKIPPED,
+    # Skipped by 2.13 (the random module was on BUILTIN_SKIPLIST); traced from 2.14, as
+    # random.randint is (tables.TRACED_RANDOM_FUNCTIONS). Measured: ver_moved_breaks.py.
+    "random.random": BreakingCall(rules.SKIPPED_FUNCTION_CALL, moved=since("2.14", ("GB0007",), None)),
     "random.choice": SKIPPED,
     "torch.nn.utils.rnn.pack_padded_sequence": SKIPPED,
     "torch.nn.utils.rnn.pad_packed_sequence": SKIPPED,
@@ -193,6 +206,9 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     # Dynamo traces into these and meets a method it does not support (GB0156, measured);
     # re.match on a constant pattern and string traces.
     "json.dumps": UNSUPPORTED_INSIDE,
+    # 2.13 does not support the method (GB0156); 2.14 reads the variable (ver_fixed_after_213.py).
+    "contextvars.ContextVar.get": BreakingCall(rules.SKIPPED_FUNCTION_CALL, unknown_result,
+                                               moved=since("2.14", ("GB0156",), None)),
     "datetime.datetime.now": UNSUPPORTED_INSIDE,
     "torch.Generator": BreakingCall(rules.GENERATOR_IN_FORWARD, generator_result),
     # torch.equal and torch.allclose give a Python bool: the tensors' values are needed
@@ -218,11 +234,11 @@ SKIPPED_PREFIXES = ("time.",)
 TRACED_FUNCTIONS = frozenset({"time.struct_time"})
 
 
-def breaking_call(qname: str, args: list[Value]) -> BreakingCall | None:
-    """The breaking call `qname` is, if it is one."""
+def breaking_call(qname: str, args: list[Value], version: str) -> BreakingCall | None:
+    """The breaking call `qname` is in torch `version`, if it is one."""
     call = BREAKING_CALLS.get(qname)
     if call is not None:
-        return call
+        return call if call.gb_ids_in(version) is not None else None
     if qname.startswith(SKIPPED_PREFIXES) and qname not in TRACED_FUNCTIONS:
         return SKIPPED
     if qname.startswith("numpy.random.") and qname != "numpy.random.seed":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from dataclasses import dataclass
 
@@ -47,12 +48,29 @@ def _load(command: Command):
     return add, run
 
 
-def build_parser(prog: str = "flake8-staticfx") -> argparse.ArgumentParser:
-    from . import __version__
+class VersionAction(argparse.Action):
+    """`--version`: the linter's version, and the torch release its answers are for here (worked
+    out only when asked: it looks for the installed torch and the project's pins)."""
 
+    def __init__(self, option_strings: list[str], dest: str, **kwargs):
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from . import __version__
+        from .analysis import torch_for
+        from .config import Options
+        from .torch_versions import MODELED
+
+        torch = torch_for(os.path.join(os.getcwd(), "-"), Options())
+        print(f"{parser.prog} {__version__}: answers for {torch.describe()}; models torch {', '.join(MODELED)}")
+        parser.exit()
+
+
+def build_parser(prog: str = "flake8-staticfx") -> argparse.ArgumentParser:
     description = "Find where torch.compile breaks a PyTorch model's graph, statically."
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action=VersionAction, help="the linter's version and the torch release "
+                        "it answers for in the current directory")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         loaded = _load(command)

@@ -142,6 +142,7 @@ def _rows(analysis: FileAnalysis, path: str) -> list[dict]:
             "file": path, "class": cls, "root": function or graph.root, "nodes": len(graph.nodes),
             "breaks": dict(sorted(Counter(code for code, _ in graph.break_sites()).items())),
             "graphs": predicted_graphs(graph), "not_followed": graph.unknown_values(),
+            "torch": analysis.torch.minor,
         })
     return rows
 
@@ -163,8 +164,9 @@ def _report(args: argparse.Namespace, options: Options) -> int:
               str(r["not_followed"] or "-")]
              for r in rows]
     total_breaks = sum(sum(r["breaks"].values()) for r in rows)
+    releases = ", ".join(sorted({r["torch"] for r in rows})) or "-"
     summary = f"{len(rows)} compile roots, {total_breaks} graph breaks, " \
-              f"{sum(r['graphs'] for r in rows)} graphs predicted"
+              f"{sum(r['graphs'] for r in rows)} graphs predicted, for torch {releases}"
     if args.format == "markdown":
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))

@@ -38,6 +38,9 @@ class Options:
     max_nodes: int = 20000
     file_time_budget: float = 5.0  # CPU seconds per file
     max_steps: int = 400_000  # statements interpreted per file
+    # The torch release the answers are for ("2.14"); "" until analysis.py resolves it
+    # (torch_versions.resolve: this option, else the installed torch, the pins, the newest).
+    torch_version: str = ""
     # Reuse what a call inlined before in the same file (flake8); the CLI draws full graphs.
     reuse_inlined: bool = True
     # Follow constructor defaults and training mode in `if`s, as torch.fx traces a module
@@ -82,7 +85,7 @@ def might_have_roots(source: str) -> bool:
 @dataclass(frozen=True)
 class OptionSpec:
     flag: str  # the command-line flag; the config key is the flag without its leading `--`
-    kind: str  # "bool" (a switch), "int", or "list" (comma separated names)
+    kind: str  # "bool" (a switch), "int", "list" (comma separated names) or "version" (X.Y)
     field: str  # the Options field it sets
     help: str
     default: Any = None  # None: the Options field's own default
@@ -136,6 +139,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "forward is linted, and it says so once."),
     OptionSpec("--staticfx-notices", "bool", "report_notices",
                "Report SFX900 when a compile root could not be analysed (and why)."),
+    OptionSpec("--staticfx-torch-version", "version", "torch_version",
+               "The torch release to answer for (X.Y: 2.13, 2.14, 2.15). Default: the torch installed "
+               "beside the code, else the project's pins, else the newest modeled."),
     OptionSpec("--staticfx-max-inline-depth", "int", "max_inline_depth",
                "How deep calls are inlined. Default: %(default)s"),
 )
@@ -167,7 +173,16 @@ def parse_config_value(spec: OptionSpec, text: str) -> Any:
             return int(text.strip())
         except ValueError:
             raise ValueError(f"{spec.config_name}: not an integer: {text!r}") from None
+    if spec.kind == "version":
+        return version_value(text)
     return split_list(text)
+
+
+def version_value(text: str) -> str:
+    """A torch release as X.Y or X.Y.Z (`2.14`, `2.14.1`). Raises ValueError otherwise."""
+    if not re.fullmatch(r"\s*\d+\.\d+(\.\d+)?\s*", text):
+        raise ValueError(f"staticfx-torch-version: not a torch version (X.Y): {text!r}")
+    return text.strip()
 
 
 def options_from(values: Mapping[str, Any], **extra: Any) -> Options:

@@ -21,6 +21,7 @@ from . import segments
 from .commands import add_graph_arguments, analyse_roots
 from .ir import Graph, GraphBreakRegion, Node
 from .messages import display_path
+from .torch_versions import TorchVersion, facts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,12 +32,13 @@ def run(args: argparse.Namespace) -> int:
     analysis = analyse_roots(args)
     if analysis is None:
         return 2
-    explained = [explain_root(graph) for graph in analysis.graphs]
+    explained = [explain_root(graph, analysis.torch) for graph in analysis.graphs]
     if args.format == "json":
         print(json.dumps(explained, indent=2))
     elif not explained:
         print(f"{args.file}: no compile root (no nn.Module forward, no torch.compile'd function)")
     else:
+        print(f"Answers for {analysis.torch.describe()}\n")
         print("\n\n".join(render(item) for item in explained))
     return 0
 
@@ -67,18 +69,22 @@ def unique_breaks(graph: Graph) -> list[RepeatedBreak]:
     return sorted(breaks.values(), key=lambda b: [(f["file"], f["line"]) for f in b.user_stack])
 
 
-def explain_root(graph: Graph) -> dict:
-    """The root's ExplainOutput fields: graph_count, graph_break_count, break_reasons, ops_per_graph."""
+def explain_root(graph: Graph, torch: TorchVersion) -> dict:
+    """The root's ExplainOutput fields: graph_count, graph_break_count, break_reasons, ops_per_graph;
+    each break's GB ids with their titles in the registry of the torch release answered for."""
     assignment = segments.assign(graph)
+    registry = facts(torch.minor)
     breaks = [{"code": b.region.code, "line": b.region.line, "reason": b.region.reason,
-               "gb_ids": list(b.region.gb_ids), "impact": b.region.impact, "user_stack": b.user_stack,
+               "gb_ids": list(b.region.gb_ids), "gb_titles": {gb: registry.title(gb) for gb in b.region.gb_ids},
+               "versions": b.region.versions, "impact": b.region.impact, "user_stack": b.user_stack,
                "times": len(b.occurrences)} for b in unique_breaks(graph)]
     ops: dict[int, list[dict]] = {}
     for node in graph.nodes:
         number = assignment.graph_of.get(node)
         if number is not None and node.op in segments.TRACED_OPS:
             ops.setdefault(number, []).append({"op": node.op, "target": node.target, "line": node.line})
-    return {"root": graph.root, "file": display_path(graph.file), "unknown_values": graph.unknown_values(),
+    return {"root": graph.root, "file": display_path(graph.file), "torch": torch.as_json(),
+            "unknown_values": graph.unknown_values(),
             "graph_count": assignment.count,
             "graph_break_count": len(graph.break_sites()),
             "break_reasons": breaks,
@@ -103,6 +109,9 @@ def render(item: dict) -> str:
         times = f" (×{brk['times']}, once per iteration)" if brk["times"] > 1 else ""
         lines.append(f"  Break Reason {number}:{times}")
         lines.append(f"    Reason: {brk['code']} {brk['reason']} ({'/'.join(brk['gb_ids'])})")
+        lines.extend(f"    {gb}: {title}" for gb, title in brk["gb_titles"].items() if title)
+        if brk["versions"]:
+            lines.append(f"    Breaks so in: {brk['versions']}")
         if brk["impact"]:
             lines.append(f"    Impact: {brk['impact']}")
         lines.append("    User Stack:")

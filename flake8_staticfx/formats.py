@@ -26,7 +26,8 @@ def render_text(findings: Sequence[Finding]) -> str:
 def render_json(findings: Sequence[Finding]) -> str:
     """A JSON array, one object per finding (one per line)."""
     rows = [json.dumps({"path": f.path, "line": f.line, "col": f.col, "code": f.code, "message": f.message,
-                        "gb_ids": list(f.gb_ids), "url": f.url or None}) for f in findings]
+                        "gb_ids": list(f.gb_ids), "url": f.url or None, "torch": f.torch or None})
+            for f in findings]
     return "[\n" + ",\n".join(rows) + ("\n" if rows else "") + "]\n"
 
 
@@ -88,7 +89,7 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                 "artifactLocation": _artifact(finding.path),
                 "region": {"startLine": finding.line, "startColumn": finding.col},
             }}],
-            **({"properties": {"gb_ids": list(finding.gb_ids)}} if finding.gb_ids else {}),
+            **({"properties": {"gb_ids": list(finding.gb_ids), "torch": finding.torch}} if finding.gb_ids else {}),
         })
     sarif = {
         "$schema": SARIF_SCHEMA,
@@ -97,6 +98,8 @@ def render_sarif(findings: Sequence[Finding]) -> str:
             "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "semanticVersion": __version__,
                                 "informationUri": INFORMATION_URI, "rules": rules}},
             "columnKind": "unicodeCodePoints",
+            # The torch releases the answers are for (torch_versions.resolve), one per project linted.
+            "properties": {"torch": sorted({f.torch for f in findings if f.torch})},
             "results": results,
         }],
     }

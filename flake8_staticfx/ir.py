@@ -146,6 +146,7 @@ class GraphBreakRegion:
     nodes: list[Node] = field(default_factory=list)
     what: str = ""  # the construct as written, for the message
     site: Site | None = None  # where the construct is, when in another file than the linted one
+    versions: str = ""  # the torch releases that break so, when not every modeled one does
 
     @property
     def severity(self) -> str:

@@ -36,6 +36,7 @@ class Finding:
     code: str
     message: str  # the text after the code, exactly as flake8 prints it
     gb_ids: tuple[str, ...] = ()
+    torch: str = ""  # the torch release the finding is for ("2.14"); "" for E999/E902
 
     @property
     def url(self) -> str:
@@ -103,6 +104,7 @@ def lint_file(path: str, options: Options, selection: Selection, disable_noqa: b
         return [Finding(path, line, col + 1, SYNTAX_ERROR, f"{type(exc).__name__}: {message}")]
     found = []
     noqa = None
+    torch = ""
     for line, col, message, gb_ids in diagnose(source, path, tree, options):
         code, _, text = message.partition(" ")
         if not selection.reports(code):
@@ -115,7 +117,11 @@ def lint_file(path: str, options: Options, selection: Selection, disable_noqa: b
                 physical = lines[line - 1]  # flake8 falls back to the physical line (linecache)
             if silenced(code, physical):
                 continue
-        found.append(Finding(path, line, (col or 0) + 1, code, text, gb_ids))
+        if not torch:
+            from .analysis import torch_for  # only once there is something to report
+
+            torch = torch_for(path, options).minor
+        found.append(Finding(path, line, (col or 0) + 1, code, text, gb_ids, torch))
     return found
 
 

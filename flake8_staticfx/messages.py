@@ -79,15 +79,16 @@ def describe(rule: Rule, what: str, site: Site | None = None) -> str:
 
 def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped: str | None = None,
            skip_context: str | None = None, skips_rest: bool = False, site: Site | None = None,
-           fails_compile: bool = False, fixable: bool = False, limit: int = LIMIT) -> str:
+           fails_compile: bool = False, fixable: bool = False, versions: str = "", limit: int = LIMIT) -> str:
     """The flake8 message of one occurrence, code first, at most `limit` characters.
 
     The construct is shortened to fit. When it would be cut below MIN_WHAT characters, the
     other parts give way first, in this order: the calling function's name, why dynamo cannot
     resume, FIX_HINT (on an occurrence the fix command rewrites), those two again, the fix,
-    which function runs eagerly. The code, summary, location and GB ids stay.
+    which function runs eagerly. The code, summary, location, GB ids and the torch releases
+    that break so (`versions`, when not every modeled one does) stay.
     """
-    gb = f" ({'/'.join(gb_ids)})" if gb_ids else ""
+    gb = f" ({', '.join(filter(None, ('/'.join(gb_ids), versions)))})" if gb_ids or versions else ""
     full = site.text() if site else ""
     bare = site.text(with_function=False) if site else ""
     cost = impact(frame_skipped, skip_context, skips_rest, fails_compile)

@@ -7,7 +7,7 @@ import gc
 from typing import Any, Iterator
 
 from . import __version__
-from .config import OPTION_SPECS, Options, might_have_roots, options_from
+from .config import OPTION_SPECS, Options, might_have_roots, options_from, version_value
 from .rules import OFF_BY_DEFAULT
 
 GC_THRESHOLDS = (20_000, 50, 100)
@@ -74,6 +74,8 @@ class Checker:
             elif spec.kind == "int":
                 manager.add_option(spec.flag, type=int, default=spec.default_value, parse_from_config=True,
                                    help=spec.help)
+            elif spec.kind == "version":
+                manager.add_option(spec.flag, type=version_value, parse_from_config=True, help=spec.help)
             else:
                 manager.add_option(spec.flag, default=",".join(spec.default_value), parse_from_config=True,
                                    comma_separated_list=True, help=spec.help)

@@ -15,7 +15,7 @@ from .rules import RULES
 def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
     return messages.render(RULES[region.code], region.what, region.gb_ids, frame_skipped=region.frame_skipped,
                            skip_context=region.skip_context, skips_rest=region.skips_rest, site=region.site,
-                           fails_compile=region.fails_compile, fixable=fixable)
+                           fails_compile=region.fails_compile, fixable=fixable, versions=region.versions)
 
 
 def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,

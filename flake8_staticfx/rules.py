@@ -137,10 +137,11 @@ EXPLICIT_GRAPH_BREAK = Rule(
 COMPILER_DISABLED_CALL = Rule(
     "SFX302",
     "compiler-disabled-call",
-    ("GB0098", "GB0099"),
+    ("GB0098", "GB0099", "GB0007", "GB0377"),
     "call to a compiler-disabled function",
     "call it outside the compiled code",
     "call it outside the compiled region, or remove the decorator",
+    occurrence_gb_ids=("GB0098", "GB0099"),  # a wrapper made in the region names its own (by release)
 )
 
 AUTOGRAD_IN_FORWARD = Rule(
@@ -179,6 +180,30 @@ RNN_MODULE = Rule(
     "RNN/GRU/LSTM module call",
     "unroll with GRUCell/LSTMCell, or keep it uncompiled",
     "unroll with nn.GRUCell/nn.LSTMCell, or keep the recurrent module outside torch.compile",
+    fixable=False,
+)
+
+MIN_MAX_KEY = Rule(
+    "SFX315",
+    "min-max-key",
+    ("GB0193", "GB5687"),
+    "min()/max() with a key",
+    "pick with torch.stack(...).argmax()",
+    "stack the candidates and pick with argmax/argmin, or choose outside the compiled code; torch "
+    "2.13 breaks on a key computing a tensor or a lambda reading local variables (GB0193), 2.14 "
+    "and later on a key computing a tensor (GB5687)",
+    fixable=False,
+)
+
+CUSTOM_INSTANCE_CHECK = Rule(
+    "SFX316",
+    "custom-instance-check",
+    ("GB2736",),
+    "isinstance() with a custom type check",
+    "test x.dim() or x.shape directly",
+    "test the tensor's dim, shape or dtype directly instead of a class whose metaclass defines "
+    "__instancecheck__ (jaxtyping, beartype annotations), or check outside the compiled code; "
+    "torch 2.14 and later break there, 2.13 ran the check",
     fixable=False,
 )
 

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import OPTION_SPECS, parse_config_value, split_list
+from .config import OPTION_SPECS, parse_config_value, split_list, version_value
 
 CANDIDATES = ("setup.cfg", "tox.ini", ".flake8")
 DEFAULT_EXCLUDE = (".svn", "CVS", ".bzr", ".hg", ".git", "__pycache__", ".tox", ".nox", ".eggs", "*.egg")
@@ -130,6 +130,8 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
             group.add_argument(spec.flag, action="store_true", default=None, help=text)
         elif spec.kind == "int":
             group.add_argument(spec.flag, type=int, default=None, metavar="N", help=text)
+        elif spec.kind == "version":
+            group.add_argument(spec.flag, type=version_value, default=None, metavar="X.Y", help=text)
         else:
             group.add_argument(spec.flag, default=None, metavar="LIST", help=text)
 

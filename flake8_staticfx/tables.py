@@ -10,6 +10,7 @@ import builtins
 
 from astroid import nodes
 
+from .torch_versions import since
 from .values.base import NOTHING
 
 # A module's own dunder globals (`__name__`, `__file__`, `__doc__`, ...) shadow builtins'
@@ -145,8 +146,21 @@ RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
 
 # -- functions from outside the project ----------------------------------------
 
-# random functions dynamo turns into graph inputs (random.random is skipped instead).
-TRACED_RANDOM_FUNCTIONS = frozenset({"random.randint", "random.uniform", "random.randrange"})
+# random functions dynamo turns into graph inputs (random.random too from 2.14; 2.13 skips it,
+# breaks.BREAKING_CALLS).
+TRACED_RANDOM_FUNCTIONS = frozenset({"random.randint", "random.uniform", "random.randrange", "random.random"})
+# min()/max() with key=, by what the key is: 2.13's handler breaks on a key computing a tensor
+# and on a lambda reading the compiled function's variables (GB0193; a module-level def, `abs`
+# or a list's `__getitem__` over constants traces); from 2.14 only a key computing a tensor
+# breaks (GB5687). Measured: ver_min_max_keys.py, ver_moved_breaks.py, ver_fixed_after_213.py.
+MIN_MAX_KEY_BREAKS = {"tensor": since("2.14", ("GB0193",), ("GB5687",)),
+                      "closure": since("2.14", ("GB0193",), None)}
+# isinstance(tensor, C) where C's metaclass defines __instancecheck__: from 2.14 a break (GB2736).
+CUSTOM_INSTANCE_CHECK_BREAKS = since("2.14", None, ("GB2736",))
+# Calling `torch.compiler.disable(f)` made in the compiled code: 2.13 skips the wrapper
+# (GB0007), 2.14 names the call (GB0377); both then skip calling f (GB0098). Measured:
+# ver_moved_breaks.py.
+DISABLED_WRAPPER_CALL_BREAKS = since("2.14", ("GB0007", "GB0098"), ("GB0377", "GB0098"))
 # Builtins computed on known static arguments exactly as Python would.
 PURE_BUILTINS = frozenset({
     "str", "repr", "int", "float", "bool", "abs", "round", "min", "max", "len", "sorted",
@@ -275,6 +289,8 @@ UNSUPPORTED_CONTEXTS = frozenset({
 # unittest.mock objects: dynamo skips the unittest directory, so calling one breaks
 # ("Attempted to inline function marked as skipped", GB0008; measured: cfg_mock_decorated.py).
 MOCK_CLASSES = frozenset({"unittest.mock.Mock", "unittest.mock.MagicMock"})
+# Classes whose objects' methods breaks.BREAKING_CALLS names (`contextvars.ContextVar.get`).
+INSTANCE_CLASSES = frozenset({"contextvars.ContextVar"})
 # Builtins that turn a tensor into text (GB0059 for str, GB0569 for repr).
 TENSOR_TEXT_BUILTINS = frozenset({"str", "repr"})
 

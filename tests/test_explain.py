@@ -107,7 +107,7 @@ def test_counts_agree_with_graph_and_the_plugin_on_every_case(view):
         path = os.path.join(CASES, name)
         source = open(path, encoding="utf-8").read()
         analysis = analyze(source, path, options=options)
-        explained = [explain_root(graph) for graph in analysis.graphs]
+        explained = [explain_root(graph, analysis.torch) for graph in analysis.graphs]
         for graph, item, row in zip(analysis.graphs, explained, _rows(analysis, path)):
             # `graph` prints segments.assign(graph).count as its predicted graphs
             assert item["graph_count"] == segments.count(graph) == row["graphs"], (name, graph.root)

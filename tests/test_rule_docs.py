@@ -49,7 +49,7 @@ def test_page_content(code):
 @pytest.mark.parametrize("code", sorted(RULES))
 def test_example_triggers_exactly_its_code(code, tmp_path):
     example, _, _ = gen.examples(code)
-    settings = gen.NOTICE_OPTIONS.get(code)
+    settings = {**gen.NOTICE_OPTIONS.get(code, {}), **gen.RELEASE_OPTIONS.get(code, {})}
     options = Options(**settings) if settings else None
     codes = _codes(example, tmp_path, options)
     assert codes and set(codes) == {code, *gen.PAGES[code].with_codes}, codes

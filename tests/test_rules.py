@@ -212,6 +212,16 @@ CASES: dict[str, tuple[str, str]] = {
         net("h = h / Stats(h).total", extra=registered("print(x.shape)", mark="  # expect: SFX314")),
         net("h = h / Stats(h).total", extra=registered("assert x.dim() == 2")),
     ),
+    "SFX315": (
+        net("h = max([h, h * 2], key=lambda t: t.mean())  # expect: SFX315"),
+        net("h = h * max([3, 1, 2], key=abs)"),
+    ),
+    "SFX316": (
+        net("if isinstance(h, Matrix):  # expect: SFX316\n    h = h * 2",
+            extra="class _Meta(type):\n    def __instancecheck__(cls, obj):\n        return obj.dim() == 2\n\n\n"
+                  "class Matrix(metaclass=_Meta):\n    pass\n\n\n"),
+        net("if isinstance(h, torch.Tensor):\n    h = h * 2"),
+    ),
     "SFX401": (
         net("idx = torch.nonzero(h)  # expect: SFX401"),
         net("h = torch.where(h > 0, h, 0)"),
@@ -219,6 +229,8 @@ CASES: dict[str, tuple[str, str]] = {
 }
 # Codes reported only together with the break they follow (in RUNNING.count: a print).
 CAUSED_BY = {"SFX310": ("SFX201",), "SFX314": ("SFX201",)}
+# Codes whose construct breaks only from a torch release on: linted for that release.
+RELEASE_OF = {"SFX316": "2.14"}
 # The notice is not about the model's code; it has its own tests below.
 NOT_CONSTRUCT_RULES = {"SFX900"}
 
@@ -255,7 +267,7 @@ def test_trigger(tmp_path, code):
     source, _ = CASES[code]
     marks = expected(source)
     assert marks and all(c == code for _, c in marks)
-    found = lint(tmp_path, source)
+    found = lint(tmp_path, source, Options(torch_version=RELEASE_OF.get(code, "")))
     if code in CAUSED_BY:  # SFX310 follows a break inside the method it reports the call of
         causes = [hit for hit in found if hit[2].startswith(CAUSED_BY[code])]
         assert causes
@@ -264,7 +276,7 @@ def test_trigger(tmp_path, code):
     rule = RULES[code]
     for _, _, message in found:
         assert message.startswith(f"{code} ")
-        named = re.search(r"\((GB\d{4}(?:/GB\d{4})*)\);", message).group(1).split("/")
+        named = re.search(r"\((GB\d{4}(?:/GB\d{4})*)(?:, torch [^)]+)?\);", message).group(1).split("/")
         assert named and set(named) <= set(rule.gb_ids), named  # the ids of this occurrence
         assert message.startswith(f"{code} {rule.summary}: `") and message.endswith(f"; {rule.fix}")
 
@@ -283,7 +295,7 @@ def test_captured_by_settings(tmp_path, code):
     rule = RULES[code]
     settings = ["fullgraph", "capture_scalar_outputs", "capture_dynamic_output_shape_ops"]
     for setting in settings:
-        found = codes_of(lint(tmp_path, source, Options(**{setting: True})))
+        found = codes_of(lint(tmp_path, source, Options(**{setting: True}, torch_version=RELEASE_OF.get(code, ""))))
         if setting in rule.captured_by:
             assert code not in {c for _, c in found}, setting
         else:

@@ -632,9 +632,10 @@ class Interpreter:
             branch.meta["covers"] = self.graph.nodes[start:]
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
-                    gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None) -> None:
+                    gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None,
+                    versions: str = "") -> None:
         """Dynamo breaks the graph at `node` (rule `rule`), when this code runs (resume.Breaks)."""
-        self.breaks.graph_break(rule, node, expr, frame, gb_ids, qname, eagerly)
+        self.breaks.graph_break(rule, node, expr, frame, gb_ids, qname, eagerly, versions)
 
     def call_not_followed(self, qname: str, expr: nodes.NodeNG, frame: Frame | None) -> None:
         """A call into a package whose source is on no library search path is opaque: say so

@@ -19,7 +19,7 @@ Each frame keeps its own `ResumeState`; segments.py reads the `Break` each raise
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Union
 
 from astroid import nodes
@@ -73,6 +73,8 @@ class Break:
     # The frame that compiles what it traced before this break and runs the rest eagerly
     # (an RNN module, arithmetic on a random number: measured, probes in segments.py).
     stop_depth: int | None = None
+    # The torch releases that break this way, when not all modeled ones do ('torch 2.14+').
+    versions: str = ""
 
     @property
     def data_dependent_shape(self) -> bool:
@@ -187,16 +189,18 @@ class Breaks:
         self.checkpoint_calls: list[CheckpointCall] = []
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
-                    gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None) -> None:
+                    gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None,
+                    versions: str = "") -> None:
         """Dynamo breaks the graph at `node` (rule `rule`, `qname`: the function called), when
         this code runs; `eagerly` says how the construct makes dynamo run `frame` on, unless an
-        outer frame is given up on first (a loop around the call)."""
+        outer frame is given up on first (a loop around the call); `versions` names the torch
+        releases that break so, when not every modeled one does (torch_versions.ByVersion.span)."""
         if not self.settings_at(frame).breaks(rule, qname):
             return  # captured or dropped: no break, nothing changes
         if frame.resume.eagerly:
             return  # the rest of this frame runs eagerly (the functions it calls are compiled)
         outer = _skipped_frame(frame)
-        found = self._found(rule, expr, frame, gb_ids, eagerly, outer)
+        found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer), versions=versions)
         if isinstance(eagerly, WhollyEagerly) or isinstance(eagerly, RestEagerly) and outer is None:
             _runs_on_eagerly(frame, frame, found.eagerly)
         elif outer is not None:

@@ -13,7 +13,7 @@ from .containers import Dict, Seq
 from .externals import External
 from .folding import fold
 from .modules import Module
-from .objects import ClassRef, Function, Super
+from .objects import ClassRef, Function, Super, metaclass_method
 from .static import Static, derived
 from .tensors import NdArray, Tensor, is_definite_tensor, only_weak, python_scalar
 
@@ -42,10 +42,12 @@ class Builtin(External):
             if isinstance(result, list):
                 return Seq([derived(v, *args) for v in result], is_list=True)
             return derived(result, *args)
-        special = breaking_call(name, args)
+        version = tx.options.torch_version
+        special = breaking_call(name, args, version)
         if special is not None:
             node = tx.graph.python_call(name, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
-            tx.graph_break(special.rule, node, expr, frame)
+            tx.graph_break(special.rule, node, expr, frame, gb_ids=special.gb_ids_in(version),
+                           versions=special.versions(version))
             return special.result(node, args, name)
         method = getattr(self, f"call_{name}", None)
         if method is not None:
@@ -104,7 +106,19 @@ class Builtin(External):
         return Seq(None, elem=first.element(tx, None, frame), is_list=True) if args else UNKNOWN
 
     def call_min(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
-        run_key(tx, args, kwargs, expr, frame)
+        key = kwargs.get("key")
+        ranked_by = run_key(tx, args, kwargs, expr, frame)
+        if isinstance(key, External) and key.qname.startswith("torch.") and args:  # key=torch.norm
+            ranked_by = key.call(tx, [args[0].element(tx, None, frame)], {}, expr, frame)
+        kind = "tensor" if is_definite_tensor(ranked_by) else "closure" if closes_over_locals(key) else None
+        moved = tables.MIN_MAX_KEY_BREAKS.get(kind)
+        if moved is not None and args:
+            version = tx.options.torch_version
+            if moved.at(version) is not None:
+                node = tx.graph.python_call(self.qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+                tx.graph_break(rules.MIN_MAX_KEY, node, expr, frame, gb_ids=moved.at(version),
+                               versions=moved.span(version))
+                return args[0].element(tx, None, frame) if len(args) == 1 else UNKNOWN
         return self.call_abs(tx, args, kwargs, expr, frame)
 
     call_max = call_min
@@ -220,6 +234,9 @@ class Builtin(External):
         value (`library_type_test`)."""
         from ..discover import is_torch_layer
 
+        if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], ClassRef) \
+                and metaclass_method(tx.resolver, args[1].node, "__instancecheck__") is not None:
+            return custom_instance_check(tx, args, expr, frame)
         if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], External) \
                 and args[1].qname in tables.TORCH_TENSOR_CLASSES:
             return Static(True)
@@ -324,11 +341,35 @@ def over_generator(call: nodes.NodeNG) -> bool:
     return isinstance(call, nodes.Call) and len(call.args) == 1 and isinstance(call.args[0], nodes.GeneratorExp)
 
 
-def run_key(tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> None:
-    """sorted/min/max run their key function on each item: a break in it breaks here."""
+def custom_instance_check(tx: Interpreter, args: Args, expr: nodes.NodeNG, frame: Frame) -> Value:
+    """`isinstance(x, Float)` where Float's metaclass defines `__instancecheck__` (jaxtyping,
+    beartype): from 2.14 dynamo breaks on the check of a tensor (GB2736); 2.13 ran the check and
+    traced one branch (ver_instancecheck_meta.py). Either way the outcome is not known here."""
+    moved, version = tables.CUSTOM_INSTANCE_CHECK_BREAKS, tx.options.torch_version
+    if moved.at(version) is not None:
+        node = tx.graph.python_call("isinstance", as_args(args), meta=tx.meta(expr, frame))
+        tx.graph_break(rules.CUSTOM_INSTANCE_CHECK, node, expr, frame, gb_ids=moved.at(version),
+                       versions=moved.span(version))
+    return Static()
+
+
+def closes_over_locals(function: Value) -> bool:
+    """Is `function` a lambda or def that reads a variable of the function it was made in
+    (`lambda i: self.priority[i]`)?"""
+    if not isinstance(function, Function) or function.closure is None:
+        return False
+    own = set(function.node.argnames())
+    return any(name.name in function.closure.env and name.name not in own
+               for name in function.node.nodes_of_class(nodes.Name))
+
+
+def run_key(tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value | None:
+    """sorted/min/max run their key function on each item: a break in it breaks here. The key's
+    value for an item; None without a key the analysis can run."""
     key = kwargs.get("key")
     if isinstance(key, Function) and args:
-        key.call(tx, [args[0].element(tx, None, frame)], {}, expr, frame)
+        return key.call(tx, [args[0].element(tx, None, frame)], {}, expr, frame)
+    return None
 
 
 # isinstance decided on known values against these only: a dtype or device may be known as its name.

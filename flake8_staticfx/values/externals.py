@@ -6,10 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
 from ..fx_names import FX_NAMES
+from ..discover import DISABLE_DECORATORS
 from ..interpret.resume import WhollyEagerly
 from ..ir import Node
+from ..torch_versions import in_each_release
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .distributions import TransformedDistribution
+from .objects import BoundMethod, DisabledFunction, Function, OutputRecord, Partial
 from .static import Static
 from .tensors import NdArray, Tensor, is_definite_tensor, named_tensors, needs_grad_from, reduced_in_graph, \
     sparse_operand
@@ -37,12 +40,14 @@ class External(Value):
         qname = self.qname
         if qname == "torch._dynamo.step_unsupported":
             return step_unsupported(tx, expr, frame)
-        special = breaking_call(qname, args)
+        version = tx.options.torch_version
+        special = breaking_call(qname, args, version)
         if special is not None:
             if special.breaks(args, kwargs):
                 create = tx.graph.call_function if special.in_graph else tx.graph.python_call
                 node = create(fx_target(qname), as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
-                tx.graph_break(special.rule, node, expr, frame, qname=qname, gb_ids=special.gb_ids)
+                tx.graph_break(special.rule, node, expr, frame, qname=qname, gb_ids=special.gb_ids_in(version),
+                               versions=special.versions(version))
                 return special.result(node, args, qname)
             if special.otherwise is not None:
                 return special.otherwise(args)
@@ -55,15 +60,12 @@ class External(Value):
             return Static(tables.STATIC_FUNCTIONS[qname])
         if qname in tables.LOGGER_FACTORIES:
             return Instance("logging.Logger")
-        if qname in tables.UNSUPPORTED_CONTEXTS or qname in tables.MOCK_CLASSES:
+        if qname in tables.UNSUPPORTED_CONTEXTS or qname in tables.MOCK_CLASSES or qname in tables.INSTANCE_CLASSES:
             return Instance(qname)
         if qname == "functools.partial" and args and not unknown_rest:
-            from .objects import Partial
-
             return Partial(args[0], args[1:], kwargs)
         if qname in tables.CALL_FIRST_ARGUMENT:
             from .modules import Module
-            from .objects import Function
 
             if args and isinstance(args[0], (Function, Module)):
                 kept = {k: v for k, v in kwargs.items() if k != "use_reentrant"}
@@ -71,6 +73,8 @@ class External(Value):
             return UNKNOWN
         if qname in tables.TRANSFORMED_DISTRIBUTION_CLASSES:
             return TransformedDistribution.construct(args, kwargs, unknown_rest)
+        if qname in DISABLE_DECORATORS and len(args) == 1 and not kwargs and isinstance(args[0], Function):
+            return DisabledFunction(args[0])  # torch.compiler.disable(f)(x)
         if qname.startswith("torch."):
             return torch_call(tx, qname, args, kwargs, expr, frame)
         if qname in tables.TRACED_RANDOM_FUNCTIONS:
@@ -88,8 +92,6 @@ class External(Value):
             return Static()
         record = tx.resolver.oversized_output_record(qname)
         if record is not None:
-            from .objects import OutputRecord
-
             return OutputRecord.construct({name: Static(None) if none else None for name, none in record.items()},
                                           args, kwargs, unknown_rest)
         if qname == "itertools.repeat":
@@ -113,8 +115,6 @@ class Instance(Value):
     qname: str
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .objects import BoundMethod
-
         return BoundMethod(self, name)
 
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
@@ -136,7 +136,21 @@ class Instance(Value):
                     return Static(enabled, assumed=True)
         if self.qname == "torch.Generator" and name == "manual_seed":
             return self  # it returns the generator
-        return UNKNOWN
+        return self.breaking_method(tx, name, args, kwargs, expr, frame)
+
+    def breaking_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
+                        expr: nodes.NodeNG, frame: Frame) -> Value:
+        """A method breaks.BREAKING_CALLS names by its class (`contextvars.ContextVar.get`)."""
+        from ..breaks import breaking_call
+
+        qname, version = f"{self.qname}.{name}", tx.options.torch_version
+        special = breaking_call(qname, args, version)
+        if special is None or not special.breaks(args, kwargs):
+            return UNKNOWN
+        call = tx.graph.python_call(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+        tx.graph_break(special.rule, call, expr, frame, qname=qname, gb_ids=special.gb_ids_in(version),
+                       versions=special.versions(version))
+        return special.result(call, args, qname)
 
     def enter(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> None:
         """`with` this object: the known-unsupported context managers break (GB0142)."""
@@ -188,6 +202,11 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
     if last[:1].isupper() and qname not in tables.TORCH_TENSOR_CLASSES:
         return Static() if qname in tables.TORCH_STATIC_CLASSES else UNKNOWN
     if last.startswith(tables.TORCH_QUERY_PREFIXES):
+        skipped = in_each_release(lambda facts: facts.skips_torch_function(qname))
+        if skipped.at(tx.options.torch_version):  # torch.mps.is_available() in 2.13 (GB0007)
+            call = tx.graph.python_call(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, qname=qname, gb_ids=("GB0007",),
+                           versions=skipped.span(tx.options.torch_version))
         return Static()  # torch.is_autocast_enabled(), torch.get_autocast_dtype(), ...
     if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
         return UNKNOWN  # torch.no_grad(), torch.jit.annotate(...): nothing fx records

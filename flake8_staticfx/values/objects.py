@@ -40,6 +40,25 @@ class Function(Value):
 
 
 @dataclass(eq=False)
+class DisabledFunction(Value):
+    """`torch.compiler.disable(f)` made in the compiled code: calling it runs `f` eagerly, a
+    break whose GB ids moved between releases (tables.DISABLED_WRAPPER_CALL_BREAKS)."""
+
+    function: Function
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        from .base import as_args, as_kwargs
+
+        moved, version = tables.DISABLED_WRAPPER_CALL_BREAKS, tx.options.torch_version
+        call = tx.graph.python_call(self.function.node.name, as_args(args), as_kwargs(kwargs),
+                                    meta=tx.meta(expr, frame))
+        tx.graph_break(rules.COMPILER_DISABLED_CALL, call, expr, frame, gb_ids=moved.at(version),
+                       versions=moved.span(version))
+        return UNKNOWN
+
+
+@dataclass(eq=False)
 class BoundMethod(Value):
     """`receiver.name` before the call: a method of a tensor, a module or a Python value."""
 
@@ -144,6 +163,12 @@ def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.Node
 def _metaclass_call(resolver, cls: nodes.ClassDef) -> tuple[nodes.FunctionDef, nodes.ClassDef] | None:
     """The project metaclass `__call__` (and its class) that builds `cls`'s instances, when
     `super()` in it reaches `type.__call__`: the metaclass's other bases are `type` or ABCMeta."""
+    found = metaclass_method(resolver, cls, "__call__")
+    return found if found is not None and reaches_type_call(resolver, found[1]) else None
+
+
+def metaclass_method(resolver, cls: nodes.ClassDef, name: str) -> tuple[nodes.FunctionDef, nodes.ClassDef] | None:
+    """The method `name` (and its class) of the project metaclass `cls` is made by, if it has one."""
     for owner in resolver.mro(cls):
         declared = owner._metaclass  # astroid keeps `metaclass=` out of `keywords`
         if declared is None:
@@ -151,8 +176,7 @@ def _metaclass_call(resolver, cls: nodes.ClassDef) -> tuple[nodes.FunctionDef, n
         binding = resolver.expr_binding(declared, resolver.source_of(owner))
         if binding is None or binding.kind != "class":
             return None
-        found = find_method(resolver, binding.node, "__call__")
-        return found if found is not None and reaches_type_call(resolver, found[1]) else None
+        return find_method(resolver, binding.node, name)
     return None
 
 

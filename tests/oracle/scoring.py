@@ -2,6 +2,7 @@
 
     python tests/oracle/scoring.py                      # lint tests/cases and print the report
     python tests/oracle/scoring.py --truth T --flake8 OUT  # score a saved flake8 output
+    python tests/oracle/scoring.py --torch-version 2.14    # lint for 2.14, score against truth-2.14.json
 
 Definitions (per file of the cases directory; paths are relative to it):
 
@@ -19,6 +20,8 @@ Definitions (per file of the cases directory; paths are relative to it):
   break's stack passes; *unverified* otherwise: a line that never ran, or that follows a break
   after which dynamo gave up on the whole frame (it never looked at the rest of that function).
 * precision: correct / (correct + false alarms).
+* GB-id accuracy: share of the flagged sites where a diagnostic on the statement names (in its
+  message) a GB id dynamo gave for a break there.
 """
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 DEFAULT_CASES = os.path.join(REPO, "tests", "cases")
+GB_ID = re.compile(r"\bGB\d{4}\b")
 DIAGNOSTIC = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?:(?P<col>\d+):)?\s+(?P<code>[A-Z]+\d+)\s?(?P<msg>.*)$")
 
 sys.path.insert(0, HERE)
@@ -209,6 +213,8 @@ class Report:
     sites: int = 0
     hits: int = 0
     stack_hits: int = 0
+    gb_right: int = 0  # flagged sites whose diagnostic names one of dynamo's GB ids there
+    gb_wrong: list[tuple[str, int, str, str]] = field(default_factory=list)
     diagnostics: int = 0
     correct: int = 0
     false_alarms: list[tuple[str, int, list[str], str]] = field(default_factory=list)
@@ -230,6 +236,10 @@ class Report:
         return self.hits / self.sites if self.sites else 1.0
 
     @property
+    def gb_accuracy(self) -> float:
+        return self.gb_right / self.hits if self.hits else 1.0
+
+    @property
     def stack_recall(self) -> float:
         return self.stack_hits / self.sites if self.sites else 1.0
 
@@ -240,6 +250,7 @@ class Report:
             f"{len(self.unverified)} without a verdict)",
             f"recall    {self.recall:.3f}  ({self.hits}/{self.sites} sites flagged; "
             f"with any stack frame: {self.stack_recall:.3f})",
+            f"GB ids    {self.gb_accuracy:.3f}  ({self.gb_right}/{self.hits} flagged sites name dynamo's GB id)",
             "recall by dynamo reason:",
         ]
         for title, (hit, total) in sorted(self.by_title.items(), key=lambda kv: (-kv[1][1], kv[0])):
@@ -251,6 +262,8 @@ class Report:
                 out.append(f"MISS        {name}:{line}  [{title[:60]}]{extra}  {text}")
             for name, line, codes, text in self.false_alarms:
                 out.append(f"FALSE ALARM {name}:{line}  {'; '.join(codes)}  |  {text}")
+            for name, line, said, expected in self.gb_wrong:
+                out.append(f"WRONG GB    {name}:{line}  said {said or '-'}, dynamo {expected}")
             for name, line, codes, text in self.unverified:
                 out.append(f"NO VERDICT  {name}:{line}  {'; '.join(c.split()[0] for c in codes)}  |  {text}")
         for error in self.errors:
@@ -294,6 +307,14 @@ def score(document: dict, diagnostics: dict[str, dict[int, list[str]]], cases_di
             for stack in site.stacks for name, line in stack)
         report.hits += hit
         report.stack_hits += hit or on_stack
+        if hit:
+            lines = src(site.file).statement_lines(site.line)
+            said = {gb for line in lines for text in diagnostics.get(site.file, {}).get(line, ())
+                    for gb in GB_ID.findall(text)}
+            if said & site.gb_ids:
+                report.gb_right += 1
+            else:
+                report.gb_wrong.append((site.file, site.line, "/".join(sorted(said)), "/".join(sorted(site.gb_ids))))
         for title in site.titles:
             counts = report.by_title.setdefault(title, [0, 0])
             counts[0] += hit
@@ -332,17 +353,22 @@ def main(argv=None) -> int:
     ap.add_argument("--cases", default=DEFAULT_CASES)
     ap.add_argument("--truth", help="truth file (default: CASES/truth.json)")
     ap.add_argument("--flake8", help="saved flake8 output (default: run flake8 now)")
+    ap.add_argument("--torch-version", metavar="X.Y",
+                    help="lint with --staticfx-torch-version X.Y; the truth defaults to CASES/truth-X.Y.json "
+                         "(truth.json: 2.13)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     cases_dir = os.path.abspath(args.cases)
-    with open(args.truth or os.path.join(cases_dir, "truth.json"), encoding="utf-8") as handle:
+    own_truth = "truth.json" if args.torch_version in (None, "2.13") else f"truth-{args.torch_version}.json"
+    with open(args.truth or os.path.join(cases_dir, own_truth), encoding="utf-8") as handle:
         document = json.load(handle)
     if args.flake8:
         with open(args.flake8, encoding="utf-8") as handle:
             text = handle.read()
         base = os.getcwd()
     else:
-        text, base = run_flake8(cases_dir), REPO
+        extra = ("--staticfx-torch-version", args.torch_version) if args.torch_version else ()
+        text, base = run_flake8(cases_dir, extra), REPO
     report = score(document, parse_diagnostics(text, cases_dir, base), cases_dir)
     print(report.render(verbose=not args.quiet))
     return 0
