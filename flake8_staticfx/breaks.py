@@ -19,6 +19,7 @@ from .values import (
     UNKNOWN,
     Dict,
     Instance,
+    NdArray,
     Seq,
     Static,
     Tensor,
@@ -56,6 +57,32 @@ def tensor_repeats(args: list[Value], kwargs: dict[str, Value]) -> bool:
         return False
     return (len(args) == 1 and "repeats" not in kwargs) or (len(args) > 1 and is_definite_tensor(args[1])) \
         or is_definite_tensor(kwargs.get("repeats", UNKNOWN))
+
+
+def no_size_argument(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`np.random.rand()`, `np.random.randn()`: no size, so a Python number (GB0033)."""
+    return not args and not kwargs
+
+
+def _size_missing(args: list[Value], kwargs: dict[str, Value], position: int) -> bool:
+    """Is the `size` argument (at `position`, or by keyword) left out, or None?"""
+    size = args[position] if len(args) > position else kwargs.get("size")
+    return size is None or isinstance(size, Static) and size.known and size.value is None
+
+
+def no_size_first(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`np.random.random(size=None)` (`random_sample`, `sample`): a Python number without a size."""
+    return _size_missing(args, kwargs, 0)
+
+
+def no_size_second(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`np.random.choice(a, size=None)`: a Python number without a size."""
+    return _size_missing(args, kwargs, 1)
+
+
+def no_size_third(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`np.random.uniform(low, high, size=None)` (`normal`, `randint`): a Python number without a size."""
+    return _size_missing(args, kwargs, 2)
 
 
 def no_class_count(args: list[Value], kwargs: dict[str, Value]) -> bool:
@@ -110,6 +137,11 @@ def generator_result(node: Node, args: list[Value], qname: str) -> Value:
     return Instance(qname)
 
 
+def array_otherwise(args: list[Value]) -> Value:
+    """A numpy array of random data, traced as a tensor."""
+    return NdArray(holds_data=True)
+
+
 def none_otherwise(args: list[Value]) -> Value:
     return Static(None)
 
@@ -140,6 +172,9 @@ class BreakingCall:
     def versions(self, version: str) -> str:
         """The releases that break as `version` does, when not all do ('torch 2.13 only')."""
         return self.moved.span(version) if self.moved is not None else ""
+    # `breaks` reads which arguments are given: a call spreading `*args` or `**kwargs` the
+    # analysis cannot see is not decided, and is no break (`np.random.randn(*x.shape)`).
+    reads_arguments_given: bool = False
 
 
 SKIPPED = BreakingCall(rules.SKIPPED_FUNCTION_CALL)
@@ -149,8 +184,27 @@ LOGGER = BreakingCall(rules.LOGGER_CALL, none_result)
 DYNAMIC_SHAPE = BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, in_graph=True)
 AUTOGRAD = BreakingCall(rules.AUTOGRAD_IN_FORWARD, tensor_result, in_graph=True)
 UNTRACEABLE = BreakingCall(rules.UNTRACEABLE_BUILTIN, unknown_result)
-# Python's random numbers: dynamo skips numpy.random (GB0007) and random.random/choice.
-NUMPY_RANDOM = BreakingCall(rules.DATA_DEPENDENT_OPERATOR, unknown_result)
+# numpy.random: dynamo traces the draws torch._numpy.random implements, as tensor ops; a draw
+# without a size gives a Python number made from a tensor (GB0033), one with a size an array.
+# Every other numpy.random function is a numpy function torch lacks (GB0294: np.random.permutation).
+# Measured with 2.13: val_numpy_random_ids.py.
+NUMPY_RANDOM_UNSUPPORTED = BreakingCall(rules.DATA_DEPENDENT_OPERATOR, unknown_result, gb_ids=("GB0294",))
+
+
+def numpy_draw(without_size: Callable[[list[Value], dict[str, Value]], bool]) -> BreakingCall:
+    """A torch._numpy.random draw, which breaks when `without_size` says it gives a number."""
+    return BreakingCall(rules.DATA_DEPENDENT_OPERATOR, unknown_result, without_size, array_otherwise,
+                        reads_arguments_given=True)
+
+
+NUMPY_DRAWS = {
+    **{f"numpy.random.{name}": numpy_draw(no_size_argument) for name in ("rand", "randn")},
+    **{f"numpy.random.{name}": numpy_draw(no_size_first) for name in ("random", "random_sample", "sample")},
+    "numpy.random.choice": numpy_draw(no_size_second),
+    **{f"numpy.random.{name}": numpy_draw(no_size_third) for name in ("uniform", "normal", "randint")},
+    # in place on an array, but a list raises inside torch._numpy: not measured, kept a break
+    "numpy.random.shuffle": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, unknown_result),
+}
 # math.sqrt(t) and friends need the tensor's value as a Python float.
 MATH_ON_TENSOR = BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise)
 
@@ -227,6 +281,7 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
                                               "log")},
     # Builtins dynamo cannot trace (GB0059).
     **{name: UNTRACEABLE for name in ("print", "breakpoint", "open", "input")},
+    **NUMPY_DRAWS,
 }
 # Whole modules whose functions dynamo skips (GB0007), less the ones it traces. Not
 # `random.`: dynamo traces random.randint (a graph input) but skips random.random.
@@ -242,7 +297,7 @@ def breaking_call(qname: str, args: list[Value], version: str) -> BreakingCall |
     if qname.startswith(SKIPPED_PREFIXES) and qname not in TRACED_FUNCTIONS:
         return SKIPPED
     if qname.startswith("numpy.random.") and qname != "numpy.random.seed":
-        return NUMPY_RANDOM
+        return NUMPY_RANDOM_UNSUPPORTED
     if qname.startswith("math.") and any(is_definite_tensor(a) for a in args):
         return MATH_ON_TENSOR
     return None

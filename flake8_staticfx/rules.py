@@ -76,12 +76,13 @@ TENSOR_TOLIST = Rule(
 DATA_DEPENDENT_OPERATOR = Rule(
     "SFX104",
     "data-dependent-operator",
-    ("GB0033", "GB6622"),
+    ("GB0033", "GB6622", "GB0294"),
     "tensor value needed in Python",
     "stay in tensor ops (torch.sqrt, not math.sqrt)",
     "stay in tensor ops (torch.sqrt instead of math.sqrt, torch._assert_async instead of "
-    "torch._assert, torch.rand instead of numpy.random); compare a list of sizes with Python "
-    "ints, not with a tensor (GB6622)",
+    "torch._assert, torch.rand instead of numpy.random, torch.randperm instead of "
+    "numpy.random.permutation, which torch._numpy lacks: GB0294); compare a list of sizes with "
+    "Python ints, not with a tensor (GB6622)",
     occurrence_gb_ids=("GB0033",),
 )
 

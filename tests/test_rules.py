@@ -624,6 +624,18 @@ def test_message_names_the_gb_id_of_the_occurrence(tmp_path):
     assert [message.split(";")[0].rsplit("(", 1)[1] for _, _, message in found] == ["GB0033)", "GB0124)"]
 
 
+def test_numpy_random_draws_break_as_torch_numpy_traces_them(tmp_path):
+    """Measured with 2.13 (tests/cases/val_numpy_random_ids.py): np.random.permutation is a
+    numpy function torch._numpy lacks (GB0294); its draws trace, and break only when no size
+    makes them a Python number (GB0033)."""
+    found = lint(tmp_path, net("p = np.random.permutation(4)\nu = np.random.uniform(0, 1)\n"
+                               "a = np.random.uniform(0, 1, size=(2,))\nr = np.random.randn(*h.shape)\n"
+                               "c = np.random.choice([1, 2])\nn = np.random.normal(0.0, 1.0, 4)",
+                               extra="import numpy as np\n\n\n"))
+    assert [(code, message.split(";")[0].rsplit("(", 1)[1]) for (_, code), (_, _, message)
+            in zip(codes_of(found), found)] == [("SFX104", "GB0294)"), ("SFX104", "GB0033)"), ("SFX104", "GB0033)")]
+
+
 def test_a_break_in_a_try_body_gives_up_on_the_function(tmp_path):
     """Measured with 2.13 (tests/cases/cfg_try_except.py): dynamo cannot resume inside a `try`
     body; a try whose body traces is no break at all."""

@@ -43,7 +43,7 @@ class External(Value):
         version = tx.options.torch_version
         special = breaking_call(qname, args, version)
         if special is not None:
-            if special.breaks(args, kwargs):
+            if special.breaks(args, kwargs) and not (unknown_rest and special.reads_arguments_given):
                 create = tx.graph.call_function if special.in_graph else tx.graph.python_call
                 node = create(fx_target(qname), as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
                 tx.graph_break(special.rule, node, expr, frame, qname=qname, gb_ids=special.gb_ids_in(version),
