@@ -271,9 +271,10 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.allclose": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor),
     # GB0007, then GB0015 wrapping the sparse result (measured; cfg_sparse_tensors.py).
     "torch.sparse_coo_tensor": BreakingCall(rules.SKIPPED_FUNCTION_CALL, sparse_result),
-    # torch.fx records torch._assert as a call_function node.
+    # torch.fx records torch._assert as a call_function node. 2.15 traces it on a tensor (no
+    # break; measured: assert_detection_ops.py, box_validation.py).
     "torch._assert": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, breaks=on_tensor, otherwise=none_otherwise,
-                                  in_graph=True),
+                                  in_graph=True, moved=since("2.15", ("GB0033",), None)),
     "torch._check_tensor_all": BreakingCall(rules.TENSOR_TO_PYTHON_SCALAR, breaks=on_tensor,
                                             otherwise=none_otherwise),
     # Module-level logging functions reach the root logger, which dynamo cannot trace (GB4841).

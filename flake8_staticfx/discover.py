@@ -21,6 +21,7 @@ from astroid import MANAGER, nodes
 from astroid.rebuilder import TreeRebuilder
 
 from .config import DEFAULT_MODULE_BASES
+from .torch_versions import MODELED, facts
 
 if TYPE_CHECKING:
     from .compiled import CompileCall
@@ -57,14 +58,13 @@ MAX_SLICE_LINES = 1_000
 # tree, or a file beside an installed torch, must not inline torch).
 NEVER_PROJECT = frozenset({"torch"})
 # Packages never followed as libraries: torch and what ships with it, the third-party packages
-# dynamo 2.13 skips (torch/_dynamo/trace_rules.py THIRDPARTY_SKIPLIST: a call into them is not
-# traced, and numpy's meaning comes from our tables), einops (dynamo registers it itself,
-# torch/_dynamo/decorators.py _allow_in_graph_einops: its calls do not break), and the
-# standard library.
-NEVER_FOLLOWED = NEVER_PROJECT | {"functorch", "torchgen", "einops"} | {
-    "fx2trt_oss", "hypothesis", "networkx", "numpy", "onnx", "onnxruntime", "onnx_tf", "pandas",
-    "sklearn", "tabulate", "tensorflow", "tensorrt", "torch2trt", "tqdm", "tree", "tvm", "xarray",
-} | frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
+# a modeled dynamo skips (trace_rules.py THIRDPARTY_SKIPLIST, generated: a call into them is not
+# traced, and numpy's meaning comes from our tables; the same list in 2.13 to 2.15), einops
+# (dynamo registers it itself, torch/_dynamo/decorators.py _allow_in_graph_einops: its calls do
+# not break), and the standard library.
+NEVER_FOLLOWED = NEVER_PROJECT | {"functorch", "torchgen", "einops"} \
+    | frozenset().union(*(facts(version).thirdparty_skiplist for version in MODELED)) \
+    | frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
 LIBRARY_PACKAGES_KEPT = 64  # per search path: each keeps its own bounded parse cache
 
 

@@ -177,7 +177,7 @@ COPY_IN_FORWARD = Rule(
 RNN_MODULE = Rule(
     "SFX306",
     "rnn-module",
-    ("GB0014",),
+    ("GB0014", "GB0148"),
     "RNN/GRU/LSTM module call",
     "unroll with GRUCell/LSTMCell, or keep it uncompiled",
     "unroll with nn.GRUCell/nn.LSTMCell, or keep the recurrent module outside torch.compile",

@@ -7,6 +7,7 @@ calls that break are declared in breaks.py, with their rules.
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 
 from astroid import nodes
 
@@ -143,6 +144,17 @@ PARAMETER_FREE_LAYERS = frozenset("torch.nn." + name for name in (
     "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d",
 ))
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
+
+
+@dataclass(frozen=True)
+class RnnCallBreak:
+    """How dynamo breaks on an RNN module's call in a release (values/modules.rnn_call_breaks)."""
+
+    gb_ids: tuple[str, ...]
+    rest_eagerly: bool  # the rest of the calling frame runs eagerly (else dynamo resumes)
+
+
+RNN_CALL_BREAKS = since("2.15", RnnCallBreak(("GB0014",), rest_eagerly=True), RnnCallBreak(("GB0148",), False))
 
 # -- functions from outside the project ----------------------------------------
 

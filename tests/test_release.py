@@ -8,12 +8,14 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
 from test_cli import quick_start_commands
 
 from flake8_staticfx import __version__
+from flake8_staticfx.torch_versions import MODELED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,6 +86,8 @@ def test_wheel_and_sdist_build_and_the_wheel_runs_in_a_clean_venv(tmp_path):
     _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", dist, ROOT])
     (wheel,) = dist.glob("flake8_staticfx-*.whl")
     assert wheel.name.startswith(f"flake8_staticfx-{__version__}-py3-none-any")
+    with zipfile.ZipFile(wheel) as archive:  # each modeled torch release's dynamo facts (package data)
+        assert {f"flake8_staticfx/data/dynamo-{version}.json" for version in MODELED} <= set(archive.namelist())
     sdist = _run([sys.executable, "-c", "import sys; from setuptools import build_meta; "
                   "print(build_meta.build_sdist(sys.argv[1]))", dist], cwd=ROOT).stdout.split()[-1]
     with tarfile.open(dist / sdist) as archive:

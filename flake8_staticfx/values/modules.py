@@ -128,8 +128,7 @@ class LeafModule(Module):
         node = tx.graph.call_module(self.path or self.qname, as_args(args), as_kwargs(kwargs),
                                     meta=tx.meta(expr, frame))
         if self.qname in tables.RNN_MODULES:
-            # GB0014 skips the frame (measured: speech_encoder.py, nlp_lstm_tagger.py).
-            tx.graph_break(rules.RNN_MODULE, node, expr, frame, eagerly=RestEagerly(frame.name, "an RNN module call"))
+            rnn_call_breaks(tx, node, expr, frame)
         # Tuples (RNN, attention) unpack into getitem nodes, as in fx.
         return Tensor(node, needs_grad=self.qname not in tables.PARAMETER_FREE_LAYERS or needs_grad_from(*args))
 
@@ -145,9 +144,19 @@ class LeafModule(Module):
             # Any use of an RNN module in the graph (`self.lstm.flatten_parameters()`) wraps it.
             call = tx.graph.python_call(f"{self.qname}.{name}", as_args(args), as_kwargs(kwargs),
                                         meta=tx.meta(expr, frame))
-            tx.graph_break(rules.RNN_MODULE, call, expr, frame, eagerly=RestEagerly(frame.name, "an RNN module call"))
+            rnn_call_breaks(tx, call, expr, frame)
             return UNKNOWN
         return super().call_method(tx, name, args, kwargs, expr, frame)
+
+
+def rnn_call_breaks(tx: Interpreter, node: Node, expr: nodes.NodeNG, frame: Frame) -> None:
+    """An RNN module used in the graph: up to 2.14 dynamo compiles what came before and runs the
+    rest of the frame eagerly (GB0014; measured: speech_encoder.py, nlp_lstm_tagger.py); 2.15
+    breaks at each call and resumes (GB0148; axial_lstm_mixer.py, cfg_stacked_recurrent.py)."""
+    moved, version = tables.RNN_CALL_BREAKS, tx.options.torch_version
+    found = moved.at(version)
+    tx.graph_break(rules.RNN_MODULE, node, expr, frame, gb_ids=found.gb_ids, versions=moved.span(version),
+                   eagerly=RestEagerly(frame.name, "an RNN module call") if found.rest_eagerly else None)
 
 
 @dataclass(eq=False)
