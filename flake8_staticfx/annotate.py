@@ -33,6 +33,9 @@ def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreak
     rest = isinstance(eagerly, RestEagerly)
     if fullgraph:
         impact = "compiled with fullgraph=True: torch.compile raises here instead of splitting the graph"
+    elif rest and eagerly.given_up:
+        impact = (f"inside {context}: dynamo gives up on the rest of `{skipped}`, after the graph an earlier "
+                  "break compiled, and the rest runs eagerly")
     elif rest:
         impact = f"after {context}: dynamo compiles what came before, and the rest of `{skipped}` runs eagerly"
     elif skipped:

@@ -106,6 +106,27 @@ def test_an_rnn_module_says_the_rest_of_the_function_runs_eagerly(tmp_path):
     assert "rest of `forward` runs eagerly" in messages[0] and messages[0].startswith("SFX306")
 
 
+def test_a_function_resumed_after_a_break_runs_only_its_rest_eagerly(tmp_path):
+    """Measured with 2.13 (tests/cases/val_resumed_then_given_up.py): after a print dynamo
+    resumes forward, so a break in the loop after it gives up on the resume function only (the
+    graph before the print stays): "rest of `forward`". Without the earlier break, or with it on
+    some calls only, the whole of forward runs eagerly."""
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.report import flake8_diagnostics
+
+    loop = "        for _ in range(2):\n            if x.sum() > 0:\n                x = -x\n        return x\n"
+    before = {"print('start')\n": "rest of `forward` runs eagerly",
+              "pass\n": "in a loop, whole `forward` runs eagerly",
+              "if verbose:\n            print('start')\n": "in a loop, whole `forward` runs eagerly"}
+    for first, cost in before.items():
+        path = tmp_path / "model.py"
+        path.write_text("import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n"
+                        "    def forward(self, x, verbose: bool = False):\n        " + first + loop, encoding="utf-8")
+        messages = [m for _, _, m in flake8_diagnostics(analyze(path.read_text(encoding="utf-8"), str(path)))]
+        assert [m for m in messages if m.startswith("SFX101")] == [
+            f"SFX101 branch on a tensor's value: `x.sum() > 0` (GB0170); {cost}; select with torch.where or torch.cond"]
+
+
 def test_after_a_break_that_gives_up_on_the_function_its_later_breaks_are_not_reported(tmp_path):
     """A break in a loop makes dynamo run the whole function eagerly: the breaks after it in
     that function are never traced (measured: qwen2_vl's get_rope_index, whose next two

@@ -40,10 +40,13 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class RestEagerly:
     """Dynamo compiles what the frame `function` traced before the break and runs the rest of it
-    eagerly (`why`: an RNN module call, a sparse tensor, a tensor slice bound)."""
+    eagerly (`why`: an RNN module call, a sparse tensor, a tensor slice bound). `given_up`: the
+    break is one dynamo gives up at (`why`: a loop, ...), in a frame it already resumed after an
+    earlier break, so only its resume function, the rest of the frame, runs eagerly."""
 
     function: str
     why: str
+    given_up: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,11 +203,11 @@ class Breaks:
         if frame.resume.eagerly:
             return  # the rest of this frame runs eagerly (the functions it calls are compiled)
         outer = _skipped_frame(frame)
-        found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer), versions=versions)
-        if isinstance(eagerly, WhollyEagerly) or isinstance(eagerly, RestEagerly) and outer is None:
-            _runs_on_eagerly(frame, frame, found.eagerly)
-        elif outer is not None:
-            _runs_on_eagerly(outer, frame, found.eagerly)
+        gives_up = frame if isinstance(eagerly, WhollyEagerly) or isinstance(eagerly, RestEagerly) and outer is None \
+            else outer
+        found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, gives_up), versions=versions)
+        if gives_up is not None:
+            _runs_on_eagerly(gives_up, frame, found.eagerly)
         held = _conditional_at_report_site(frame, self.tx.resolver.main)
         if not frame.resume.short_circuit and frame.resume.path_break is None:
             frame.resume.path_break = HeldBreak(node, frame, found) if held else REPORTED
@@ -274,16 +277,19 @@ class Breaks:
         self.checkpoint_calls[-1].sets_attribute = True
 
     def _found(self, rule: Rule, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...],
-               eagerly: Eagerness, outer: Frame | None) -> Break:
+               eagerly: Eagerness, outer: Frame | None, gives_up: Frame | None) -> Break:
         """The break as the stack stands now (which frames are in a loop, `with` or `try`), for
         reporting now or, held back, when its call returns. An outer frame given up on (`outer`)
-        makes the whole of it run eagerly, unless the construct gives up on its own frame."""
+        makes the whole of it run eagerly, unless the construct gives up on its own frame; only
+        the rest of it when every call already resumed it after an earlier break."""
         depths = _unresumable_depths(frame)
         runs = eagerly
         if isinstance(eagerly, WhollyEagerly):
             depths = (frame.depth, *depths)
         elif outer is not None:
             runs = WhollyEagerly(outer.name, unresumable(outer) or "")
+        if isinstance(runs, WhollyEagerly) and gives_up is not None:
+            runs = _given_up(gives_up, runs)
         stop_depth = frame.depth if isinstance(eagerly, RestEagerly) else None
         return Break(rule, _source(expr), gb_ids or rule.default_gb_ids, runs, tuple(sorted(set(depths))), stop_depth)
 
@@ -327,6 +333,19 @@ def unresumable(frame: Frame) -> str | None:
     if state.is_property:
         return "a property"
     return None
+
+
+def _given_up(frame: Frame, whole: WhollyEagerly) -> Eagerness:
+    """How eagerly `frame` runs when dynamo gives up on it here (`whole`, unless): as an earlier
+    break already made it run, or, when dynamo resumed it after an earlier break on every path to
+    here (at its own level, or after a call that breaks on every path), only the rest: the break
+    skips the resume function, and the graph compiled before stays (measured:
+    val_resumed_then_given_up.py keeps 1 graph; sam3's `_associate_det_trk` 23 ops)."""
+    if frame.resume.eagerly is not None:
+        return frame.resume.eagerly
+    if frame.resume.path_break is not None:
+        return RestEagerly(whole.function, whole.why, given_up=True)
+    return whole
 
 
 def _skipped_frame(frame: Frame) -> Frame | None:
