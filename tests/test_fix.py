@@ -685,6 +685,24 @@ def test_fix_twice_changes_nothing_the_second_time(tmp_path):
     assert [o.rewrite for o in second.outcomes] == [None]  # only the early return into a module, still declined
 
 
+def test_breaks_left_are_reported_at_the_lines_the_lint_reported(tmp_path):
+    """A later round analyses the rewritten text, whose lines moved (the guard adds one): each
+    outcome is reported at its line in the file as given."""
+    source = model("""\
+        h = self.fc(x)
+        print("h", h)
+        print("again", h)
+        rows = h.tolist()
+        return h * len(rows)
+    """)
+    result = fix(tmp_path, source)
+    lines = source.splitlines()
+    declined = [o for o in result.outcomes if not o.rewrite]
+    assert [o.code for o in declined] == ["SFX103"], [o.describe() for o in result.outcomes]
+    assert "h.tolist()" in lines[declined[0].line - 1]
+    assert [lines[o.line - 1].strip()[:5] for o in result.outcomes if o.rewrite] == ["print", "print"]
+
+
 def test_formatting_and_comments_outside_the_edits_are_kept(tmp_path):
     result = fix(tmp_path, MIXED)
     kept = [line for line in MIXED.splitlines() if "print" not in line and "item" not in line

@@ -18,6 +18,7 @@ libcst is imported only by the functions that need it (the flake8 plugin never i
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import os
 import sys
@@ -214,14 +215,30 @@ def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | N
     from ..analysis import analyze
 
     fixed, done = source, []
+    origin: dict[int, int] = {}  # a line of `fixed` -> its line in `source`, where they differ
     for _ in range(MAX_FIX_ROUNDS):
         ctx, edits, outcomes = plan_file(fixed, path, analyze(fixed, path, options=options), select, display)
+        outcomes = [dataclasses.replace(o, line=origin.get(o.line, o.line)) for o in outcomes]
         done += [outcome for outcome in outcomes if outcome.rewrite]
         if not edits:
             break
-        fixed = apply_edits(ctx, edits)
+        rewritten = apply_edits(ctx, edits)
+        origin = {line: origin.get(before, before) for line, before in line_origins(fixed, rewritten).items()}
+        fixed = rewritten
     done += [outcome for outcome in outcomes if not outcome.rewrite]
     return FileFix(display or path, source, fixed, sorted(done, key=lambda outcome: (outcome.line, outcome.col)))
+
+
+def line_origins(before: str, after: str) -> dict[int, int]:
+    """Each line of `after` -> the line of `before` it comes from (1-based): itself where the
+    text is unchanged, else the first line of the statements a rewrite replaced, so that what a
+    later round reports inside a rewrite is reported where the lint reported it."""
+    origins = {}
+    matcher = difflib.SequenceMatcher(a=before.splitlines(), b=after.splitlines(), autojunk=False)
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        for k in range(b1 - b0):
+            origins[b0 + k + 1] = a0 + k + 1 if tag == "equal" else max(min(a0 + 1, len(before.splitlines())), 1)
+    return origins
 
 
 # Planning a rewrite resolves the file's scopes with libcst, which grows faster than the file:
