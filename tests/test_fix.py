@@ -402,6 +402,51 @@ def test_max_of_an_item_and_math_of_a_tensor_become_clamp_and_torch(tmp_path):
     assert "passed to `math.ceil()`" in fix(tmp_path, python_use).outcomes[1].reason
 
 
+MASKED = HEADER + """class Pool(nn.Module):
+    def forward(self, frames: torch.Tensor, padding_mask: torch.BoolTensor) -> torch.Tensor:
+        return frames[padding_mask].mean(0)
+
+
+class Positive(nn.Module):
+    def forward(self, x):
+        kept = x[x > 0]
+        return kept.sum()
+
+
+class Soft(nn.Module):
+    def forward(self, x):
+        outside = x.abs() > 1.0
+        y = x / (1 + x.abs())
+        y[outside] = x[outside]
+        return y
+
+
+class Count(nn.Module):
+    def forward(self, x):
+        n = len(torch.nonzero(x > 0))
+        return x * n
+
+
+class Picked(nn.Module):
+    def forward(self, x):
+        return x[x > 0] * 2
+"""
+
+
+def test_masked_reads_reduced_copied_or_counted_become_where_and_count_nonzero(tmp_path):
+    result = fix(tmp_path, MASKED)
+    assert [o.rewrite for o in result.outcomes] == ["masked-reduction", "masked-reduction", "masked-copy",
+                                                    "count-nonzero", None], [o.describe() for o in result.outcomes]
+    fixed = result.fixed
+    assert "return torch.where(padding_mask.reshape(padding_mask.shape + (1,) * (frames.dim() - padding_mask.dim()))" \
+           ", frames, 0).flatten(0, padding_mask.dim() - 1).sum(0) / padding_mask.sum()\n" in fixed
+    assert "        return torch.where(x > 0, x, 0).sum()\n" in fixed and "kept" not in fixed
+    assert "        y = torch.where(outside, x, y)\n" in fixed
+    assert "        n = torch.count_nonzero(x > 0)\n" in fixed
+    assert "is used as a tensor of its own" in result.outcomes[-1].reason
+    assert fix(tmp_path, fixed).fixed == fixed
+
+
 def test_is_same_size_becomes_a_shape_comparison(tmp_path):
     result = fix(tmp_path, model("""\
         h = self.fc(x)

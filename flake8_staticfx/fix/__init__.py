@@ -28,6 +28,7 @@ from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, OtherForm, Outcome, Rewrite, _if_at, tensor_attributes, traced_nodes
 from .equivalent import TraceableEquivalent
 from .guard import GuardSideEffect
+from .masked import CountNonzero, MaskedCopy, MaskedReduction
 from .where import SelectWithWhere
 from .zero_dim import KeepZeroDim, MathOfTensor
 
@@ -55,6 +56,10 @@ REWRITTEN_FORMS = {
               "(and the other one-argument math functions with a torch namesake) of a tensor, `min`/`max` of one "
               "and a number inside it, becomes the torch function of `t.detach()` where the value only feeds "
               "tensor arithmetic",
+    "SFX401": "`x[mask].sum()`/`.mean()` (also over dimension 0, and `x.masked_select(mask)`'s) becomes a "
+              "`torch.where(mask, x, 0)` reduction; `y[mask] = x[mask]` on tensors of one shape becomes "
+              "`y = torch.where(mask, x, y)`; `len(torch.nonzero(c))` and `.shape[0]` of it, used in tensor "
+              "arithmetic, become `torch.count_nonzero(c)`",
     "SFX201": "a `print(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
     "SFX202": "a logging statement (or an `if logger.isEnabledFor(...)`) is guarded by "
               "`not torch.compiler.is_compiling()`",
@@ -68,7 +73,7 @@ REWRITTEN_CODES = tuple(REWRITTEN_FORMS)
 
 REWRITES: dict[str, list[Rewrite]] = {}
 for _rewrite in (GuardSideEffect(), AssertAsync(), AssertToAsync(), SelectWithWhere(), KeepZeroDim(),
-                 MathOfTensor(), TraceableEquivalent()):
+                 MathOfTensor(), TraceableEquivalent(), MaskedReduction(), MaskedCopy(), CountNonzero()):
     for _code in _rewrite.codes:
         REWRITES.setdefault(_code, []).append(_rewrite)
 
