@@ -22,6 +22,8 @@ class Options:
     capture_scalar_outputs: bool = False
     capture_dynamic_output_shape_ops: bool = False
     ignore_logging_functions: tuple[str, ...] = ()
+    # Builtins dynamo reorders after the graph (torch._dynamo.config.reorderable_logging_functions).
+    reorderable_logging_functions: tuple[str, ...] = ()
     # What counts as an nn.Module base besides torch.nn.Module (qualified or bare class names).
     module_bases: tuple[str, ...] = DEFAULT_MODULE_BASES
     # Where installed libraries are looked for before $VIRTUAL_ENV, the project's venv and sys.path.

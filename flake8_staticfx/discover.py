@@ -1424,9 +1424,13 @@ def config_patch(resolver: Resolver, function: nodes.FunctionDef) -> dict[str, A
 def config_settings(resolver: Resolver) -> dict[str, Any]:
     """The dynamo settings the linted module writes at its top level, by Options field:
     `torch._dynamo.config.capture_scalar_outputs = True`,
-    `torch._dynamo.config.ignore_logger_methods = {logger.info}`."""
+    `torch._dynamo.config.ignore_logger_methods = {logger.info}`,
+    `torch._dynamo.config.reorderable_logging_functions.add(print)`."""
     settings: dict[str, Any] = {}
     for statement in resolver.main.node.body:
+        added = _reorderable_function(resolver, statement)
+        if added is not None:
+            settings["reorderable_logging_functions"] = (*settings.get("reorderable_logging_functions", ()), added)
         if not isinstance(statement, nodes.Assign):
             continue
         for target in statement.targets:
@@ -1463,6 +1467,19 @@ def _logging_function_name(resolver: Resolver, expr: nodes.NodeNG) -> str | None
                 and resolver.expr_qname(receiver.node.func) in LOGGER_FACTORIES:
             return f"logging.Logger.{expr.attrname}"
     return resolver.expr_qname(expr)
+
+
+def _reorderable_function(resolver: Resolver, statement: nodes.NodeNG) -> str | None:
+    """`print` for a top-level `torch._dynamo.config.reorderable_logging_functions.add(print)`."""
+    call = statement.value if isinstance(statement, nodes.Expr) else None
+    func = call.func if isinstance(call, nodes.Call) else None
+    if not (isinstance(func, nodes.Attribute) and func.attrname == "add" and len(call.args) == 1
+            and isinstance(call.args[0], nodes.Name) and call.args[0].name == "print"
+            and isinstance(func.expr, nodes.Attribute) and func.expr.attrname == "reorderable_logging_functions"
+            and _imported_from_torch(resolver, func.expr.expr)
+            and resolver.expr_qname(func.expr.expr) == "torch._dynamo.config"):
+        return None
+    return "print"
 
 
 # What the text of a `torch.compile(f)` call holds (with a literal prefix: a fast scan; a

@@ -60,6 +60,58 @@ def test_print_is_guarded(tmp_path):
     """), " " * 8)
 
 
+def test_print_of_tensors_and_literals_is_kept_and_reordered(tmp_path):
+    result = fix(tmp_path, model("""\
+        y = self.fc(x)
+        print("y", y, 3)
+        print(f"mean {y.mean()}")
+        return y
+    """))
+    assert [o.rewrite for o in result.outcomes] == ["guard-side-effect", "guard-side-effect"]
+    assert "reorderable_logging_functions" in result.outcomes[0].summary
+    assert "not reordered: `f\"mean {y.mean()}\"` is neither a literal nor a tensor" in result.outcomes[1].summary
+    assert "\ntorch._dynamo.config.reorderable_logging_functions.add(print)  # flake8-staticfx fix, process-wide\n" \
+        in result.fixed
+    assert '        print("y", y, 3)\n        if not torch.compiler.is_compiling():\n' in body_of(result)
+    again = fix(tmp_path, result.fixed)
+    assert again.fixed == result.fixed and again.outcomes == []
+
+
+def test_registered_print_breaks_only_on_what_dynamo_cannot_reorder(tmp_path):
+    """Dynamo 2.13 reorders a registered print of tensors and constants; a torch.Size breaks (GB0296)."""
+    source = HEADER.replace("logger = ", "torch._dynamo.config.reorderable_logging_functions.add(print)\nlogger = ") \
+        + "class Net(nn.Module):\n    def forward(self, x):\n        y = x * 2\n        print('y', y, 3, None)\n" \
+        "        print(y.shape)\n        return y\n"
+    path = tmp_path / "model.py"
+    regions = [(r.code, r.line) for g in analyze(source, str(path)).graphs for r in g.regions]
+    assert regions == [("SFX201", source.splitlines().index("        print(y.shape)") + 1)]
+
+
+def test_a_print_of_a_tensor_changed_in_place_later_is_guarded(tmp_path):
+    result = fix(tmp_path, model("""\
+        y = self.fc(x)
+        print("y", y)
+        y.mul_(2)
+        return y
+    """))
+    assert "not reordered: `y` is changed in place in this file" in only(result).summary
+
+
+def test_capture_settings_only_when_asked_and_only_where_they_remove_breaks(tmp_path):
+    source = model("""\
+        longest = x.sum().long()
+        h = self.fc(x)[:, :longest]
+        return h * 2
+    """)
+    path = tmp_path / "model.py"
+    path.write_text(source)
+    assert fix_source(source, str(path)).outcomes[0].rewrite is None
+    result = fix_source(source, str(path), capture=True)
+    assert only(result).rewrite == "capture-setting"
+    assert "\ntorch._dynamo.config.capture_scalar_outputs = True  # flake8-staticfx fix, process-wide" in result.fixed
+    assert fix_source(result.fixed, str(path), capture=True).fixed == result.fixed
+
+
 @pytest.mark.parametrize("call", ['logger.info("n=%d", x.shape[0])', 'warnings.warn("small input")',
                                   'logger.warning("%s", x.mean())'])
 def test_logger_and_warnings_are_guarded(tmp_path, call):
@@ -659,8 +711,12 @@ DECLINES = [
         return self.fc(x)
     """, "has a side effect that the guard would skip under compile"),
     ("no-rewrite-for-code", """\
+        rows = x.tolist()
+        return self.fc(x) * len(rows)
+    """, "fix has no rewrite for SFX103"),
+    ("nonzero-used-as-a-tensor", """\
         return self.fc(x.nonzero().float())
-    """, "fix has no rewrite for SFX401"),
+    """, "the nonzero result is used for more than its row count"),
     ("while-loop", """\
         while x.sum() > 0:
             x = x - 1

@@ -26,6 +26,7 @@ import sys
 from ..commands import add_compile_options, command_options, python_files
 from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, OtherForm, Outcome, Rewrite, _if_at, tensor_attributes, traced_nodes
+from .capture import add_module_lines, plan_captures, setting_line
 from .equivalent import TraceableEquivalent
 from .guard import GuardSideEffect
 from .masked import CountNonzero, MaskedCopy, MaskedReduction
@@ -166,7 +167,9 @@ def _overlaps(a, b) -> bool:
     return not ((a[2], a[3]) <= (b[0], b[1]) or (b[2], b[3]) <= (a[0], a[1]))
 
 
-def apply_edits(ctx: Context, edits: list[Edit]) -> str:
+def apply_edits(ctx: Context, edits: list[Edit], settings: list[str] = ()) -> str:
+    """The file with the edits made, `import torch` added where an edit needs it, and the
+    dynamo settings (fix.capture) after the imports."""
     import libcst as cst
 
     replacements = {id(edit.node): edit.replacement for edit in edits}
@@ -182,9 +185,14 @@ def apply_edits(ctx: Context, edits: list[Edit]) -> str:
             return replacement
 
     module = ctx.module.visit(Apply())
-    if any(edit.needs_torch for edit in edits):
+    lines = [*dict.fromkeys(line for edit in edits for line in edit.module_lines), *map(setting_line, settings)]
+    lines = [line for line in lines if line.split("  #")[0] not in ctx.module.code]
+    ctx.needs_import_torch = False
+    if lines:
+        ctx.imports_torch()
+    if ctx.needs_import_torch or any(edit.needs_torch for edit in edits):
         module = _add_import_torch(cst, module)
-    return module.code
+    return add_module_lines(cst, module, lines).code
 
 
 def _add_import_torch(cst, module):
@@ -215,19 +223,30 @@ MAX_FIX_ROUNDS = 4
 
 
 def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | None = None,
-               display: str | None = None) -> FileFix:
-    """Every round's rewrites and the last round's declines (the breaks left), in line order."""
+               display: str | None = None, capture: bool = False) -> FileFix:
+    """Every round's rewrites and the last round's declines (the breaks left), in line order.
+    With `capture`, the dynamo capture settings that remove breaks no rewrite removes are
+    added (fix.capture; process-wide, so only when asked)."""
     from ..analysis import analyze
 
     fixed, done = source, []
     origin: dict[int, int] = {}  # a line of `fixed` -> its line in `source`, where they differ
     for _ in range(MAX_FIX_ROUNDS):
-        ctx, edits, outcomes = plan_file(fixed, path, analyze(fixed, path, options=options), select, display)
+        analysis = analyze(fixed, path, options=options)
+        ctx, edits, outcomes = plan_file(fixed, path, analysis, select, display)
+        settings: list[str] = []
+        if capture and not edits and ctx is not None:  # what no local rewrite removes: a setting may
+            settings, captured = plan_captures(fixed, path, options, analysis,
+                                               [o for o in outcomes if not o.rewrite], select)
+            keys = {(o.code, o.line, o.col) for o in captured}
+            outcomes = [o for o in outcomes if (o.code, o.line, o.col) not in keys] + captured
         outcomes = [dataclasses.replace(o, line=origin.get(o.line, o.line)) for o in outcomes]
         done += [outcome for outcome in outcomes if outcome.rewrite]
-        if not edits:
+        if not edits and not settings:
             break
-        rewritten = apply_edits(ctx, edits)
+        rewritten = apply_edits(ctx, edits, settings)
+        if rewritten == fixed:  # the analysis still reports what an edit already did: stop
+            break
         origin = {line: origin.get(before, before) for line, before in line_origins(fixed, rewritten).items()}
         fixed = rewritten
     done += [outcome for outcome in outcomes if not outcome.rewrite]
@@ -321,6 +340,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--diff", action="store_true", help="print a unified diff, change nothing")
     parser.add_argument("--select", default="", help="only these codes or prefixes (comma-separated)")
     add_compile_options(parser)
+    parser.add_argument("--capture", action="store_true",
+                        help="also add the process-wide dynamo settings (capture_scalar_outputs, "
+                             "capture_dynamic_output_shape_ops) that remove breaks no rewrite removes")
     parser.add_argument("--quiet", action="store_true", help="do not list what was fixed or declined")
 
 
@@ -345,7 +367,7 @@ def run(args: argparse.Namespace) -> int:
             status = 2
             continue
         try:
-            result = fix_source(source, path, options, select, display=path)
+            result = fix_source(source, path, options, select, display=path, capture=args.capture)
         except Exception as exc:  # noqa: BLE001 - one bad file must not stop the others
             print(f"cannot fix {path}: {type(exc).__name__}: {exc}", file=sys.stderr)
             status = 2

@@ -64,6 +64,7 @@ class Edit:
     outcome: Outcome
     needs_torch: bool = False  # the replacement names `torch`, which the file does not bind
     removed: tuple = ()  # statements right after `node` that the replacement takes the place of too
+    module_lines: tuple[str, ...] = ()  # statements the edit needs after the module's imports (once each)
 
 
 @dataclass

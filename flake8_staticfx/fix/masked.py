@@ -142,7 +142,8 @@ class CountNonzero(KeepZeroDim):
             raise OtherForm("the construct is not a nonzero call")
         count = _count_around(ctx, call)
         if count is None:
-            raise OtherForm("the nonzero result is used for more than its row count")
+            raise Decline("the nonzero result is used for more than its row count (len(), .shape[0], .size(0)), "
+                          "so its data-dependent shape is needed")
         operand = _nonzero_operand(ctx, call)
         effect = side_effect(ctx, operand)
         if effect:

@@ -42,6 +42,8 @@ class Builtin(External):
             if isinstance(result, list):
                 return Seq([derived(v, *args) for v in result], is_list=True)
             return derived(result, *args)
+        if name in tx.options.reorderable_logging_functions and reorderable(args, kwargs):
+            return Static(None)
         version = tx.options.torch_version
         special = breaking_call(name, args, version)
         if special is not None:
@@ -393,3 +395,17 @@ def container_classes(value: Value) -> tuple[type, ...] | None:
     values = value.items if isinstance(value, Seq) and value.items is not None else [value]
     classes = [_CONTAINER_CLASSES.get(v.qname) if isinstance(v, Builtin) else None for v in values]
     return tuple(classes) if values and None not in classes else None
+
+
+# Python values dynamo 2.13 passes to a reorderable logging function (a ConstantVariable).
+CONSTANT_TYPES = (str, int, float, bool, type(None))
+
+
+def reorderable(args: Args, kwargs: Kwargs) -> bool:
+    """Does dynamo reorder a call of a registered logging function with these arguments after
+    the graph? It does where each is a tensor or a constant (DebuggingVariable.can_reorder_logs;
+    measured with print: a torch.Size argument breaks, GB0296). A number the analysis cannot
+    tell from a shape (symbolic once shapes are dynamic) does not count; a value assumed to be
+    a tensor (a `weak` one, an unannotated input) counts as one, as it does for the graph."""
+    return all(isinstance(value, Tensor) or isinstance(value, Static) and value.known and value.node is None
+               and isinstance(value.value, CONSTANT_TYPES) for value in [*args, *kwargs.values()])
