@@ -6,7 +6,7 @@ from .base import (
     Context, Decline, Edit, OtherForm, Outcome, Rewrite, _dotted, _leading_with_comments, _walk, side_effect,
     single_assignment,
 )
-from .where import _shape_operands
+from .where import _next_statement, _shape_operands
 from .zero_dim import KeepZeroDim
 
 # The reductions of a masked read fix rewrites: (method, its one positional argument or None).
@@ -243,13 +243,6 @@ def _text(ctx: Context, expr) -> str:
     cst = ctx.cst
     text = ctx.code(expr)
     return text if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or expr.lpar else f"({text})"
-
-
-def _next_statement(ctx: Context, statement):
-    block = ctx.parent(statement)
-    body = list(getattr(block, "body", ()))
-    at = next((i for i, s in enumerate(body) if s is statement), None)
-    return body[at + 1] if at is not None and at + 1 < len(body) else None
 
 
 def _read_between(ctx: Context, name, value, line) -> bool:
