@@ -61,7 +61,9 @@ REWRITTEN_FORMS = {
               "`torch.where(mask, x, 0)` reduction; `y[mask] = x[mask]` on tensors of one shape becomes "
               "`y = torch.where(mask, x, y)`; `len(torch.nonzero(c))` and `.shape[0]` of it, used in tensor "
               "arithmetic, become `torch.count_nonzero(c)`",
-    "SFX201": "a `print(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
+    "SFX201": "a `print(...)` of tensors and string or number literals is kept and registered in "
+              "`torch._dynamo.config.reorderable_logging_functions` (dynamo prints it after the graph); any other "
+              "`print(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
     "SFX202": "a logging statement (or an `if logger.isEnabledFor(...)`) is guarded by "
               "`not torch.compiler.is_compiling()`",
     "SFX203": "a `warnings.warn(...)` statement is guarded by `if not torch.compiler.is_compiling():`; "
