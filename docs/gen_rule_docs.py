@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from flake8_staticfx.fix import REWRITTEN_FORMS  # noqa: E402
-from flake8_staticfx.messages import notice, render as render_message  # noqa: E402
+from flake8_staticfx.messages import notice, recompile as recompile_message, render as render_message  # noqa: E402
 from flake8_staticfx.rules import GB_DOCS, RULES  # noqa: E402
 
 OUT = ROOT / "docs" / "rules"
@@ -963,6 +963,401 @@ PAGES["SFX401"] = Page(
                       "`--staticfx-fullgraph`, under which dynamo captures these operators.",
 )
 
+PAGES["SFX501"] = Page(
+    dynamo="Dynamo guards every compiled frame on what it specialised: a Python int in `range()`, an "
+           "index into a list or ModuleList, `F.dropout`'s `p`, `label_smoothing=`, a string or bool "
+           "that picks a branch, a function that is called, or an int attribute of the module stays a "
+           "constant of the graph, even with `dynamic=True`. When the caller passes a new value the "
+           "guard fails and the frame compiles again; after 8 compiles (`recompile_limit` in torch "
+           "2.13) it runs eagerly for good. The rule reads the calls the file's own code makes (a "
+           "training loop, a sampler) and reports the line whose guard fails, how many compiles the "
+           "calls cost and whether the limit is reached.",
+    example="""
+        class Mixer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, depth: int):
+                for _ in range(depth):
+                    x = self.fc(x)
+                return x
+
+
+        def train():
+            model = torch.compile(Mixer())
+            x = torch.randn(2, 4)
+            for depth in range(1, 4):
+                model(x, depth)
+    """,
+    fixed="""
+        class Mixer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, depth: int):
+                for _ in range(depth):
+                    x = self.fc(x)
+                return x
+
+
+        def train():
+            model = torch.compile(Mixer())
+            x = torch.randn(2, 4)
+            for _ in range(3):
+                model(x, 3)
+    """,
+    not_flagged="""
+        class Scaled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, mode: str):
+                if mode == "mean":
+                    return self.fc(x).mean()
+                return self.fc(x).sum()
+
+
+        def train():
+            model = torch.compile(Scaled())
+            x = torch.randn(2, 4)
+            for _ in range(3):
+                model(x, "mean")
+    """,
+    not_flagged_notes="A value that stays the same over the calls; a fresh lambda with the same code; "
+                      "calls the file does not show (the rule never guesses a caller's values).",
+)
+
+PAGES["SFX502"] = Page(
+    dynamo="An int attribute of an `nn.Module` is static to dynamo: the frame is guarded on its "
+           "value. A forward that increments it (`self.step += 1`) changes it at every call, so "
+           "every call recompiles until the recompile limit (8 in torch 2.13), then the module "
+           "runs eagerly.",
+    example="""
+        class Counted(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.step = 0
+
+            def forward(self, x):
+                self.step += 1
+                return self.fc(x) / self.step
+
+
+        def train():
+            model = torch.compile(Counted())
+            x = torch.randn(2, 4)
+            for _ in range(4):
+                model(x)
+    """,
+    fixed="""
+        class Counted(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.register_buffer("step", torch.zeros(()))
+
+            def forward(self, x):
+                self.step.add_(1)
+                return self.fc(x) / self.step
+
+
+        def train():
+            model = torch.compile(Counted())
+            x = torch.randn(2, 4)
+            for _ in range(4):
+                model(x)
+    """,
+    not_flagged="""
+        class Counted(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.step = 0
+
+            def forward(self, x):
+                self.step += 1
+                return self.fc(x) / self.step
+
+
+        def evaluate():
+            model = torch.compile(Counted())
+            model(torch.randn(2, 4))
+    """,
+    not_flagged_notes="A count kept in a buffer and updated in place (the fixed version above); a "
+                      "module the file calls once.",
+)
+
+PAGES["SFX503"] = Page(
+    dynamo="Blocks of one class share one `forward`, so one code cache. Compiled as one model, "
+           "each block is inlined and its attributes are constants of the one graph. Compiled one "
+           "by one (regional compilation: `block.compile()` for each block), each block's call "
+           "checks the guards of the entries before it: a per-block int or float (`layer_idx`, a "
+           "dilation, a gate) fails them, so each distinct value compiles again, and the ninth "
+           "distinct block runs eagerly.",
+    example="""
+        class Block(nn.Module):
+            def __init__(self, index: int):
+                super().__init__()
+                self.index = index
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return x + self.fc(x) / (self.index + 1)
+
+
+        class Stack(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([Block(i) for i in range(3)])
+
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+
+
+        def train():
+            model = Stack()
+            for block in model.blocks:
+                block.compile()
+            model(torch.randn(2, 4, requires_grad=True))
+    """,
+    fixed="""
+        class Block(nn.Module):
+            def __init__(self, index: int):
+                super().__init__()
+                self.register_buffer("scale", torch.tensor(1.0 / (index + 1)))
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return x + self.fc(x) * self.scale
+
+
+        class Stack(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([Block(i) for i in range(3)])
+
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+
+
+        def train():
+            model = Stack()
+            for block in model.blocks:
+                block.compile()
+            model(torch.randn(2, 4, requires_grad=True))
+    """,
+    not_flagged="""
+        class Block(nn.Module):
+            def __init__(self, index: int):
+                super().__init__()
+                self.index = index
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return x + self.fc(x) / (self.index + 1)
+
+
+        class Stack(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([Block(i) for i in range(3)])
+
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+
+
+        def train():
+            model = torch.compile(Stack())
+            model(torch.randn(2, 4))
+    """,
+    not_flagged_notes="The whole model compiled as one frame (the blocks' values are constants of "
+                      "one graph); blocks that all hold the same value.",
+)
+
+PAGES["SFX504"] = Page(
+    dynamo="A compiled frame is guarded on its tensor inputs' shapes and requires_grad. By default "
+           "(`dynamic=None`) the second shape recompiles once with the changed sizes dynamic; with "
+           "`dynamic=False` every new shape recompiles until the limit (8 in torch 2.13), then the "
+           "frame runs eagerly. An input that starts to require grad recompiles too. "
+           "The rule reports at the frame's `def`, with the calls that change the shape.",
+    example="""
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+
+        def train():
+            model = torch.compile(Head(), dynamic=False)
+            for batch in (2, 3, 4):
+                model(torch.randn(batch, 4))
+    """,
+    fixed="""
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+
+        def train():
+            model = torch.compile(Head(), dynamic=True)
+            for batch in (2, 3, 4):
+                model(torch.randn(batch, 4))
+    """,
+    not_flagged="""
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+
+        def train():
+            model = torch.compile(Head())
+            for batch in (2, 3, 4):
+                x = torch.randn(batch, 4)
+                torch._dynamo.mark_dynamic(x, 0)
+                model(x)
+    """,
+    not_flagged_notes="`dynamic=True`, a dimension marked with `torch._dynamo.mark_dynamic`, or "
+                      "calls whose shapes are all the same.",
+)
+
+PAGES["SFX505"] = Page(
+    dynamo="An int or float argument used only in arithmetic is first compiled as a constant; "
+           "when it changes, dynamo recompiles the frame once with a symbolic number, and later "
+           "values reuse that entry. One recompile, off by default; `dynamic=True` compiles the "
+           "number as symbolic from the start.",
+    example="""
+        class Scaled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, scale: int):
+                return self.fc(x) * scale
+
+
+        def train():
+            model = torch.compile(Scaled())
+            x = torch.randn(2, 4)
+            for scale in range(1, 4):
+                model(x, scale)
+    """,
+    fixed="""
+        class Scaled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, scale):
+                return self.fc(x) * scale
+
+
+        def train():
+            model = torch.compile(Scaled(), dynamic=True)
+            x = torch.randn(2, 4)
+            for scale in range(1, 4):
+                model(x, scale)
+    """,
+    not_flagged="""
+        class Scaled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, scale: int):
+                return self.fc(x) * scale
+
+
+        def train():
+            model = torch.compile(Scaled())
+            x = torch.randn(2, 4)
+            for _ in range(3):
+                model(x, 2)
+    """,
+    not_flagged_notes="`dynamic=True`, or a value that does not change between calls.",
+)
+
+PAGES["SFX506"] = Page(
+    dynamo="Grad mode and autocast are global state every compiled frame is guarded on, and "
+           "`training` is guarded where forward reads it (dropout and batch norm do): a call under "
+           "`torch.no_grad()` after a training call, or autocast switched on outside the model, "
+           "recompiles it (even when forward enters autocast itself). `autocast(enabled=False)` "
+           "is no change.",
+    example="""
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+
+        def train():
+            model = torch.compile(Head())
+            x = torch.randn(2, 4)
+            model(x).sum().backward()
+            with torch.no_grad():
+                model(x)
+    """,
+    fixed="""
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+
+        def train():
+            model = torch.compile(Head())
+            x = torch.randn(2, 4)
+            with torch.no_grad():
+                model(x)
+                model(x)
+    """,
+    not_flagged="""
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+
+        def train():
+            model = torch.compile(Head())
+            x = torch.randn(2, 4)
+            model(x)
+            with torch.autocast("cpu", enabled=False):
+                model(x)
+    """,
+    not_flagged_notes="Calls that all run under the same grad mode and autocast state; "
+                      "`autocast(enabled=False)`, which changes nothing.",
+)
+
 PAGES["SFX900"] = Page(
     dynamo="SFX900 is not a graph break: it is a notice about the analysis. When a compile root "
            "cannot be analysed within the tool's limits (an inline depth, unroll or step budget "
@@ -1008,6 +1403,8 @@ def _gb_links(rule) -> str:
 def _sample_message(rule) -> str:
     """The message's shape, with `…` for the construct (its first GB id stands for the ids of
     the occurrence)."""
+    if rule.code.startswith("SFX5"):
+        return recompile_message(rule, "…", "…", ("N compiles in M calls at line L",))
     if not rule.gb_ids:
         return notice(rule, "…", "why")
     return render_message(rule, "…", rule.gb_ids[:1])

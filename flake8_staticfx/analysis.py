@@ -27,6 +27,7 @@ from .discover import (
 )
 from .ir import Graph
 from .torch_versions import TorchVersion, resolve
+from .recompiles import FrameCompiles, Recompile, predict as predict_recompiles, skipped_forwards
 
 
 @dataclass
@@ -46,6 +47,10 @@ class FileAnalysis:
     graphs: list[Graph] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
     torch: TorchVersion | None = None  # the release the answers are for (None: no root looked for)
+    # Over the calls the file's own code makes (its drivers): the compiles of each compiled
+    # frame, and the places that make one recompile.
+    frame_compiles: list[FrameCompiles] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
 
 
 def analyze(source: str, path: str, tree: ast.Module | None = None,
@@ -114,6 +119,9 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                                          root.name, _describe(exc)))
         annotate(graph, root_options)
         result.graphs.append(graph)
+    if "compile" in source:
+        result.frame_compiles, result.recompiles = predict_recompiles(
+            tree, skipped_forwards(result.graphs, tree, path))
     for (package, line, col), qname in state.missing_libraries.items():
         result.notices.append(Notice(line, col, qname, f"package `{package}` not found on the library "
                                      "search path (--staticfx-library-path): the call is not followed"))

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from . import segments
 from .commands import add_graph_arguments, analyse_roots
 from .ir import Graph, GraphBreakRegion, Node
+from .recompiles import RECOMPILE_LIMIT, FrameCompiles
+from .recompiles.data_sizes import data_size_recompiles
 from .messages import display_path
 from .torch_versions import TorchVersion, facts
 
@@ -32,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     analysis = analyse_roots(args)
     if analysis is None:
         return 2
-    explained = [explain_root(graph, analysis.torch) for graph in analysis.graphs]
+    explained = [explain_root(graph, analysis.torch, analysis.frame_compiles) for graph in analysis.graphs]
     if args.format == "json":
         print(json.dumps(explained, indent=2))
     elif not explained:
@@ -69,11 +71,14 @@ def unique_breaks(graph: Graph) -> list[RepeatedBreak]:
     return sorted(breaks.values(), key=lambda b: [(f["file"], f["line"]) for f in b.user_stack])
 
 
-def explain_root(graph: Graph, torch: TorchVersion) -> dict:
+def explain_root(graph: Graph, torch: TorchVersion, frame_compiles: list[FrameCompiles] = ()) -> dict:
     """The root's ExplainOutput fields: graph_count, graph_break_count, break_reasons, ops_per_graph;
-    each break's GB ids with their titles in the registry of the torch release answered for."""
+    each break's GB ids with their titles in the registry of the torch release answered for;
+    compile_count (graph_count and the recompiles within one call) and, for each driver of the
+    file that calls the root, the root's compiles over that driver's calls."""
     assignment = segments.assign(graph)
     registry = facts(torch.minor)
+    recompiles = data_size_recompiles(graph, assignment.graph_of)
     breaks = [{"code": b.region.code, "line": b.region.line, "reason": b.region.reason,
                "gb_ids": list(b.region.gb_ids), "gb_titles": {gb: registry.title(gb) for gb in b.region.gb_ids},
                "versions": b.region.versions, "impact": b.region.impact, "user_stack": b.user_stack,
@@ -86,9 +91,13 @@ def explain_root(graph: Graph, torch: TorchVersion) -> dict:
     return {"root": graph.root, "file": display_path(graph.file), "torch": torch.as_json(),
             "unknown_values": graph.unknown_values(),
             "graph_count": assignment.count,
+            "compile_count": assignment.count + recompiles,
             "graph_break_count": len(graph.break_sites()),
             "break_reasons": breaks,
-            "ops_per_graph": [ops[number] for number in sorted(ops)]}
+            "ops_per_graph": [ops[number] for number in sorted(ops)],
+            "call_sequences": [{"driver": f.driver, "calls": f.calls, "compiles": f.compiles,
+                                "eager_after_limit": f.eager_after_limit}
+                               for f in frame_compiles if f.root == graph.root and f.known]}
 
 
 def user_stack(node: Node) -> list[dict]:
@@ -101,6 +110,12 @@ def render(item: dict) -> str:
     lines = [f"{item['root']} ({item['file']})",
              f"Graph Count: {item['graph_count']}",
              f"Graph Break Count: {item['graph_break_count']}",
+             f"Compile Count: {item['compile_count']}" + (
+                 f" (recompiles for data-dependent sizes: {item['compile_count'] - item['graph_count']})"
+                 if item["compile_count"] != item["graph_count"] else ""),
+             *(f"Compiles over `{seq['driver']}`: {seq['compiles']} in {seq['calls']} calls"
+               + (f", then eager (recompile limit {RECOMPILE_LIMIT})" if seq["eager_after_limit"] else "")
+               for seq in item["call_sequences"]),
              f"Op Count: {sum(len(ops) for ops in item['ops_per_graph'])}",
              *([f"Not Followed: {item['unknown_values']} value(s), drawn <?>: the counts hold as far as "
                 "the analysis went"] if item["unknown_values"] else []),

@@ -106,6 +106,19 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     return shorten(head + shorten(what, max(room, len(ELLIPSIS))) + tail, limit)
 
 
+def recompile(rule: Rule, what: str, guard: str, costs: tuple[str, ...], limit: int = LIMIT) -> str:
+    """A recompile's message: the construct, the guard that fails, what it costs over the calls
+    (`costs` from the fullest to the shortest: the first that leaves the construct room is used)."""
+    head = f"{rule.code} {rule.summary}: `"
+    tails = [f"` (guard `{g}`); {cost}; {rule.fix}" for cost in costs for g in (guard,)]
+    tails += [f"`; {cost}; {rule.fix}" for cost in costs[-1:]]
+    for tail in tails:
+        room = limit - len(head) - len(tail)
+        if room >= min(MIN_WHAT, len(what)):
+            break
+    return shorten(head + shorten(what, max(room, len(ELLIPSIS))) + tail, limit)
+
+
 def notice(rule: Rule, what: str, reason: str, limit: int = LIMIT) -> str:
     """An SFX900 notice: what was not analysed, and why (the reason shortened to fit)."""
     head = f"{rule.code} {rule.summary}: `{shorten(what, 60)}` ("

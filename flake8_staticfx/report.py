@@ -9,6 +9,7 @@ from . import messages, segments
 from .analysis import FileAnalysis
 from .fixable import announced_fixes
 from .ir import Graph, GraphBreakRegion, Node, format_arg
+from .recompiles import RECOMPILE_LIMIT, Recompile
 from .rules import RULES
 
 
@@ -33,9 +34,21 @@ def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,
             seen.add(key)
             fixable = (region.line, region.col, region.code) in announced
             found.append((region.line, region.col, diagnostic_message(region, fixable)))
+    for found_recompile in sorted(analysis.recompiles, key=lambda r: -r.compiles):  # the costliest driver
+        key = (found_recompile.line, found_recompile.rule.code)
+        if key not in seen:
+            seen.add(key)
+            found.append((found_recompile.line, found_recompile.col, recompile_message(found_recompile)))
     for notice in analysis.notices if notices else ():
         found.append((notice.line, notice.col, messages.notice(RULES["SFX900"], notice.what, notice.reason)))
     yield from sorted(found)
+
+
+def recompile_message(found: Recompile) -> str:
+    eager = f", then eager (limit {RECOMPILE_LIMIT})" if found.eager_after_limit else ""
+    counted = f"{found.compiles} compiles in {found.calls} calls"
+    return messages.recompile(found.rule, found.construct, found.guard,
+                              (f"{counted} at line {found.call_line}{eager}", f"{counted}{eager}"))
 
 
 # -- text ------------------------------------------------------------------------

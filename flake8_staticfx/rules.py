@@ -4,7 +4,8 @@ Each rule is a named constant; the interpreter raises a break at its detection s
 naming the constant: `tx.graph_break(rules.<NAME>, node, expr, frame)`.
 
 Families by hundred: 1xx data-dependent values, 2xx side effects and I/O, 3xx features
-dynamo does not trace, 4xx dynamic shapes, 9xx notices about the analysis itself.
+dynamo does not trace, 4xx dynamic shapes, 5xx recompilations over the calls the project's own
+code makes (recompiles/), 9xx notices about the analysis itself.
 """
 from __future__ import annotations
 
@@ -299,6 +300,76 @@ DYNAMIC_OUTPUT_SHAPE = Rule(
     "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
     captured_by=("capture_dynamic_output_shape_ops", "fullgraph"),
     occurrence_gb_ids=("GB0036",),  # F.one_hot without a class count names GB0246
+)
+
+PYTHON_CONSTANT_INPUT = Rule(
+    "SFX501",
+    "python-constant-input",
+    (),
+    "Python constant recompiles per value",
+    "pass a 0-d tensor, or keep the value fixed",
+    "an int in range(), a list index, F.dropout's p, a string, a function or an int module attribute "
+    "stays a constant of the graph (even with dynamic=True): pass a 0-d tensor and use tensor ops, "
+    "store a per-value tensor, or keep the value fixed between calls",
+    fixable=False,
+)
+
+COUNTER_IN_FORWARD = Rule(
+    "SFX502",
+    "counter-in-forward",
+    (),
+    "counter attribute recompiles every call",
+    "keep the count in a buffer updated in place",
+    "an int module attribute is static to dynamo: count in a buffer (`self.step.add_(1)`) or "
+    "outside the compiled module",
+    fixable=False,
+)
+
+PER_BLOCK_CONSTANT = Rule(
+    "SFX503",
+    "per-block-constant",
+    (),
+    "per-block constant recompiles per block",
+    "store it as a tensor, or compile the whole model",
+    "each block compiled on its own (regional compilation, or a graph break in the layer loop) "
+    "shares one forward whose guards check the block's own int or float: store it as a tensor "
+    "buffer, give every block the same value, or compile the whole model",
+    fixable=False,
+)
+
+CHANGING_SHAPE = Rule(
+    "SFX504",
+    "changing-shape",
+    (),
+    "input shape or requires_grad changes",
+    "torch._dynamo.mark_dynamic or dynamic=True",
+    "the second shape recompiles once with a dynamic size; with dynamic=False every shape "
+    "recompiles until the limit: mark the dimension with torch._dynamo.mark_dynamic, or compile "
+    "with dynamic=True",
+    fixable=False,
+)
+
+CHANGING_NUMBER = Rule(
+    "SFX505",
+    "changing-number",
+    (),
+    "changing Python number recompiles once",
+    "pass a 0-d tensor",
+    "the second value of an int or float argument recompiles the frame once with a symbolic "
+    "number: pass a 0-d tensor to compile once",
+    fixable=False,
+    enabled_by_default=False,
+)
+
+GLOBAL_STATE = Rule(
+    "SFX506",
+    "global-state-change",
+    (),
+    "grad mode, autocast or training changes",
+    "call it in one mode, or compile one module per mode",
+    "grad mode, autocast and `training` (read by dropout and batch norm) are guarded: keep them "
+    "the same for every call, or compile a separate module for each mode",
+    fixable=False,
 )
 
 ANALYSIS_SKIPPED = Rule(

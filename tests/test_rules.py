@@ -51,6 +51,56 @@ def net(body: str, init: str = "pass", extra: str = "") -> str:
                     body=textwrap.indent(textwrap.dedent(body).strip(), " " * 8).lstrip())
 
 
+def compiled_calls(forward: str, calls: str, settings: str = "") -> str:
+    """A module with `forward`, and a driver that compiles it and makes `calls` with x."""
+    return HEADER + textwrap.dedent("""\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.calls = 0
+
+            {forward}
+
+
+        def run():
+            model = torch.compile(Net(){settings})
+            x = torch.randn(2, 4)
+            {calls}
+        """).format(forward=textwrap.indent(forward, " " * 4).lstrip(), settings=settings,
+                    calls=textwrap.indent(calls, " " * 4).lstrip())
+
+
+# Blocks that each keep their own int, compiled one by one.
+BLOCKS = HEADER + """\
+class Block(nn.Module):
+    def __init__(self, index):
+        super().__init__()
+        self.index = index
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x) * self.index{mark}
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block({sizes}) for i in range(3)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
+def run():
+    model = Stack()
+    for block in model.blocks:
+        block.compile()
+    model(torch.randn(2, 4, requires_grad=True))
+"""
+
+
 RUNNING = """\
 class Running:
     def __init__(self, x):
@@ -226,6 +276,39 @@ CASES: dict[str, tuple[str, str]] = {
         net("idx = torch.nonzero(h)  # expect: SFX401"),
         net("h = torch.where(h > 0, h, 0)"),
     ),
+    "SFX501": (
+        compiled_calls("def forward(self, x, n):\n    for _ in range(n):  # expect: SFX501\n        x = x + 1\n"
+                       "    return x", "for n in range(1, 4):\n    model(x, n)"),
+        compiled_calls("def forward(self, x, n):\n    for _ in range(n):\n        x = x + 1\n    return x",
+                       "for _ in range(3):\n    model(x, 2)"),
+    ),
+    "SFX502": (
+        compiled_calls("def forward(self, x):\n    self.calls += 1  # expect: SFX502\n    return x * self.calls",
+                       "for _ in range(3):\n    model(x)"),
+        compiled_calls("def forward(self, x):\n    return x * self.calls", "for _ in range(3):\n    model(x)"),
+    ),
+    "SFX503": (
+        BLOCKS.format(mark="  # expect: SFX503", sizes="i"),
+        BLOCKS.format(mark="", sizes="2"),
+    ),
+    "SFX504": (
+        compiled_calls("def forward(self, x):  # expect: SFX504\n    return x.relu()",
+                       "for n in (2, 3, 4):\n    model(torch.randn(n, 4))", settings=", dynamic=False"),
+        compiled_calls("def forward(self, x):\n    return x.relu()",
+                       "for n in (2, 3, 4):\n    model(torch.randn(n, 4))", settings=", dynamic=True"),
+    ),
+    "SFX505": (
+        compiled_calls("def forward(self, x, scale):\n    return x * scale  # expect: SFX505",
+                       "for scale in (1, 2, 3):\n    model(x, scale)"),
+        compiled_calls("def forward(self, x, scale):\n    return x * scale",
+                       "for scale in (1, 2, 3):\n    model(x, scale)", settings=", dynamic=True"),
+    ),
+    "SFX506": (
+        compiled_calls("def forward(self, x):  # expect: SFX506\n    return x.relu()",
+                       "model(x)\nwith torch.no_grad():\n    model(x)"),
+        compiled_calls("def forward(self, x):\n    return x.relu()",
+                       "with torch.no_grad():\n    model(x)\n    model(x)"),
+    ),
 }
 # Codes reported only together with the break they follow (in RUNNING.count: a print).
 CAUSED_BY = {"SFX310": ("SFX201",), "SFX314": ("SFX201",)}
@@ -276,8 +359,9 @@ def test_trigger(tmp_path, code):
     rule = RULES[code]
     for _, _, message in found:
         assert message.startswith(f"{code} ")
-        named = re.search(r"\((GB\d{4}(?:/GB\d{4})*)(?:, torch [^)]+)?\);", message).group(1).split("/")
-        assert named and set(named) <= set(rule.gb_ids), named  # the ids of this occurrence
+        if rule.gb_ids:  # a recompile (5xx) is no graph break: it names none
+            named = re.search(r"\((GB\d{4}(?:/GB\d{4})*)(?:, torch [^)]+)?\);", message).group(1).split("/")
+            assert named and set(named) <= set(rule.gb_ids), named  # the ids of this occurrence
         assert message.startswith(f"{code} {rule.summary}: `") and message.endswith(f"; {rule.fix}")
 
 
@@ -378,13 +462,13 @@ def test_rule_names_are_unique():
     assert len(names) == len(set(names))
 
 
-def test_only_the_notice_is_off_by_default():
-    assert OFF_BY_DEFAULT == ("SFX900",)
+def test_only_the_notice_and_the_single_recompile_are_off_by_default():
+    assert OFF_BY_DEFAULT == ("SFX505", "SFX900")
 
 
 def test_codes_are_grouped_by_family():
     families = {"1": "data-dependent", "2": "side effects", "3": "untraced features",
-                "4": "dynamic shapes", "9": "notices"}
+                "4": "dynamic shapes", "5": "recompiles", "9": "notices"}
     for code in RULES:
         assert code[3] in families
 

@@ -1,0 +1,228 @@
+"""Replay dynamo's cache of compiled entries over the calls a file's drivers make.
+
+Per code object (a forward shared by every block of a class is one), dynamo keeps up to
+RECOMPILE_LIMIT entries. A call that matches no entry compiles a new one, or, at the limit, runs
+the frame eagerly from then on. A new entry keeps a constant's value; a tensor dimension or a
+SCALAR that already changed once is symbolic in it (automatic dynamic), unless the compile said
+dynamic=False; with dynamic=True they are symbolic from the first compile.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .. import rules
+from ..ir import Graph
+from .drivers import Call, Replay
+from .frames import CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
+from .values import UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, TensorValue
+
+RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit in torch 2.13
+DYNAMIC = object()  # an entry's symbolic slot: any value matches
+
+
+@dataclass(frozen=True)
+class Recompile:
+    """A place that makes a compiled frame recompile over the file's call sequence."""
+
+    rule: rules.Rule
+    line: int
+    col: int
+    construct: str
+    guard: str  # the guard that fails, as dynamo prints it
+    frame: str  # the compiled function
+    frame_line: int
+    compiles: int  # compiles of the frame over the calls
+    calls: int
+    eager_after_limit: bool
+    call_line: int  # the driver's call
+    driver: str
+
+
+@dataclass
+class FrameCompiles:
+    """One compiled code object over the calls: how often it compiled and why."""
+
+    frame: ast.FunctionDef
+    driver: str
+    root: str  # as the analysis names its roots: `Net.forward`, `step`
+    compiles: int = 0
+    calls: int = 0
+    eager_after_limit: bool = False
+    known: bool = True  # False: an input the replay does not follow; no count is claimed
+    causes: list = field(default_factory=list)  # (Guarded, Call) per recompile
+
+
+def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset()
+            ) -> tuple[list[FrameCompiles], list[Recompile]]:
+    """The compiles of each frame the file's drivers call, and the places that recompile it.
+    `skipped_classes`: the classes whose forward dynamo gives up on (the interpreter's breaks)."""
+    calls = Replay(tree, skipped_classes).run_drivers()
+    by_frame: dict[tuple[str, int], list[Call]] = {}
+    for call in calls:
+        by_frame.setdefault((call.driver, id(call.frame)), []).append(call)
+    frames = [_replay_cache(frame_calls) for frame_calls in by_frame.values()]
+    return frames, [r for frame in frames for r in _recompiles(frame)]
+
+
+def skipped_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozenset[str]:
+    """The classes of the file whose whole forward dynamo runs eagerly: a break in forward's own
+    code that dynamo cannot resume after (in a loop, a `with` block)."""
+    forwards = {f"{node.name}.forward": item for node in tree.body if isinstance(node, ast.ClassDef)
+                for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "forward"}
+    found = set()
+    for graph in graphs:
+        forward = forwards.get(graph.root)
+        if forward is None:
+            continue
+        if any(region.frame_skipped == "forward" and not region.skips_rest and region.construct_file == path
+               and forward.lineno <= region.construct_line <= forward.end_lineno for region in graph.regions):
+            found.add(graph.root.split(".")[0])
+    return frozenset(found)
+
+
+def _replay_cache(calls: list[Call]) -> FrameCompiles:
+    frame = calls[0].frame
+    is_method = calls[0].instance is not None
+    instance = calls[0].instance
+    guarded = guarded_inputs(frame, is_method, instance is not None and any(
+        isinstance(layer, Layer) and layer.reads_training for layer in instance.layers()))
+    root = f"{instance.cls.name}.{frame.name}" if instance is not None else frame.name
+    result = FrameCompiles(frame, calls[0].driver, root)
+    entries: list[dict] = []
+    first_seen: dict = {}
+    changed: set = set()
+    for number, call in enumerate(calls):
+        result.calls += 1
+        if call.skipped:  # compiled once, then marked to skip: it runs eagerly from then on
+            result.compiles = 1
+            continue
+        key = _key(frame, guarded, call, number)
+        if key is None:
+            return FrameCompiles(frame, call.driver, root, known=False)
+        if any(_matches(entry, key) for entry in entries) or result.eager_after_limit:
+            continue
+        if len(entries) >= RECOMPILE_LIMIT:
+            result.eager_after_limit = True
+            continue
+        if entries:
+            result.causes.append((_cause(entries[-1], key), call))
+        for slot, value in key.items():
+            first_seen.setdefault(slot, value)
+            if first_seen[slot] != value:
+                changed.add(slot)
+        entries.append({slot: DYNAMIC if _symbolic(slot, call.dynamic, changed) else value
+                        for slot, value in key.items()})
+        result.compiles += 1
+    return result
+
+
+def _symbolic(slot: tuple, dynamic: bool | None, changed: set) -> bool:
+    guard = slot[0]
+    if guard.kind not in (SCALAR, TENSOR) or dynamic is False:
+        return False
+    return dynamic is True or slot in changed
+
+
+def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int) -> dict | None:
+    """The values the frame's guards check at this call, by slot (the guard, a dimension)."""
+    key: dict = {}
+    for guard in guarded:
+        value = _guarded_value(guard, call, number)
+        if value is UNKNOWN:
+            return None
+        if guard.kind == CONSTANT and guard.container and isinstance(
+                _container(guard.container, call), TensorValue):
+            index = call.args[guard.index] if guard.index is not None and guard.index < len(call.args) else None
+            if isinstance(index, TensorValue) and index.shape == ():
+                value = ("item", index.value)  # a tensor indexed by a 0-d tensor: read with .item()
+            else:  # a tensor indexed by an int: the int may become symbolic
+                guard = Guarded(SCALAR, guard.name, guard.index, guard.line, guard.col, guard.construct)
+        key[(guard, None)] = value
+    params = [a.arg for a in frame.args.args][1 if call.instance is not None else 0:]
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, TensorValue):
+            guard = tensor_guard(frame, index, params[index] if index < len(params) else "?")
+            shape = arg.guard_shape()
+            if shape is None:
+                return None
+            key[(guard, "requires_grad")] = arg.requires_grad
+            key[(guard, "rank")] = len(shape)
+            for dim, size in enumerate(shape):
+                key[(guard, dim)] = DYNAMIC if size is None else size
+    global_state = Guarded("global", "global state", None, frame.lineno, frame.col_offset, f"def {frame.name}")
+    key[(global_state, None)] = (call.grad_mode, call.autocast)
+    return key
+
+
+def _guarded_value(guard: Guarded, call: Call, number: int):
+    if guard.kind == TRAINING:
+        return call.training
+    if guard.index is not None:
+        if guard.index >= len(call.args):
+            return UNKNOWN
+        return _identity(call.args[guard.index])
+    name = guard.name.split(".", 1)[1]
+    value = call.attributes.get(name, UNKNOWN)
+    if guard.kind == COUNTER:  # a number increments; a tensor rebound is guarded on nothing new
+        return number if isinstance(value, Const) else ("tensor",) if isinstance(value, TensorValue) else UNKNOWN
+    if isinstance(value, (Layer, Instance, ListValue)):
+        return ("module", type(value).__name__, getattr(value, "name", None) or getattr(value, "cls", None))
+    if isinstance(value, TensorValue):
+        return ("tensor", value.shape)
+    return _identity(value)
+
+
+def _identity(value):
+    """What a guard compares: a number or string by value, a function by object, a lambda by
+    code, a tensor not here (its own slots)."""
+    if isinstance(value, Const):
+        return ("const", type(value.value).__name__, value.value)
+    if isinstance(value, (Function, Lambda)):
+        return value
+    if isinstance(value, TensorValue):
+        return ("tensor",)
+    if isinstance(value, ListValue):
+        return ("list", len(value.items))
+    if isinstance(value, DictValue):
+        return ("dict", frozenset(value.items))  # its keys, not their order
+    return UNKNOWN
+
+
+def _container(text: str, call: Call):
+    if text.startswith("self."):
+        return call.attributes.get(text[5:])
+    return None
+
+
+def _matches(entry: dict, key: dict) -> bool:
+    return entry.keys() == key.keys() and all(
+        expected is DYNAMIC or expected == key[slot] for slot, expected in entry.items())
+
+
+def _cause(entry: dict, key: dict) -> Guarded:
+    """The guard of the newest entry that fails first: global state, then the frame's inputs in
+    source order."""
+    failing = [slot[0] for slot, expected in entry.items()
+               if expected is not DYNAMIC and key.get(slot) != expected]
+    return min(failing, key=lambda g: (g.kind != "global", g.kind != TENSOR, g.line, g.col))
+
+
+RULE_OF_KIND = {CONSTANT: "PYTHON_CONSTANT_INPUT", COUNTER: "COUNTER_IN_FORWARD",
+                SCALAR: "CHANGING_NUMBER", TENSOR: "CHANGING_SHAPE", TRAINING: "GLOBAL_STATE",
+                "global": "GLOBAL_STATE"}
+
+
+def _recompiles(frame: FrameCompiles) -> list[Recompile]:
+    found: dict[tuple, Recompile] = {}
+    for guard, call in frame.causes:
+        rule = getattr(rules, RULE_OF_KIND[guard.kind])
+        if guard.kind == CONSTANT and guard.index is None and call.regional:
+            rule = rules.PER_BLOCK_CONSTANT
+        where = (guard.line, rule.code)
+        if where not in found:
+            found[where] = Recompile(rule, guard.line, guard.col, guard.construct, guard.name, frame.frame.name,
+                                     frame.frame.lineno, frame.compiles, frame.calls, frame.eager_after_limit,
+                                     call.line, call.driver)
+    return list(found.values())
+

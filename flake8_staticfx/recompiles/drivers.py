@@ -1,0 +1,479 @@
+"""Replay a project's driver functions on value descriptions: the compiled calls they make.
+
+A driver is a function of the linted file that compiles something (`torch.compile(model)`,
+`block.compile()` for each block, a call of an `@torch.compile` function) and calls it. Its
+statements run here in order, loops unrolled (MAX_STEPS in all), on the descriptions of
+values.py; each call of something compiled becomes a `Call` with its arguments, the module's
+attributes at that moment and the global state (grad mode, autocast). Anything not followed
+stops the driver's replay where it is: what was recorded before stays true.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import operator
+from dataclasses import dataclass
+
+from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
+                     ListValue, TensorValue)
+
+MAX_STEPS = 2_000
+# Calls that reset dynamo's caches or change its settings or the global state: not followed.
+STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
+DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
+TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
+GRAD_CONTEXTS = {"no_grad": "no_grad", "inference_mode": "inference_mode", "enable_grad": "grad"}
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+class StopReplay(Exception):
+    """The replay met something it does not follow."""
+
+
+@dataclass
+class Call:
+    """One call of a compiled frame from the driver."""
+
+    frame: ast.FunctionDef  # the compiled function or the class's forward
+    instance: Instance | None  # the module the frame runs on
+    attributes: dict  # the instance's attributes at the call
+    training: bool
+    args: list  # descriptions of the arguments bound to the frame's parameters after self
+    grad_mode: str  # "grad", "no_grad" or "inference_mode"
+    autocast: bool
+    dynamic: bool | None
+    line: int  # the call in the driver
+    compile_line: int
+    regional: bool  # one block of a model, compiled on its own
+    driver: str  # the driver function: each runs in a process of its own
+    skipped: bool = False  # dynamo gives up on the frame at its first compile: compiled once
+
+
+class Replay:
+    """Runs the drivers of one file."""
+
+    def __init__(self, tree: ast.Module, skipped_classes: frozenset[str] = frozenset()):
+        # Classes whose forward dynamo gives up on (a break in a loop, per the interpreter): the
+        # forward runs eagerly and each project module it calls is a frame of its own.
+        self.skipped_classes = skipped_classes
+        self.classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+        self.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+        self.compiled_functions = {name: Compiled(node, _compile_setting(decorator), node.lineno)
+                                   for name, node in self.functions.items()
+                                   for decorator in node.decorator_list if _is_compile(decorator)}
+        self.calls: list[Call] = []
+        self.steps = 0
+        self.grad_mode = "grad"
+        self.autocast = False
+        self.driver = ""
+        self.eager_call: ast.Call | None = None  # the compiled call whose skipped forward runs
+
+    def run_drivers(self) -> list[Call]:
+        for function in self.functions.values():
+            if function.args.args or function.name in self.compiled_functions:
+                continue
+            self.grad_mode, self.autocast, self.driver = "grad", False, function.name
+            try:
+                self.block(function.body, {})
+            except (StopReplay, RecursionError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
+                continue
+        return self.calls
+
+    # -- statements ------------------------------------------------------------------------
+
+    def block(self, statements: list[ast.stmt], env: dict) -> None:
+        for statement in statements:
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise StopReplay("too many steps")
+            self.statement(statement, env)
+
+    def statement(self, node: ast.stmt, env: dict) -> None:
+        if isinstance(node, ast.Expr):
+            self.expr(node.value, env)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            self.assign(node.targets[0], self.expr(node.value, env), env)
+        elif isinstance(node, ast.For) and not node.orelse:
+            for item in self.iterate(self.expr(node.iter, env)):
+                self.assign(node.target, item, env)
+                self.block(node.body, env)
+        elif isinstance(node, ast.With):
+            self.with_block(node, env)
+        elif isinstance(node, ast.If):
+            test = self.expr(node.test, env)
+            if not isinstance(test, Const):
+                raise StopReplay("branch")
+            self.block(node.body if test.value else node.orelse, env)
+        elif not isinstance(node, ast.Pass):
+            raise StopReplay(type(node).__name__)
+
+    def with_block(self, node: ast.With, env: dict) -> None:
+        saved = self.grad_mode, self.autocast
+        for item in node.items:
+            func = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
+            name = _dotted(func) if func is not None else ""
+            if name.startswith("torch.") and name.split(".")[-1] in GRAD_CONTEXTS:
+                self.grad_mode = GRAD_CONTEXTS[name.split(".")[-1]]
+            elif name in ("torch.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast"):
+                enabled = next((k.value for k in item.context_expr.keywords if k.arg == "enabled"), None)
+                value = self.expr(enabled, env) if enabled is not None else Const(True)
+                if not isinstance(value, Const):
+                    raise StopReplay("autocast")
+                self.autocast = bool(value.value)
+            else:
+                raise StopReplay("context manager")
+            if item.optional_vars is not None:
+                raise StopReplay("with ... as")
+        self.block(node.body, env)
+        self.grad_mode, self.autocast = saved
+
+    def assign(self, target: ast.expr, value, env: dict) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, ast.Tuple):
+            items = self.iterate(value)
+            if len(items) != len(target.elts):
+                raise StopReplay("unpacking")
+            for element, item in zip(target.elts, items):
+                self.assign(element, item, env)
+        elif isinstance(target, ast.Attribute):
+            owner = self.expr(target.value, env)
+            if not isinstance(owner, Instance):
+                raise StopReplay("attribute of an unknown object")
+            owner.attributes[target.attr] = value
+        elif isinstance(target, ast.Subscript):
+            owner, key = self.expr(target.value, env), self.expr(target.slice, env)
+            if isinstance(owner, TensorValue):
+                return  # a tensor written in place
+            if not (isinstance(owner, ListValue) and isinstance(key, Const)):
+                raise StopReplay("item")
+            if isinstance(value, Compiled) and isinstance(value.target, Instance):
+                value.target.compiled = True  # blocks[i] = torch.compile(block): regional
+                value.target.dynamic, value.target.compile_line = value.dynamic, value.line
+                value = value.target
+            owner.items[key.value] = value
+        else:
+            raise StopReplay("assignment target")
+
+    def iterate(self, value) -> list:
+        if isinstance(value, ListValue):
+            return list(value.items)
+        if isinstance(value, Const) and isinstance(value.value, (tuple, list, range)):
+            return [Const(item) for item in value.value]
+        raise StopReplay("iteration")
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def expr(self, node: ast.expr, env: dict):
+        if isinstance(node, ast.Constant):
+            return Const(node.value)
+        if isinstance(node, ast.Name):
+            if node.id in env:
+                return env[node.id]
+            if node.id in self.compiled_functions:
+                return self.compiled_functions[node.id]
+            if node.id in self.classes:
+                return self.classes[node.id]
+            return Function(node.id)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = [self.expr(e, env) for e in node.elts]
+            if all(isinstance(i, Const) for i in items) and isinstance(node, ast.Tuple):
+                return Const(tuple(i.value for i in items))
+            return ListValue(items)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            left, right = self.expr(node.left, env), self.expr(node.right, env)
+            tensors = [o for o in (left, right) if isinstance(o, TensorValue)]
+            if tensors and all(isinstance(o, (TensorValue, Const)) for o in (left, right)):
+                same = len({t.shape for t in tensors}) == 1  # broadcasting other shapes: not followed
+                return TensorValue(tensors[0].shape if same else None, any(t.requires_grad for t in tensors))
+            return _fold(_BINARY[type(node.op)], left, right)
+        if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+            return DictValue({k.value: self.expr(v, env) for k, v in zip(node.keys, node.values)})
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return _fold(operator.neg, self.expr(node.operand, env))
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+            if any(isinstance(self.expr(o, env), TensorValue) for o in (node.left, node.comparators[0])):
+                return TensorValue(None)
+            return _fold(_COMPARE[type(node.ops[0])], self.expr(node.left, env),
+                         self.expr(node.comparators[0], env))
+        if isinstance(node, ast.Lambda):
+            return Lambda(node.lineno, node.col_offset)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node, env)
+        if isinstance(node, ast.Subscript):
+            owner = self.expr(node.value, env)
+            if isinstance(owner, TensorValue):
+                sliced = any(isinstance(n, ast.Slice) for n in ast.walk(node.slice))
+                key = None if sliced else self.expr(node.slice, env)
+                if isinstance(key, TensorValue) and key.data_sized and owner.shape:
+                    return TensorValue((object(), *owner.shape[1:]))  # as many rows as the data picks
+                return TensorValue(None)
+            key = self.expr(node.slice, env)
+            if isinstance(owner, ListValue) and isinstance(key, Const) and isinstance(key.value, int):
+                return owner.items[key.value]
+            raise StopReplay("subscript")
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs:
+            generator, items = node.generators[0], []
+            for item in self.iterate(self.expr(generator.iter, env)):
+                inner = dict(env)
+                self.assign(generator.target, item, inner)
+                items.append(self.expr(node.elt, inner))
+            return ListValue(items)
+        if isinstance(node, ast.Call):
+            return self.call(node, env)
+        raise StopReplay(type(node).__name__)
+
+    def attribute(self, node: ast.Attribute, env: dict):
+        dotted = _dotted(node)
+        if dotted and dotted.split(".")[0] not in env:
+            return Function(dotted)  # F.relu, torch.float32: named objects
+        owner = self.expr(node.value, env)
+        if isinstance(owner, Instance) and node.attr in owner.attributes:
+            return owner.attributes[node.attr]
+        if isinstance(owner, (Instance, Compiled, TensorValue)):
+            return _Method(owner, node.attr)
+        raise StopReplay("attribute")
+
+    def call(self, node: ast.Call, env: dict):
+        func = self.expr(node.func, env)
+        args = [self.expr(a, env) for a in node.args if not isinstance(a, ast.Starred)]
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise StopReplay("starred")
+        kwargs = {k.arg: self.expr(k.value, env) for k in node.keywords if k.arg}
+        if isinstance(func, _Method):
+            return self.method(func, args, kwargs, node)
+        if isinstance(func, Compiled):
+            return self.compiled_call(func, args, node)
+        if isinstance(func, Instance):
+            return self.instance_call(func, args, node)
+        if isinstance(func, ast.ClassDef):
+            return self.construct(func, args, kwargs)
+        if isinstance(func, Function):
+            return self.named_call(func.name, args, kwargs, node)
+        if isinstance(func, Layer) and self.eager_call is not None:
+            return TensorValue(None)
+        raise StopReplay("call")
+
+    def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
+        short = name.split(".")[-1]
+        if name in ("torch.compile",) and args:
+            dynamic = kwargs.get("dynamic", Const(None))
+            return Compiled(args[0], dynamic.value if isinstance(dynamic, Const) else None, node.lineno)
+        if name.startswith("torch.") and short in TENSOR_FACTORIES:
+            sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
+                args[0].value, tuple) else tuple(a.value if isinstance(a, Const) else None for a in args)
+            grad = kwargs.get("requires_grad", Const(False))
+            return TensorValue(None if None in sizes else tuple(sizes),
+                               isinstance(grad, Const) and bool(grad.value))
+        if name == "torch.tensor" and args:
+            return _tensor_of(args[0])
+        if name in ("nn.Parameter", "torch.nn.Parameter") and args and isinstance(args[0], TensorValue):
+            return TensorValue(args[0].shape, True)
+        if name in ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic") and len(args) == 2:
+            if isinstance(args[0], TensorValue) and isinstance(args[1], Const):
+                args[0].dynamic_dims.add(args[1].value)
+            return Const(None)
+        if name.startswith(("nn.", "torch.nn.")) and not name.startswith(("nn.functional", "torch.nn.functional")):
+            if short in ("ModuleList", "Sequential"):
+                items = args[0].items if short == "ModuleList" and args and isinstance(args[0], ListValue) else args
+                return ListValue(list(items))
+            return Layer(short)
+        if name in ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round"):
+            return _builtin(name, args)
+        if name == "print":
+            return Const(None)
+        if name.startswith(STATE_SETTERS):
+            raise StopReplay(f"{name} changes what dynamo compiles")
+        if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
+            return TensorValue(None, data_sized=True)
+        if name.startswith("torch."):
+            return TensorValue(None)  # a tensor of a shape not followed: no claim where it is an input
+        raise StopReplay(f"call of {name}")
+
+    def method(self, method: _Method, args: list, kwargs: dict, node: ast.Call):
+        owner, name = method.owner, method.name
+        if isinstance(owner, Instance):
+            if name == "compile":
+                owner.compiled, owner.compile_line = True, node.lineno
+                dynamic = kwargs.get("dynamic", Const(None))
+                owner.dynamic = dynamic.value if isinstance(dynamic, Const) else None
+                return Const(None)
+            if name in ("eval", "train"):
+                owner.training = name == "train" and (not args or bool(getattr(args[0], "value", True)))
+                return owner
+            if name.startswith("register_") or name in ("zero_grad", "parameters"):
+                return UNKNOWN
+        if isinstance(owner, TensorValue) and name in ("backward", "sum", "mean"):
+            return TensorValue(())
+        if isinstance(owner, TensorValue):
+            return TensorValue(None, data_sized=owner.data_sized)
+        raise StopReplay(f"method {name}")
+
+    def construct(self, cls: ast.ClassDef, args: list, kwargs: dict) -> Instance:
+        instance = Instance(cls, {})
+        init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+        if init is None:
+            return instance
+        env = _bind(init, [instance, *args], kwargs, self)
+        for statement in init.body:
+            if _is_super_init(statement):
+                continue
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
+                    statement.value.func, ast.Attribute) and statement.value.func.attr == "register_buffer":
+                name, *rest = statement.value.args
+                if isinstance(name, ast.Constant) and rest:
+                    instance.attributes[name.value] = self.expr(rest[0], env)
+                    continue
+            self.statement(statement, env)
+        return instance
+
+    def compiled_call(self, compiled: Compiled, args: list, node: ast.Call):
+        target = compiled.target
+        if isinstance(target, Instance) and target.cls.name in self.skipped_classes:
+            self.record(target, _forward(target.cls), args, compiled.dynamic, compiled.line, node, skipped=True)
+            return self.run_eagerly(target, args, node)
+        if isinstance(target, Instance):
+            self.record(target, _forward(target.cls), args, compiled.dynamic, compiled.line, node)
+        elif isinstance(target, ast.FunctionDef):
+            self.record(None, target, args, compiled.dynamic, compiled.line, node)
+        else:
+            raise StopReplay("compiled object")
+        return TensorValue(None, self.grad_mode == "grad")
+
+    def instance_call(self, instance: Instance, args: list, node: ast.Call):
+        """A module called eagerly: its compiled blocks are frames of their own."""
+        if self.eager_call is not None and args and isinstance(args[0], TensorValue):
+            # called from a forward dynamo skipped: dynamo compiles the module's forward as a frame
+            self.record(instance, _forward(instance.cls), args, None, 0, self.eager_call, regional=True)
+            x = args[0]
+            return TensorValue(x.shape, self.grad_mode == "grad" and (x.requires_grad or instance.has_parameters()))
+        if instance.compiled:
+            return self.compiled_call(Compiled(instance, instance.dynamic, instance.compile_line), args, node)
+        blocks = [v for v in instance.attributes.values()
+                  if isinstance(v, ListValue) and any(isinstance(i, Instance) and i.compiled for i in v.items)]
+        if len(blocks) != 1 or not args or not isinstance(args[0], TensorValue):
+            raise StopReplay("eager module")
+        x = args[0]
+        for block in blocks[0].items:
+            if not (isinstance(block, Instance) and block.compiled):
+                raise StopReplay("mixed blocks")
+            self.record(block, _forward(block.cls), [x], block.dynamic, block.compile_line, node, regional=True)
+            x = TensorValue(x.shape, self.grad_mode == "grad" and (x.requires_grad or block.has_parameters()))
+        return x
+
+    def run_eagerly(self, instance: Instance, args: list, node: ast.Call):
+        """The forward dynamo skipped, run eagerly: the project modules it calls are frames."""
+        forward = _forward(instance.cls)
+        env = _bind(forward, [instance, *args], {}, self)
+        saved, self.eager_call = self.eager_call, node
+        try:
+            for statement in forward.body:
+                if isinstance(statement, ast.Return):
+                    return self.expr(statement.value, env) if statement.value else Const(None)
+                self.statement(statement, env)
+        finally:
+            self.eager_call = saved
+        return Const(None)
+
+    def record(self, instance: Instance | None, frame: ast.FunctionDef | None, args: list,
+               dynamic: bool | None, compile_line: int, node: ast.Call, regional: bool = False,
+               skipped: bool = False) -> None:
+        if frame is None:
+            raise StopReplay("no forward")
+        self.calls.append(Call(frame, instance, copy.copy(instance.attributes) if instance else {},
+                               instance.training if instance else True, list(args), self.grad_mode,
+                               self.autocast, dynamic, node.lineno, compile_line, regional, self.driver, skipped))
+
+
+@dataclass
+class _Method:
+    owner: object
+    name: str
+
+
+def _tensor_of(data) -> TensorValue:
+    """torch.tensor(data): a 0-d tensor of a number (its value kept), a 1-d one of a flat list."""
+    if isinstance(data, Const) and isinstance(data.value, (int, float, bool)):
+        return TensorValue((), value=data.value)
+    items = data.items if isinstance(data, ListValue) else None
+    if items is not None and all(isinstance(i, Const) and isinstance(i.value, (int, float)) for i in items):
+        return TensorValue((len(items),))
+    return TensorValue(None)
+
+
+def _fold(op, *operands):
+    if all(isinstance(o, Const) for o in operands):
+        try:
+            return Const(op(*(o.value for o in operands)))
+        except (ArithmeticError, TypeError, ValueError):
+            pass
+    raise StopReplay("arithmetic")
+
+
+def _builtin(name: str, args: list):
+    values = []
+    for arg in args:
+        if isinstance(arg, Const):
+            values.append(arg.value)
+        elif name in ("enumerate", "len") and isinstance(arg, ListValue):
+            values.append(arg.items)
+        else:
+            raise StopReplay(name)
+    if name == "enumerate":
+        return ListValue([ListValue([Const(i), item]) for i, item in enumerate(values[0])])
+    if name == "range":
+        return Const(range(*values))
+    return Const({"len": len, "float": float, "int": int, "min": min, "max": max, "abs": abs,
+                  "round": round}[name](*values))
+
+
+def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -> dict:
+    params = function.args.args
+    defaults = dict(zip([p.arg for p in params[len(params) - len(function.args.defaults):]],
+                        function.args.defaults))
+    env = {}
+    for index, param in enumerate(params):
+        if index < len(args):
+            env[param.arg] = args[index]
+        elif param.arg in kwargs:
+            env[param.arg] = kwargs[param.arg]
+        elif param.arg in defaults:
+            env[param.arg] = replay.expr(defaults[param.arg], {})
+        else:
+            raise StopReplay("missing argument")
+    return env
+
+
+def _forward(cls: ast.ClassDef) -> ast.FunctionDef | None:
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+
+
+def _is_super_init(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
+        statement.value.func, ast.Attribute) and statement.value.func.attr == "__init__"
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else ""
+    return ""
+
+
+def _is_compile(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return _dotted(target) == "torch.compile"
+
+
+def _compile_setting(decorator: ast.expr) -> bool | None:
+    if isinstance(decorator, ast.Call):
+        for keyword in decorator.keywords:
+            if keyword.arg == "dynamic" and isinstance(keyword.value, ast.Constant):
+                return keyword.value.value
+    return None
+

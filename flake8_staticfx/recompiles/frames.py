@@ -1,0 +1,172 @@
+"""What a compiled frame's guards check, read from its source: each parameter and module
+attribute it reads, and how dynamo treats it (measured with torch 2.13, tests/recompile_cases):
+
+- CONSTANT: the value stays a Python constant of the graph, so every new value compiles again
+  until the recompile limit (even with dynamic=True): an int in `range()`, an index into a list
+  or ModuleList, `F.dropout`'s `p`, `label_smoothing=`, a string or bool that picks a branch, a
+  function that is called, an int or float attribute of the module;
+- SCALAR: an int or float used only in arithmetic: the second value recompiles once and the
+  number becomes symbolic;
+- COUNTER: an attribute the frame itself increments (`self.step += 1`): a new value at every call;
+- TENSOR: a tensor argument, guarded on its shape and requires_grad.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+CONSTANT, SCALAR, COUNTER, TENSOR, TRAINING = "constant", "scalar", "counter", "tensor", "training"
+CONSTANT_KEYWORDS = frozenset({"p", "label_smoothing"})
+CONSTANT_POSITIONS = {"dropout": 1, "dropout1d": 1, "dropout2d": 1, "dropout3d": 1, "alpha_dropout": 1}
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """One input of the frame that its guards check."""
+
+    kind: str
+    name: str  # the parameter or `self.<attribute>`
+    index: int | None  # the parameter's position after self (None: an attribute)
+    line: int  # where dynamo installs the guard (the first use that specialises)
+    col: int
+    construct: str  # the source text of that use
+    # For an index: what is indexed (a parameter or `self.<attribute>`); a constant only when
+    # that is a list at the call, not a tensor.
+    container: str | None = None
+
+
+def guarded_inputs(frame: ast.FunctionDef, is_method: bool, layers_read_training: bool = False) -> list[Guarded]:
+    """What the frame's guards check; `layers_read_training`: a layer of the module (dropout,
+    batch norm) reads `training`, which is then guarded too (no source line: at the `def`)."""
+    params = [a.arg for a in frame.args.args][1 if is_method else 0:]
+    uses = _Uses(set(params))
+    for statement in frame.body:
+        uses.visit(statement)
+    found = []
+    for index, name in enumerate(params):
+        if name in uses.constant:
+            node = uses.constant[name]
+            container = ast.unparse(node.value) if isinstance(node, ast.Subscript) else None
+            site = frame if name in uses.called else node  # dynamo prints a code guard without a line
+            found.append(Guarded(CONSTANT, name, index, site.lineno, site.col_offset, ast.unparse(node), container))
+        elif name in uses.first:
+            node = uses.first[name]
+            found.append(Guarded(SCALAR, name, index, node.lineno, node.col_offset, ast.unparse(node)))
+    for name, node in uses.attribute_reads.items():
+        kind = COUNTER if name in uses.attribute_writes else CONSTANT
+        site = uses.attribute_writes.get(name, node)
+        found.append(Guarded(kind, f"self.{name}", None, site.lineno, site.col_offset, ast.unparse(site)))
+    if uses.reads_training or layers_read_training:
+        found.append(Guarded(TRAINING, "self.training", None, frame.lineno, frame.col_offset, "self.training"))
+    return found
+
+
+def tensor_guard(frame: ast.FunctionDef, index: int, name: str) -> Guarded:
+    return Guarded(TENSOR, name, index, frame.lineno, frame.col_offset, f"def {frame.name}")
+
+
+class _Uses(ast.NodeVisitor):
+    """The first specialising use of each parameter, and the module attributes read and written."""
+
+    def __init__(self, params: set[str]):
+        self.params = params
+        self.constant: dict[str, ast.AST] = {}
+        self.first: dict[str, ast.AST] = {}
+        self.attribute_reads: dict[str, ast.AST] = {}
+        self.attribute_writes: dict[str, ast.stmt] = {}
+        self.reads_training = False
+        self.called: set[str] = set()
+
+    def visit_FunctionDef(self, node):  # nested functions are other frames
+        pass
+
+    visit_Lambda = visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def mark(self, expr: ast.AST, site: ast.AST) -> None:
+        """Every parameter named in `expr` stays a constant, guarded at `site`."""
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name) and node.id in self.params:
+                self.constant.setdefault(node.id, site)
+
+    def visit_Name(self, node):
+        if node.id in self.params:
+            self.first.setdefault(node.id, node)
+
+    def visit_Call(self, node):
+        name = _called_name(node.func)
+        if name == "range":
+            for arg in node.args:
+                self.mark(arg, node)
+        position = CONSTANT_POSITIONS.get(name.rsplit(".", 1)[-1]) if name else None
+        if position is not None and len(node.args) > position:
+            self.mark(node.args[position], node)
+        for keyword in node.keywords:
+            if keyword.arg in CONSTANT_KEYWORDS:
+                self.mark(keyword.value, node)
+        if isinstance(node.func, ast.Name) and node.func.id in self.params:
+            self.called.add(node.func.id)  # a function argument: guarded on its code, no line
+            self.constant.setdefault(node.func.id, node)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node):
+        if not _is_tensor_like(node.value):
+            self.mark(node.slice, node)
+        self.generic_visit(node)
+
+    def visit_If(self, node):
+        self.mark_test(node.test, node)
+        self.generic_visit(node)
+
+    def visit_IfExp(self, node):
+        self.mark_test(node.test, node)
+        self.generic_visit(node)
+
+    def mark_test(self, test: ast.expr, statement: ast.AST) -> None:
+        """A parameter tested for truth or compared with a string picks a branch at trace time."""
+        if isinstance(test, ast.Name):
+            self.mark(test, test)
+        elif isinstance(test, ast.Compare) and any(
+                isinstance(c, ast.Constant) and isinstance(c.value, str) for c in test.comparators):
+            self.mark(test.left, test)
+        elif isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.In) and isinstance(
+                test.left, ast.Constant):
+            self.mark(test.comparators[0], test)  # `"text" in batch`: the dict's keys are guarded
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            if node.attr == "training":
+                self.reads_training = True
+            elif isinstance(node.ctx, ast.Load):
+                self.attribute_reads.setdefault(node.attr, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        if _self_attribute(node.target):
+            self.attribute_writes.setdefault(node.target.attr, node)
+            self.attribute_reads.setdefault(node.target.attr, node)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node):
+        for target in node.targets:
+            if _self_attribute(target) and any(
+                    _self_attribute(n) and n.attr == target.attr for n in ast.walk(node.value)):
+                self.attribute_writes.setdefault(target.attr, node)  # self.n = self.n + 1
+        self.generic_visit(node)
+
+
+def _self_attribute(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _called_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _is_tensor_like(value: ast.expr) -> bool:
+    """A subscript of something that is not `self.<list>` or a parameter: a tensor being sliced
+    (`x[:, :n]` keeps n symbolic), left alone."""
+    return not (_self_attribute(value) or isinstance(value, ast.Name))

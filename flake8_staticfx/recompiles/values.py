@@ -1,0 +1,118 @@
+"""Descriptions of the values a driver handles: enough to tell two calls' arguments apart the
+way dynamo's guards do, and nothing more. A value the replay cannot describe is UNKNOWN, and a
+call with an UNKNOWN argument makes no prediction for what that argument feeds."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+
+class Unknown:
+    """A value the replay does not follow."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Const:
+    """A Python number, string, bool or None: dynamo compares it by value."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function named in the code (F.relu): dynamo guards on the object."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Lambda:
+    """A lambda: a fresh object at every evaluation, but dynamo guards on its code, which is
+    the same each time (measured: no recompile)."""
+
+    line: int
+    col: int
+
+
+@dataclass(eq=False)
+class TensorValue:
+    """A tensor: its shape (None: not known) and whether it requires grad."""
+
+    shape: tuple | None
+    requires_grad: bool = False
+    value: object = None  # a 0-d tensor's number, when torch.tensor(n) made it
+    data_sized: bool = False  # its size depends on the data (nonzero): an index picking rows
+    dynamic_dims: set[int] = field(default_factory=set)  # torch._dynamo.mark_dynamic
+
+    def guard_shape(self) -> tuple | None:
+        if self.shape is None:
+            return None
+        return tuple(None if dim in self.dynamic_dims else size for dim, size in enumerate(self.shape))
+
+
+@dataclass(eq=False)
+class Layer:
+    """A torch.nn layer (nn.Linear, nn.Dropout, ...), known by its class name."""
+
+    name: str
+
+    @property
+    def reads_training(self) -> bool:
+        return self.name in TRAINING_DEPENDENT_LAYERS
+
+
+TRAINING_DEPENDENT_LAYERS = frozenset({
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "BatchNorm1d", "BatchNorm2d",
+    "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"})
+
+
+@dataclass(eq=False)
+class ListValue:
+    items: list
+
+
+@dataclass(eq=False)
+class DictValue:
+    """A dict literal: its keys (the guards check which keys there are, not their order)."""
+
+    items: dict
+
+
+@dataclass(eq=False)
+class Instance:
+    """An object of a class of the linted file (a model or a block): its attributes as its
+    `__init__` set them, changed by the driver between calls."""
+
+    cls: ast.ClassDef
+    attributes: dict[str, object]
+    training: bool = True
+    compiled: bool = False  # nn.Module.compile() or torch.compile in place of it in a container
+    dynamic: bool | None = None
+    compile_line: int = 0
+
+    def layers(self) -> list:
+        """Its submodules, nested in lists, one level of project blocks deep."""
+        found = []
+        for value in self.attributes.values():
+            items = value.items if isinstance(value, ListValue) else [value]
+            found.extend(item for item in items if isinstance(item, (Layer, Instance)))
+        return found
+
+    def has_parameters(self) -> bool:
+        return any(isinstance(layer, Layer) or layer.has_parameters() for layer in self.layers()) or any(
+            isinstance(value, TensorValue) and value.requires_grad for value in self.attributes.values())
+
+
+@dataclass(eq=False)
+class Compiled:
+    """What torch.compile returned: a compiled instance's forward or a compiled function."""
+
+    target: Instance | ast.FunctionDef
+    dynamic: bool | None
+    line: int
