@@ -88,6 +88,15 @@ def test_an_unfollowed_driver_claims_nothing():
     assert frames == [] and recompiles == []
 
 
+def test_a_reset_between_calls_stops_the_replay():
+    """torch._dynamo.reset() empties the caches: the calls after it would compile afresh, so the
+    replay claims nothing past it rather than count recompiles that do not happen."""
+    source = DEPTH.format(depths="range(1, 4)", settings="").replace(
+        "            model(x, depth)", "            torch._dynamo.reset()\n            model(x, depth)")
+    frames, recompiles = _predict(source)
+    assert recompiles == []
+
+
 def test_flake8_reports_the_line_to_change(tmp_path):
     source = textwrap.dedent(DEPTH.format(depths="range(1, 4)", settings=""))
     path = tmp_path / "model.py"

@@ -85,8 +85,7 @@ def _replay_cache(calls: list[Call]) -> FrameCompiles:
     frame = calls[0].frame
     is_method = calls[0].instance is not None
     instance = calls[0].instance
-    guarded = guarded_inputs(frame, is_method, instance is not None and any(
-        isinstance(layer, Layer) and layer.reads_training for layer in instance.layers()))
+    guarded = guarded_inputs(frame, is_method, instance.training_attributes() if instance else frozenset())
     root = f"{instance.cls.name}.{frame.name}" if instance is not None else frame.name
     result = FrameCompiles(frame, calls[0].driver, root)
     entries: list[dict] = []
@@ -138,6 +137,9 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
                 value = ("item", index.value)  # a tensor indexed by a 0-d tensor: read with .item()
             else:  # a tensor indexed by an int: the int may become symbolic
                 guard = Guarded(SCALAR, guard.name, guard.index, guard.line, guard.col, guard.construct)
+        elif guard.kind == CONSTANT and guard.container and guard.index is not None and isinstance(
+                call.args[guard.index], TensorValue):
+            return None  # a list indexed by a tensor: dynamo breaks the graph there; not followed
         key[(guard, None)] = value
     params = [a.arg for a in frame.args.args][1 if call.instance is not None else 0:]
     for index, arg in enumerate(call.args):

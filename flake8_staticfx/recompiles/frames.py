@@ -35,9 +35,10 @@ class Guarded:
     container: str | None = None
 
 
-def guarded_inputs(frame: ast.FunctionDef, is_method: bool, layers_read_training: bool = False) -> list[Guarded]:
-    """What the frame's guards check; `layers_read_training`: a layer of the module (dropout,
-    batch norm) reads `training`, which is then guarded too (no source line: at the `def`)."""
+def guarded_inputs(frame: ast.FunctionDef, is_method: bool,
+                   training_layers: frozenset[str] = frozenset()) -> list[Guarded]:
+    """What the frame's guards check. `training_layers`: the module's attributes holding a layer
+    that reads `training` (dropout, batch norm): calling one guards `training` at that line."""
     params = [a.arg for a in frame.args.args][1 if is_method else 0:]
     uses = _Uses(set(params))
     for statement in frame.body:
@@ -56,8 +57,11 @@ def guarded_inputs(frame: ast.FunctionDef, is_method: bool, layers_read_training
         kind = COUNTER if name in uses.attribute_writes else CONSTANT
         site = uses.attribute_writes.get(name, node)
         found.append(Guarded(kind, f"self.{name}", None, site.lineno, site.col_offset, ast.unparse(site)))
-    if uses.reads_training or layers_read_training:
-        found.append(Guarded(TRAINING, "self.training", None, frame.lineno, frame.col_offset, "self.training"))
+    reads = [node for name, node in uses.attribute_reads.items() if name in training_layers]
+    reads += [uses.training_read] if uses.training_read is not None else []
+    if reads:
+        site = min(reads, key=lambda node: (node.lineno, node.col_offset))
+        found.append(Guarded(TRAINING, "self.training", None, site.lineno, site.col_offset, ast.unparse(site)))
     return found
 
 
@@ -74,7 +78,7 @@ class _Uses(ast.NodeVisitor):
         self.first: dict[str, ast.AST] = {}
         self.attribute_reads: dict[str, ast.AST] = {}
         self.attribute_writes: dict[str, ast.stmt] = {}
-        self.reads_training = False
+        self.training_read: ast.AST | None = None
         self.called: set[str] = set()
 
     def visit_FunctionDef(self, node):  # nested functions are other frames
@@ -135,7 +139,7 @@ class _Uses(ast.NodeVisitor):
     def visit_Attribute(self, node):
         if isinstance(node.value, ast.Name) and node.value.id == "self":
             if node.attr == "training":
-                self.reads_training = True
+                self.training_read = self.training_read or node
             elif isinstance(node.ctx, ast.Load):
                 self.attribute_reads.setdefault(node.attr, node)
         self.generic_visit(node)

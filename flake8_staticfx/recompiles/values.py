@@ -104,6 +104,15 @@ class Instance:
             found.extend(item for item in items if isinstance(item, (Layer, Instance)))
         return found
 
+    def training_attributes(self) -> frozenset[str]:
+        """The attributes holding a layer that reads `training` (dropout, batch norm), directly,
+        in a list or Sequential, or inside a project block."""
+        def reads(value) -> bool:
+            items = value.items if isinstance(value, ListValue) else [value]
+            return any(isinstance(item, Layer) and item.reads_training
+                       or isinstance(item, Instance) and item.training_attributes() for item in items)
+        return frozenset(name for name, value in self.attributes.items() if reads(value))
+
     def has_parameters(self) -> bool:
         return any(isinstance(layer, Layer) or layer.has_parameters() for layer in self.layers()) or any(
             isinstance(value, TensorValue) and value.requires_grad for value in self.attributes.values())
