@@ -52,6 +52,11 @@ class FrameCompiles:
     known: bool = True  # False: an input the replay does not follow; no count is claimed
     causes: list = field(default_factory=list)  # (Guarded, Call) per recompile
 
+    @property
+    def first_line(self) -> int:
+        """The line dynamo names the frame by (its code's co_firstlineno: the first decorator's)."""
+        return min([self.frame.lineno, *(d.lineno for d in self.frame.decorator_list)])
+
 
 def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset()
             ) -> tuple[list[FrameCompiles], list[Recompile]]:
@@ -140,6 +145,11 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
         elif guard.kind == CONSTANT and guard.container and guard.index is not None and isinstance(
                 call.args[guard.index], TensorValue):
             return None  # a list indexed by a tensor: dynamo breaks the graph there; not followed
+        elif guard.kind == CONSTANT and guard.index is None and isinstance(value, tuple) and value[:2] == (
+                "const", "float"):
+            # a float attribute is no constant: a second value makes it symbolic (measured:
+            # per-block float scales compile twice)
+            guard = Guarded(SCALAR, guard.name, guard.index, guard.line, guard.col, guard.construct)
         key[(guard, None)] = value
     params = [a.arg for a in frame.args.args][1 if call.instance is not None else 0:]
     for index, arg in enumerate(call.args):

@@ -17,12 +17,12 @@ def data_size_recompiles(graph: Graph, graph_of: dict[Node, int | None]) -> int:
     """How many frames of one call of the root compile a second time for a data-dependent size."""
     evaluations: dict[tuple, dict[int, list[Node]]] = {}
     for node in graph.nodes:
-        stack = node.meta.get("stack", ())
-        if not stack or node.op == "placeholder":
+        calls = node.origin.calls
+        if not calls.sites or node.op == "placeholder":
             continue
-        site = stack[0]
-        key = (site.file, site.line, site.col, node.meta["receivers"][0])
-        evaluations.setdefault(key, {}).setdefault(node.meta["calls"][0][0], []).append(node)
+        site = calls.sites[0]
+        key = (site.file, site.line, site.col, calls.receivers[0])
+        evaluations.setdefault(key, {}).setdefault(calls.frames[0][0], []).append(node)
     sources = {_where(node) for node in graph.nodes if node.meta.get("region") is not None
                and node.meta["region"].code == DYNAMIC_OUTPUT_SHAPE.code}
     memo: dict[Node, bool] = {node: True for node in graph.nodes if _where(node) in sources}
@@ -54,5 +54,5 @@ def _from_dynamic_shape(node: Node, memo: dict[Node, bool]) -> bool:
 
 
 def _where(node: Node) -> tuple | None:
-    span = node.meta.get("span")
+    span = node.origin.span
     return (span.file, span.line, span.col) if span is not None else None

@@ -97,7 +97,7 @@ def score_part(directory: str) -> Score:
             score.true_lines += len(predicted & wanted)
             score.false_lines += [(file_name, case_name, line) for line in sorted(predicted - wanted)]
             score.missed_lines += [(file_name, case_name, line) for line in sorted(wanted - predicted)]
-            counts = {f.frame.lineno: f.compiles for f in frames if f.driver == driver and f.compiles}
+            counts = {f.first_line: f.compiles for f in frames if f.driver == driver and f.compiles}
             known = all(f.known for f in frames if f.driver == driver)
             score.cases += 1
             if known and counts == truth_compiles(case):

@@ -8,6 +8,7 @@ Usage (from the repository root, with torch 2.13.0 installed):
     python tests/oracle/record_recompiles.py DIR foo.py bar.py   # re-record these files (merged)
     python tests/oracle/record_recompiles.py --show DIR/foo.py   # print one file's truth
     python tests/oracle/record_recompiles.py --check DIR         # exit 1 if the truth differs
+    /path/to/torch-2.14/bin/python tests/oracle/record_recompiles.py DIR -o out.json  # another torch
 
 A case file declares ``RECOMPILE_CASES = [(name, run), ...]``. ``run()`` is the driver a project
 would write: it builds the model, compiles it the way the project does (``torch.compile(model,
@@ -258,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker", nargs=3, metavar=("DIR", "FILE", "CASE"), help=argparse.SUPPRESS)
     parser.add_argument("--show", metavar="FILE", help="print one case file's truth, write nothing")
     parser.add_argument("--check", action="store_true", help="re-record; exit 1 if truth.json differs")
+    parser.add_argument("-o", "--output", help="write the truth here instead of DIR/truth.json")
     parser.add_argument("cases_dir", nargs="?")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args(argv)
@@ -269,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         print(dump({name: record_file(cases_dir, name, sys.executable)}), end="")
         return 0
     cases_dir = os.path.abspath(args.cases_dir)
-    truth_path = os.path.join(cases_dir, "truth.json")
+    truth_path = args.output or os.path.join(cases_dir, "truth.json")
     old: dict = {}
     if os.path.exists(truth_path):
         with open(truth_path, encoding="utf-8") as handle:
