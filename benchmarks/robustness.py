@@ -106,8 +106,8 @@ def _lint(path: str, use_checker: bool, traced: list) -> dict:
     """One file through the flake8 pipeline; never raises."""
     from flake8_staticfx.analysis import analyze
     from flake8_staticfx.config import Options
-    from flake8_staticfx.plugin import Checker
-    from flake8_staticfx.report import flake8_diagnostics
+    from flake8_staticfx.front.plugin import Checker
+    from flake8_staticfx.front.report import flake8_diagnostics
 
     result: dict = {"path": path, "status": "ok", "diagnostics": 0, "notices": [], "time": 0.0, "cpu": 0.0}
     try:
@@ -206,8 +206,8 @@ def run(files: list[str], jobs: int, timeout: float, use_checker: bool, memory_l
     # Import the plugin (never torch) before forking, so that a file's clock does not run
     # while a fresh worker imports astroid.
     import flake8_staticfx.analysis  # noqa: F401
-    import flake8_staticfx.plugin  # noqa: F401
-    import flake8_staticfx.report  # noqa: F401
+    import flake8_staticfx.front.plugin  # noqa: F401
+    import flake8_staticfx.front.report  # noqa: F401
     pending = list(reversed(files))
     workers = [Worker(context, use_checker, memory_limit_mb) for _ in range(max(1, min(jobs, len(files))))]
     results: list[dict] = []

@@ -298,7 +298,7 @@ def run_inprocess(files: list[SourceFile], interleave: bool, progress: bool) -> 
     # The plugin imports its analysis lazily on the first file: a one-off, timed on its own.
     c0, w0 = time.process_time(), time.perf_counter()
     import flake8_staticfx.analysis  # noqa: F401
-    import flake8_staticfx.report  # noqa: F401
+    import flake8_staticfx.front.report  # noqa: F401
     lazy_import = {"cpu": time.process_time() - c0, "wall": time.perf_counter() - w0}
 
     def one(row: FileRow, which: Checkers, plugin: bool) -> None:
@@ -515,7 +515,7 @@ def run_profile(files: list[SourceFile], top: int, out_path: str | None) -> str:
     plugins, _, _ = flake8_setup([])
     checker_cls = next(p.obj for p in plugins.checkers.tree if p.entry_name == PLUGIN_CODE)
     import flake8_staticfx.analysis  # noqa: F401 - the lazy import is not what we profile
-    import flake8_staticfx.report  # noqa: F401
+    import flake8_staticfx.front.report  # noqa: F401
 
     profiler = cProfile.Profile()
     c0 = time.process_time()

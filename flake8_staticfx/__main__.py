@@ -7,7 +7,7 @@
 """
 import sys
 
-from .cli import main, run
+from .front.cli import main, run
 
 __all__ = ["main", "run"]
 

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from flake8_staticfx.analysis import analyze  # noqa: E402
 from flake8_staticfx.config import Options  # noqa: E402
-from flake8_staticfx.report import flake8_diagnostics, graph_json  # noqa: E402
+from flake8_staticfx.front.report import flake8_diagnostics, graph_json  # noqa: E402
 
 SETTINGS = {
     "default": {},

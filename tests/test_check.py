@@ -127,7 +127,7 @@ def test_select_and_ignore_match_flake8s_decision():
     """selection.Selection against flake8's own DecisionEngine, for every combination tried."""
     from flake8.style_guide import Decision, DecisionEngine
 
-    from flake8_staticfx.selection import Selection
+    from flake8_staticfx.front.selection import Selection
 
     lists = [None, [], ["SFX"], ["SFX1"], ["SFX101"], ["E"], ["SFX", "E"], ["E9", "SFX2"]]
     extends = [[], ["SFX10"], ["SFX9"], ["E999"]]
@@ -308,7 +308,7 @@ def test_github_annotations(tmp_path):
 
 
 def test_workflow_command_escaping():
-    from flake8_staticfx.formats import escape_data, escape_property
+    from flake8_staticfx.front.formats import escape_data, escape_property
 
     assert escape_data("50% done\r\nnext: a,b") == "50%25 done%0D%0Anext: a,b"
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
@@ -540,7 +540,7 @@ def test_progress_line_only_on_a_terminal():
 # -- the command table ----------------------------------------------------------------------
 
 def test_commands_table_skips_modules_that_are_not_installed(monkeypatch):
-    from flake8_staticfx import cli
+    from flake8_staticfx.front import cli
 
     monkeypatch.setattr(cli, "COMMANDS", (*cli.COMMANDS, cli.Command("later", "flake8_staticfx.not_yet", "soon")))
     parser = cli.build_parser()
@@ -680,7 +680,7 @@ def test_check_imports_neither_torch_nor_flake8():
     """check lints without torch (like the plugin) and without flake8 (its reason to exist)."""
     script = textwrap.dedent(f"""
         import sys
-        from flake8_staticfx.cli import main
+        from flake8_staticfx.front.cli import main
         status = main(["check", "--isolated", "--format", "sarif", {str(ROOT / "examples")!r}])
         print(status, sorted({{m.split(".")[0] for m in sys.modules}} & {{"torch", "numpy", "flake8"}}))
     """)

@@ -21,8 +21,8 @@ import pytest
 
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.plugin import Checker
-from flake8_staticfx.report import flake8_diagnostics
+from flake8_staticfx.front.plugin import Checker
+from flake8_staticfx.front.report import flake8_diagnostics
 
 FORMAT = "--format=%(path)s|%(row)d|%(col)d|%(code)s|%(text)s"
 

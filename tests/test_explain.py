@@ -9,11 +9,11 @@ import textwrap
 import pytest
 
 from flake8_staticfx import segments
-from flake8_staticfx.commands import _rows
+from flake8_staticfx.front.commands import _rows
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.explain import explain_root
-from flake8_staticfx.plugin import diagnose
+from flake8_staticfx.front.explain import explain_root
+from flake8_staticfx.front.plugin import diagnose
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "cases")
@@ -158,7 +158,7 @@ def test_commands_read_the_flake8_section_and_take_the_plugin_options(tmp_path):
 
 
 def test_what_was_not_followed_is_said_not_called_clean(tmp_path):
-    from flake8_staticfx.pictures import render_html
+    from flake8_staticfx.front.pictures import render_html
 
     path = tmp_path / "model.py"
     path.write_text(UNFOLLOWED)

@@ -13,7 +13,7 @@ pytest.importorskip("libcst")
 
 from flake8_staticfx.analysis import analyze  # noqa: E402
 from flake8_staticfx.fix import fix_source, has_rewrite  # noqa: E402
-from flake8_staticfx.report import graph_json  # noqa: E402
+from flake8_staticfx.front.report import graph_json  # noqa: E402
 
 HEADER = "import logging\nimport warnings\n\nimport torch\nfrom torch import nn\n" \
          "from torch.nn import functional as F\n\nlogger = logging.getLogger(__name__)\n\n\n"
@@ -879,7 +879,7 @@ def test_examples_diff_shows_the_rewrites(tmp_path):
 
 
 def test_html_marks_the_occurrences_fix_rewrites(tmp_path):
-    from flake8_staticfx.pictures import render_html
+    from flake8_staticfx.front.pictures import render_html
 
     path = tmp_path / "model.py"
     path.write_text(MIXED)
@@ -892,7 +892,7 @@ def test_the_lint_path_never_imports_libcst_or_fix(tmp_path):
     path.write_text(MIXED)
     code = textwrap.dedent(f"""\
         import ast, sys
-        from flake8_staticfx.plugin import Checker
+        from flake8_staticfx.front.plugin import Checker
         source = open({str(path)!r}).read()
         found = list(Checker(ast.parse(source), {str(path)!r}, source.splitlines(True)).run())
         assert found, found
@@ -906,7 +906,7 @@ def test_the_lint_path_never_imports_libcst_or_fix(tmp_path):
 
 def test_lint_message_announces_the_guard_that_fix_adds(tmp_path):
     from flake8_staticfx.messages import FIX_HINT
-    from flake8_staticfx.plugin import Checker
+    from flake8_staticfx.front.plugin import Checker
 
     source = MIXED + "\n\nclass Side(nn.Module):\n    def forward(self, x, seen):\n" \
         "        print(seen.pop())\n        y = print(x)\n        return x\n"

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.report import flake8_diagnostics, render_json, render_text
+from flake8_staticfx.front.report import flake8_diagnostics, render_json, render_text
 from guards import wall_clock_guard
 
 EXCEPT_STAR = ["except* ValueError:"] if sys.version_info >= (3, 11) else []  # Python 3.11 syntax

@@ -369,7 +369,7 @@ def test_random_arithmetic_resumes_only_once_a_random_number_entered_the_graph(t
 def test_graph_json_gives_each_node_its_compiled_graph(tmp_path):
     """The IR's segments: caller before the call (1), the helper's frame before and after its
     break (2, 3), the caller's resume function (4); the break itself and placeholders: None."""
-    from flake8_staticfx.report import graph_json
+    from flake8_staticfx.front.report import graph_json
 
     path = tmp_path / "model.py"
     path.write_text(HEADER + textwrap.dedent("""

@@ -15,7 +15,7 @@ import pytest
 
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.report import flake8_diagnostics
+from flake8_staticfx.front.report import flake8_diagnostics
 
 
 def write(path: Path, source: str) -> Path:

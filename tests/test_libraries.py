@@ -17,7 +17,7 @@ import pytest
 from flake8_staticfx import discover
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.report import flake8_diagnostics
+from flake8_staticfx.front.report import flake8_diagnostics
 
 FORMAT = "--format=%(path)s|%(row)d|%(col)d|%(code)s|%(text)s"
 PYTHON_VERSION = f"python{sys.version_info[0]}.{sys.version_info[1]}"

@@ -93,7 +93,7 @@ def test_an_rnn_module_says_the_rest_of_the_function_runs_eagerly(tmp_path):
     eagerly (measured: tests/cases/grad_mode_blocks.py), so the print in the loop after it is
     not traced and not reported (measured: dynamo counts no break for it)."""
     from flake8_staticfx.analysis import analyze
-    from flake8_staticfx.report import flake8_diagnostics
+    from flake8_staticfx.front.report import flake8_diagnostics
 
     path = tmp_path / "model.py"
     path.write_text(
@@ -133,7 +133,7 @@ def test_after_a_break_that_gives_up_on_the_function_its_later_breaks_are_not_re
     breaks ran but were not traced; tests/cases/trn_metric_head.py). A break on only one side
     of a branch does not hide what comes after the branch: calls taking the other side trace it."""
     from flake8_staticfx.analysis import analyze
-    from flake8_staticfx.report import flake8_diagnostics
+    from flake8_staticfx.front.report import flake8_diagnostics
 
     path = tmp_path / "metrics.py"
     path.write_text(

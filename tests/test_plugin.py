@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from flake8_staticfx import discover, plugin
+from flake8_staticfx import discover
+
+from flake8_staticfx.front import plugin
 from flake8_staticfx.discover import Project
 from flake8_staticfx.messages import FIX_HINT
-from flake8_staticfx.plugin import Checker
+from flake8_staticfx.front.plugin import Checker
 from flake8_staticfx.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent

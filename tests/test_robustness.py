@@ -24,8 +24,8 @@ import pytest
 
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.plugin import Checker
-from flake8_staticfx.report import flake8_diagnostics, render_json, render_text
+from flake8_staticfx.front.plugin import Checker
+from flake8_staticfx.front.report import flake8_diagnostics, render_json, render_text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -639,7 +639,7 @@ limit = int(sys.argv[2]) * 1024 * 1024
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.report import flake8_diagnostics
+from flake8_staticfx.front.report import flake8_diagnostics
 path = sys.argv[1]
 source = open(path, encoding="utf-8").read()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

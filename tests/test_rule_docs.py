@@ -9,7 +9,7 @@ import pytest
 
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.report import flake8_diagnostics
+from flake8_staticfx.front.report import flake8_diagnostics
 from flake8_staticfx.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,9 +15,9 @@ import sys
 import tokenize
 from dataclasses import dataclass
 
-from .config import Options
+from ..config import Options
 from .plugin import diagnose
-from .rules import RULES
+from ..rules import RULES
 from .selection import Selection, file_is_skipped, noqa_lines, silenced
 
 # Not one of ours: a file that does not parse (flake8 reports it as E999 too, and E902 for a

@@ -13,8 +13,8 @@ import re
 import tokenize
 from typing import Sequence
 
-from .config import split_list
-from .rules import OFF_BY_DEFAULT
+from ..config import split_list
+from ..rules import OFF_BY_DEFAULT
 
 # flake8 selects the codes of its registered plugins by default (extended_default_select):
 # for what check reports, this plugin's prefix and pycodestyle's E (E999).

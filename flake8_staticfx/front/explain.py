@@ -17,13 +17,13 @@ import argparse
 import json
 from dataclasses import dataclass
 
-from . import segments
+from .. import segments
 from .commands import add_graph_arguments, analyse_roots
-from .ir import Graph, GraphBreakRegion, Node
-from .recompiles import RECOMPILE_LIMIT, FrameCompiles
-from .recompiles.data_sizes import data_size_recompiles
-from .messages import display_path
-from .torch_versions import TorchVersion, facts
+from ..ir import Graph, GraphBreakRegion, Node
+from ..recompiles import RECOMPILE_LIMIT, FrameCompiles
+from ..recompiles.data_sizes import data_size_recompiles
+from ..messages import display_path
+from ..torch_versions import TorchVersion, facts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,11 +19,11 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
-from . import segments
-from .analysis import FileAnalysis
+from .. import segments
+from ..analysis import FileAnalysis
 from .explain import RepeatedBreak, unique_breaks
-from .fix import has_rewrite
-from .ir import Graph, GraphBreakRegion, Node, SourceSpan
+from ..fix import has_rewrite
+from ..ir import Graph, GraphBreakRegion, Node, SourceSpan
 from .report import render_dot
 
 GRAPH_COLORS = ("#bfdbfe", "#bbf7d0", "#fde68a", "#ddd6fe", "#a5f3fc", "#fbcfe8", "#d9f99d", "#fed7aa",

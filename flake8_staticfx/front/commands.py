@@ -12,8 +12,8 @@ import sys
 from collections import Counter
 from dataclasses import replace
 
-from .analysis import FileAnalysis, analyze
-from .config import Options, options_from
+from ..analysis import FileAnalysis, analyze
+from ..config import Options, options_from
 from .report import RENDERERS, predicted_graphs
 from .settings import add_analysis_arguments, analysis_values, load
 

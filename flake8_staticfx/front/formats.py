@@ -8,9 +8,9 @@ from pathlib import Path
 from urllib.parse import quote
 from typing import Callable, Sequence
 
-from . import __version__
+from .. import __version__
 from .lint import READ_ERROR, SYNTAX_ERROR, SYNTAX_ERROR_URL, Finding, display_path
-from .rules import RULES, Rule
+from ..rules import RULES, Rule
 
 TOOL_NAME = "flake8-staticfx"
 INFORMATION_URI = "https://pypi.org/project/flake8-staticfx/"

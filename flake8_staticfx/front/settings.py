@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import OPTION_SPECS, parse_config_value, split_list, version_value
+from ..config import OPTION_SPECS, parse_config_value, split_list, version_value
 
 CANDIDATES = ("setup.cfg", "tox.ini", ".flake8")
 DEFAULT_EXCLUDE = (".svn", "CVS", ".bzr", ".hg", ".git", "__pycache__", ".tox", ".nox", ".eggs", "*.egg")

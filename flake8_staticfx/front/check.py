@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Callable, Iterable, Iterator
 
-from .config import Options, options_from, split_list
+from ..config import Options, options_from, split_list
 from .formats import FORMATS, statistics
 from .lint import Finding, lint_file, read_stdin_lines
 from .selection import Selection, parse_per_file_ignores
@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     exclude = [*values.get("exclude", DEFAULT_EXCLUDE), *values.get("extend_exclude", ())]
     files = list(expand_paths(args.paths, exclude, values.get("filename", list(DEFAULT_FILENAME))))
     if args.with_importers:
-        from .importers import importers_of
+        from ..importers import importers_of
 
         excluded = _excluded(exclude)
         files += [_relative(path) for path in importers_of(files) if not excluded(path)]

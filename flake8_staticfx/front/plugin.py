@@ -6,9 +6,9 @@ import atexit
 import gc
 from typing import Any, Iterator
 
-from . import __version__
-from .config import OPTION_SPECS, Options, might_have_roots, options_from, version_value
-from .rules import OFF_BY_DEFAULT
+from .. import __version__
+from ..config import OPTION_SPECS, Options, might_have_roots, options_from, version_value
+from ..rules import OFF_BY_DEFAULT
 
 GC_THRESHOLDS = (20_000, 50, 100)
 
@@ -42,7 +42,7 @@ def _settle_collector() -> None:
     A frozen tree dropped from a cache is reclaimed only after a thaw, done every
     THAW_AFTER_EVICTIONS dropped parses."""
     global _evictions_at_thaw, _settled_before  # noqa: PLW0603 - one collector per process
-    from .discover import evicted_parses
+    from ..discover import evicted_parses
 
     if _settled_before:
         evicted = evicted_parses()
@@ -100,7 +100,7 @@ def diagnose(source: str, filename: str, tree: ast.Module | None,
     both report through here, so their messages are the same."""
     if not might_have_roots(source):
         return []  # before importing the analysis (and astroid): other projects pay nothing
-    from .analysis import analyze
+    from ..analysis import analyze
     from .report import flake8_diagnostics
 
     _settle_collector()
@@ -109,8 +109,8 @@ def diagnose(source: str, filename: str, tree: ast.Module | None,
         found = list(flake8_diagnostics(analysis, options.report_notices, tree))
     except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
         if options.report_notices:
-            from .messages import notice
-            from .rules import RULES
+            from ..messages import notice
+            from ..rules import RULES
 
             return [(1, 0, notice(RULES["SFX900"], filename, type(exc).__name__), ())]
         return []

@@ -23,12 +23,12 @@ class Command:
 
 
 COMMANDS = (
-    Command("check", "flake8_staticfx.check", "lint files and directories (the flake8 plugin's diagnostics)"),
-    Command("graph", "flake8_staticfx.commands", "the static graph of each compile root in FILE",
+    Command("check", "flake8_staticfx.front.check", "lint files and directories (the flake8 plugin's diagnostics)"),
+    Command("graph", "flake8_staticfx.front.commands", "the static graph of each compile root in FILE",
             "add_graph_arguments", "run_graph"),
-    Command("report", "flake8_staticfx.commands", "one row per compile root of the .py files under DIR",
+    Command("report", "flake8_staticfx.front.commands", "one row per compile root of the .py files under DIR",
             "add_report_arguments", "run_report"),
-    Command("explain", "flake8_staticfx.explain", "per root, what torch._dynamo.explain would print: "
+    Command("explain", "flake8_staticfx.front.explain", "per root, what torch._dynamo.explain would print: "
             "graph and break counts, break reasons with user stacks, ops per graph"),
     Command("fix", "flake8_staticfx.fix", "rewrite the fixable graph breaks"),
 )
@@ -56,10 +56,10 @@ class VersionAction(argparse.Action):
         super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from . import __version__
-        from .analysis import torch_for
-        from .config import Options
-        from .torch_versions import MODELED
+        from .. import __version__
+        from ..analysis import torch_for
+        from ..config import Options
+        from ..torch_versions import MODELED
 
         torch = torch_for(os.path.join(os.getcwd(), "-"), Options())
         print(f"{parser.prog} {__version__}: answers for {torch.describe()}; models torch {', '.join(MODELED)}")

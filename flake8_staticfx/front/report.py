@@ -5,12 +5,12 @@ import ast
 import json
 from typing import Iterator
 
-from . import messages, segments
-from .analysis import FileAnalysis
-from .fixable import announced_fixes
-from .ir import Graph, GraphBreakRegion, Node, format_arg
-from .recompiles import RECOMPILE_LIMIT, Recompile
-from .rules import RULES
+from .. import messages, segments
+from ..analysis import FileAnalysis
+from ..fixable import announced_fixes
+from ..ir import Graph, GraphBreakRegion, Node, format_arg
+from ..recompiles import RECOMPILE_LIMIT, Recompile
+from ..rules import RULES
 
 
 def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
@@ -122,7 +122,7 @@ def _json_arg(arg):
 
 
 def graph_json(graph: Graph) -> dict:
-    from .fix import has_rewrite  # per occurrence; the lint path never imports fix
+    from ..fix import has_rewrite  # per occurrence; the lint path never imports fix
 
     region_of = {node: region for region in graph.regions for node in region.nodes}
     split = segments.assign(graph)
