@@ -73,7 +73,7 @@ def test_nodes_are_grouped_by_submodule_and_coloured_by_predicted_graph():
 
 def test_a_break_met_once_per_iteration_is_one_card_with_its_count(tmp_path):
     from flake8_staticfx.analysis import analyze
-    from flake8_staticfx.front.commands import full_graph_options
+    from flake8_staticfx.front.options import full_graph_options
     from flake8_staticfx.config import Options
     from flake8_staticfx.front.pictures import render_html
 

@@ -23,7 +23,7 @@ import difflib
 import os
 import sys
 
-from ..front.commands import add_compile_options, command_options, python_files
+from ..front.options import add_compile_options, command_options, python_files
 from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, OtherForm, Outcome, Rewrite, _if_at, tensor_attributes, traced_nodes
 from .capture import add_module_lines, plan_captures, setting_line

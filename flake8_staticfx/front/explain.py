@@ -18,16 +18,16 @@ import json
 from dataclasses import dataclass
 
 from .. import segments
-from .commands import add_graph_arguments, analyse_roots
 from ..ir import Graph, GraphBreakRegion, Node
 from ..recompiles import RECOMPILE_LIMIT, FrameCompiles
 from ..recompiles.data_sizes import data_size_recompiles
 from ..messages import display_path
 from ..torch_versions import TorchVersion, facts
+from .options import add_root_arguments, analyse_roots
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_graph_arguments(parser, formats=("text", "json"))
+    add_root_arguments(parser, formats=("text", "json"))
 
 
 def run(args: argparse.Namespace) -> int:
