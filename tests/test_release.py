@@ -92,7 +92,7 @@ def test_wheel_and_sdist_build_and_the_wheel_runs_in_a_clean_venv(tmp_path):
                   "print(build_meta.build_sdist(sys.argv[1]))", dist], cwd=ROOT).stdout.split()[-1]
     with tarfile.open(dist / sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    assert {"setup.cfg", "pyproject.toml", "README.md", "flake8_staticfx/rules.py", "flake8_staticfx/cli.py"} <= names
+    assert {"setup.cfg", "pyproject.toml", "README.md", "flake8_staticfx/rules.py", "flake8_staticfx/front/cli.py"} <= names
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", venv])
