@@ -13,18 +13,10 @@ from .annotate import annotate
 from .compiled import CompileCall, compile_calls, project_compile_calls, say_no_compile_call
 from .config import Options, might_have_roots
 from .interpret.interpreter import BudgetExceeded, FileState, Interpreter
-from .discover import (
-    CONFIG_DISPATCH_DECORATORS,
-    Resolver,
-    SkippedRoot,
-    SourceModule,
-    config_settings,
-    find_roots,
-    libraries_for,
-    parse_source,
-    project_for,
-    project_root,
-)
+from .discover.parse import parse_source
+from .discover.projects import SourceModule, libraries_for, project_for, project_root
+from .discover.resolver import CONFIG_DISPATCH_DECORATORS, Resolver
+from .discover.roots import SkippedRoot, config_settings, find_roots
 from .ir import Graph
 from .torch_versions import TorchVersion, resolve
 from .recompiles import FrameCompiles, Recompile, predict as predict_recompiles, skipped_forwards

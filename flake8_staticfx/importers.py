@@ -32,7 +32,7 @@ import textwrap
 from collections import deque
 from typing import Iterable, Iterator
 
-from .discover import _is_install_dir, project_root
+from .discover.projects import is_install_dir, project_root
 
 _STATEMENT_START = re.compile(r"\s*(import|from)\s")
 # An import that does not start its line: `try: import x`, `a = 1; import x`.
@@ -193,7 +193,7 @@ def importers_of(paths: Iterable[str]) -> list[str]:
     for path in paths:
         if path.endswith(".py") and os.path.isfile(path):
             root, modname = project_root(path)
-            own = modname.split(".", 1)[0] if _is_install_dir(root) else None
+            own = modname.split(".", 1)[0] if is_install_dir(root) else None
             by_project.setdefault((root, own), []).append(path)
     found = []
     for (root, own), members in by_project.items():

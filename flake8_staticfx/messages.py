@@ -15,7 +15,7 @@ import functools
 import os
 from dataclasses import dataclass
 
-from .discover import project_root
+from .discover.projects import project_root
 from .rules import Rule
 
 LIMIT = 160

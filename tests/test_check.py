@@ -446,7 +446,7 @@ def test_importers_index(tmp_path):
 def test_importers_chain_goes_on_through_an_oversized_module(tmp_path):
     """The analysis follows the top-level functions of a module over MAX_PROJECT_MODULE_SIZE
     (in a slice of it), so a file importing one may reach the helper through it."""
-    from flake8_staticfx.discover import MAX_PROJECT_MODULE_SIZE
+    from flake8_staticfx.discover.projects import MAX_PROJECT_MODULE_SIZE
     from flake8_staticfx.importers import ProjectIndex
 
     helper_project(tmp_path)

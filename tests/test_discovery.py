@@ -15,7 +15,7 @@ import pytest
 
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.discover import DEFAULT_MODULE_BASES
+from flake8_staticfx.config import DEFAULT_MODULE_BASES
 from flake8_staticfx.front.report import flake8_diagnostics
 
 
@@ -753,7 +753,7 @@ def _functions(module):
 def test_lazily_built_function_bodies_equal_an_eager_parse():
     import ast
 
-    from flake8_staticfx.discover import parse_source
+    from flake8_staticfx.discover.parse import parse_source
 
     eager = parse_source(ast.parse(LAZY_BODIES_SOURCE), "m", "/p/m.py")
     lazy = parse_source(ast.parse(LAZY_BODIES_SOURCE), "m", "/p/m.py", LAZY_BODIES_SOURCE)
@@ -780,7 +780,7 @@ def test_definitions_walks_statements_only_and_finds_nested_roots(tmp_path):
 
     from astroid import nodes
 
-    from flake8_staticfx.discover import definitions, parse_source
+    from flake8_staticfx.discover.parse import definitions, parse_source
 
     module = parse_source(ast.parse(LAZY_BODIES_SOURCE), "m", "/p/m.py", LAZY_BODIES_SOURCE)
     expected = [(n.lineno, n.name) for n in parse_source(ast.parse(LAZY_BODIES_SOURCE), "m", "/p/m.py")
@@ -794,7 +794,7 @@ def test_a_global_statement_keeps_the_module_locals_complete():
     """`global X` in a function assigns the module's X: it must be bound before any body is read."""
     import ast
 
-    from flake8_staticfx.discover import parse_source
+    from flake8_staticfx.discover.parse import parse_source
 
     source = "def configure():\n    global LIMIT\n    LIMIT = 4\n"
     module = parse_source(ast.parse(source), "m", "/p/m.py", source)
@@ -806,7 +806,7 @@ def test_the_word_global_in_text_keeps_function_bodies_lazy():
     (it cost transformers' masking_utils, generic and rope utils their lazy bodies)."""
     import ast
 
-    from flake8_staticfx.discover import parse_source
+    from flake8_staticfx.discover.parse import parse_source
 
     source = '"""Global attention masks."""\n# global pooling below\ndef pool(x):\n    y = x.mean()\n    return y\n'
     function = parse_source(ast.parse(source), "m", "/p/m.py", source).body[0]
@@ -820,7 +820,7 @@ def test_the_word_global_in_text_keeps_function_bodies_lazy():
 def test_attributes_set_on_self_read_an_unbuilt_body_without_building_it():
     import ast
 
-    from flake8_staticfx.discover import attributes_set_on_self, parse_source
+    from flake8_staticfx.discover.parse import attributes_set_on_self, parse_source
 
     source = ("class A:\n    def f(self, x):\n        '''doc'''\n        self.a = 1\n        self.b += 2\n"
               "        x.c = 3\n        def g():\n            self.d = 4\n        return self.e\n")
@@ -836,7 +836,7 @@ def test_nodes_of_class_walks_as_astroid_does():
 
     from astroid import nodes
 
-    from flake8_staticfx.discover import nodes_of_class, parse_source
+    from flake8_staticfx.discover.parse import nodes_of_class, parse_source
 
     source = Path(__file__).parent.joinpath("test_discovery.py").read_text(encoding="utf-8") + LAZY_BODIES_SOURCE
     module = parse_source(ast.parse(source), "m", "/p/m.py")

@@ -979,13 +979,13 @@ class EosHead(nn.Module):
 def test_model_outputs_of_a_module_too_large_to_analyse_are_read_from_its_classes(tmp_path, monkeypatch):
     """transformers' modeling_outputs.py is over MAX_PROJECT_MODULE_SIZE: its dataclasses'
     fields still come from their class statements."""
-    from flake8_staticfx import discover
+    from flake8_staticfx.discover import projects
 
     write(tmp_path / "pkg" / "__init__.py", "")
     write(tmp_path / "pkg" / "generic.py", MODEL_OUTPUT)
     outputs = write(tmp_path / "pkg" / "outputs.py", "import torch\nfrom dataclasses import dataclass\n"
                     "from .generic import ModelOutput\n" + textwrap.dedent(ENCODER_OUTPUT))
-    monkeypatch.setattr(discover, "MAX_PROJECT_MODULE_SIZE", len(outputs.read_text()) - 1)
+    monkeypatch.setattr(projects, "MAX_PROJECT_MODULE_SIZE", len(outputs.read_text()) - 1)
     path = write(tmp_path / "pkg" / "model.py", HEADER + "from .outputs import EncoderOutput\n" + EOS_HEAD)
     assert found(path) == expected(path)
 
@@ -994,19 +994,19 @@ def test_the_fields_of_an_oversized_output_record_follow_its_file(tmp_path, monk
     """The fields are worked out once per file version: an edited module is read again."""
     import ast
 
-    from flake8_staticfx import discover
+    from flake8_staticfx.discover import parse, projects, resolver
 
     write(tmp_path / "pkg" / "__init__.py", "")
     write(tmp_path / "pkg" / "generic.py", MODEL_OUTPUT)
     outputs = write(tmp_path / "pkg" / "outputs.py", "import torch\nfrom dataclasses import dataclass\n"
                     "from .generic import ModelOutput\n" + textwrap.dedent(ENCODER_OUTPUT))
-    monkeypatch.setattr(discover, "MAX_PROJECT_MODULE_SIZE", len(outputs.read_text()) - 1)
+    monkeypatch.setattr(projects, "MAX_PROJECT_MODULE_SIZE", len(outputs.read_text()) - 1)
     main = tmp_path / "pkg" / "model.py"
-    module = discover.parse_source(ast.parse(""), "pkg.model", str(main))
-    resolver = discover.Resolver(discover.SourceModule(module, str(main), "pkg.model"), discover.Project(str(tmp_path)))
-    before = resolver.oversized_output_record("pkg.outputs.EncoderOutput")
+    module = parse.parse_source(ast.parse(""), "pkg.model", str(main))
+    names = resolver.Resolver(projects.SourceModule(module, str(main), "pkg.model"), projects.Project(str(tmp_path)))
+    before = names.oversized_output_record("pkg.outputs.EncoderOutput")
     outputs.write_text(outputs.read_text() + "    hidden_states: torch.Tensor = torch.zeros(1)\n", encoding="utf-8")
-    after = resolver.oversized_output_record("pkg.outputs.EncoderOutput")
+    after = names.oversized_output_record("pkg.outputs.EncoderOutput")
     assert before == {"last_hidden_state": True, "pooler_output": True, "attentions": True}
     assert after == {**before, "hidden_states": False}
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_staticfx import discover
+from flake8_staticfx.discover import oversized, projects
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
 from flake8_staticfx.front.report import flake8_diagnostics
@@ -201,7 +201,7 @@ def test_torch_is_never_followed(tmp_path):
             return functorch.vmap(torch.relu)(rearrange(x, "b n -> n b"))
     """)
     assert flake8(f"--staticfx-library-path={site}", "--staticfx-notices", str(user), cwd=user.parent) == []
-    libraries = discover.libraries_for((str(site),), str(user.parent))
+    libraries = projects.libraries_for((str(site),), str(user.parent))
     assert libraries.package("torch") is None and libraries.package("functorch") is None
     assert libraries.missing("torch.relu") is None and libraries.missing("functorch.vmap") is None
 
@@ -238,7 +238,7 @@ def test_a_library_module_too_large_keeps_its_classes_opaque_and_follows_its_fun
     forward prints) stays opaque, while its top-level functions are followed in a slice of it,
     at the module's own line numbers: `scale` breaks, `clean` does not."""
     site = make_library(tmp_path / "site-packages")
-    padding = "\n".join(f"CONSTANT_{i} = {i}" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 12))
+    padding = "\n".join(f"CONSTANT_{i} = {i}" for i in range(projects.MAX_PROJECT_MODULE_SIZE // 12))
     write(site / "fakelib" / "layers.py", textwrap.dedent(LAYERS) + "\n" + padding + "\n")
     found = flake8(f"--staticfx-library-path={site}", str(user_file), cwd=user_file.parent)
     assert [(line, code) for line, code, _ in found] == [(13, "SFX102")], found
@@ -309,9 +309,9 @@ def oversized_transformers(site: Path) -> Path:
     write(site / "transformers" / "__init__.py", "")
     write(site / "transformers" / "utils" / "__init__.py",
           "from .import_utils import is_torchdynamo_compiling, torch_compilable_check\n")
-    padding = "\n".join(f"_package_{i}_available = {i} > 0" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 24))
+    padding = "\n".join(f"_package_{i}_available = {i} > 0" for i in range(projects.MAX_PROJECT_MODULE_SIZE // 24))
     module = write(site / "transformers" / "utils" / "import_utils.py", textwrap.dedent(IMPORT_UTILS) + "\n" + padding + "\n")
-    assert len(module.read_text()) > discover.MAX_PROJECT_MODULE_SIZE
+    assert len(module.read_text()) > projects.MAX_PROJECT_MODULE_SIZE
     return site
 
 
@@ -336,7 +336,7 @@ def test_an_oversized_modules_function_slice_is_parsed_once(tmp_path):
     first = list(flake8_diagnostics(analyze(source, str(user), None, options)))
     path = str(site / "transformers" / "utils" / "import_utils.py")
     stat = os.stat(path)
-    sliced = discover._oversized_module(path, (stat.st_mtime_ns, stat.st_size)).function_slice(
+    sliced = oversized.oversized_module(path, (stat.st_mtime_ns, stat.st_size)).function_slice(
         "transformers.utils.import_utils", "torch_compilable_check")
     second = list(flake8_diagnostics(analyze(source, str(user), None, options)))
     assert first == second and [m.split()[0] for _, _, m in first] == ["SFX102"]
@@ -371,7 +371,7 @@ def test_each_library_module_is_parsed_once(tmp_path, user_file):
     options = Options(library_path=(str(site),))
     source = user_file.read_text(encoding="utf-8")
     first = list(flake8_diagnostics(analyze(source, str(user_file), None, options)))
-    libraries = discover.libraries_for((str(site),), str(user_file.parent))
+    libraries = projects.libraries_for((str(site),), str(user_file.parent))
     loaded = libraries.package("fakelib").load("fakelib.layers")
     second = list(flake8_diagnostics(analyze(source, str(user_file), None, options)))
     assert first == second and [m.split()[0] for _, _, m in first] == ["SFX102", "SFX201"]
@@ -928,8 +928,8 @@ def test_an_oversized_modules_statements_are_found_from_its_text(tmp_path):
         @staticmethod
         def scale(x):
             return x.max().item() * SCALE
-    ''').lstrip("\n") + "\n".join(f"CONSTANT_{i} = {i}" for i in range(discover.MAX_PROJECT_MODULE_SIZE // 12)) + "\n")
-    module = discover.OversizedModule(str(path))
+    ''').lstrip("\n") + "\n".join(f"CONSTANT_{i} = {i}" for i in range(projects.MAX_PROJECT_MODULE_SIZE // 12)) + "\n")
+    module = oversized.OversizedModule(str(path))
     tree = ast.parse(path.read_text(encoding="utf-8"))
     assert [s.first for s in module.statements] == [getattr(n, "decorator_list", None) and n.decorator_list[0].lineno
                                                     or n.lineno for n in tree.body]

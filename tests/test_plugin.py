@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from flake8_staticfx import discover
-
+from flake8_staticfx.discover import projects
 from flake8_staticfx.front import plugin
-from flake8_staticfx.discover import Project
+from flake8_staticfx.discover.projects import Project
 from flake8_staticfx.messages import FIX_HINT
 from flake8_staticfx.front.plugin import Checker
 from flake8_staticfx.rules import RULES
@@ -561,7 +560,7 @@ def test_repository_config_spells_the_defaults():
     import configparser
 
     from flake8_staticfx.config import Options
-    from flake8_staticfx.discover import DEFAULT_MODULE_BASES
+    from flake8_staticfx.config import DEFAULT_MODULE_BASES
 
     config = configparser.ConfigParser()
     config.read(ROOT / "tox.ini")
@@ -599,8 +598,8 @@ def test_a_linted_file_freezes_the_cached_trees_out_of_the_collector(tmp_path, t
 
 
 def test_a_frozen_tree_dropped_from_its_cache_is_collected_after_a_thaw(tmp_path, monkeypatch, thawed_collector):
-    monkeypatch.setattr(discover, "PROJECT_CACHE_SIZE", 1)
-    monkeypatch.setattr(plugin, "_evictions_at_thaw", discover.evicted_parses())  # as if thawed just now
+    monkeypatch.setattr(projects, "PROJECT_CACHE_SIZE", 1)
+    monkeypatch.setattr(plugin, "_evictions_at_thaw", projects.evicted_parses())  # as if thawed just now
     write(tmp_path / "pkg" / "__init__.py", "")
     model = write(tmp_path / "pkg" / "model.py", MODEL)
     project = Project(str(tmp_path))

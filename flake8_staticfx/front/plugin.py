@@ -42,7 +42,7 @@ def _settle_collector() -> None:
     A frozen tree dropped from a cache is reclaimed only after a thaw, done every
     THAW_AFTER_EVICTIONS dropped parses."""
     global _evictions_at_thaw, _settled_before  # noqa: PLW0603 - one collector per process
-    from ..discover import evicted_parses
+    from ..discover.projects import evicted_parses
 
     if _settled_before:
         evicted = evicted_parses()

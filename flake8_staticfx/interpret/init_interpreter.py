@@ -5,7 +5,6 @@ from typing import Any, Callable
 
 from astroid import nodes
 
-from ..discover import find_method
 from .inline import Frame, bind_arguments
 from .interpreter import Interpreter
 from ..ir import Graph, Node
@@ -43,7 +42,7 @@ def init_attributes(tx: Interpreter, module: UserModule) -> dict[str, Value]:
     module.attrs = {}
     if module.cls is None:
         return module.attrs
-    init = find_method(tx.resolver, module.cls, "__init__")
+    init = tx.resolver.find_method(module.cls, "__init__")
     if init is None:
         return module.attrs
     function, owner = init

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from astroid import nodes
 
-from ..discover import SourceModule
+from ..discover.projects import SourceModule
 from ..ir import CallStack, SourceSpan
 from ..values.base import UNKNOWN, Value
 from ..values.containers import Dict, Seq

@@ -20,8 +20,10 @@ from astroid.const import Context
 
 from .. import rules, tables
 from ..config import Options
-from ..discover import (Binding, Resolver, Root, SourceModule, config_patch, is_disabled, is_mock_patched, is_opaque,
-                       is_property, is_staticmethod, nodes_of_class)
+from ..discover.parse import nodes_of_class
+from ..discover.projects import SourceModule
+from ..discover.resolver import Binding, Resolver
+from ..discover.roots import Root, config_patch
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
 from .inline import Frame, bind_arguments, handler_for, next_serial
@@ -111,11 +113,11 @@ class Interpreter:
     def build(self, root: Root) -> Graph:
         function = root.function
         receiver: Value | None = None
-        if root.cls is not None and not is_staticmethod(self.resolver, function):
+        if root.cls is not None and not self.resolver.is_staticmethod(function):
             receiver = UserModule("", cls=root.cls) if self.resolver.is_module_class(root.cls) else UNKNOWN
         env = root_parameters(self, function, receiver, annotated_only=root.library)
         frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
-        frame.resume.is_property = is_property(self.resolver, function)
+        frame.resume.is_property = self.resolver.is_property(function)
         try:
             self.run_body(frame)
         finally:
@@ -459,17 +461,17 @@ class Interpreter:
         """Inline `function` (or stand in a summary of an earlier inlining of it)."""
         node = function.node
         if isinstance(node, nodes.FunctionDef):
-            if is_disabled(self.resolver, node):
+            if self.resolver.is_disabled(node):
                 call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
                                               meta=self.meta(expr, frame))
                 self.graph_break(rules.COMPILER_DISABLED_CALL, call, expr, frame)
                 return UNKNOWN
-            if is_mock_patched(self.resolver, node):  # the patcher is in unittest, which dynamo skips
+            if self.resolver.is_mock_patched(node):  # the patcher is in unittest, which dynamo skips
                 call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
                                               meta=self.meta(expr, frame))
                 self.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, gb_ids=("GB0007", "GB0008"))
                 return UNKNOWN
-            if is_opaque(self.resolver, node):
+            if self.resolver.is_opaque(node):
                 from ..values import opaque_call
 
                 return opaque_call(self, node.qname(), args, kwargs, expr, frame)

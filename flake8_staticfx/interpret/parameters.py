@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 from astroid import nodes
 
 from .. import tables
-from ..discover import nodes_of_class
+from ..discover.parse import nodes_of_class
 from ..fx_names import TENSOR_MEMBERS
 from ..values import UNKNOWN, Dict, LeafModule, Module, Seq, Static, Tensor, Value
 

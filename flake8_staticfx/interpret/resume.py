@@ -26,7 +26,8 @@ from astroid import nodes
 
 from .. import rules
 from ..config import Options
-from ..discover import SourceModule, config_patch
+from ..discover.projects import SourceModule
+from ..discover.roots import config_patch
 from ..ir import Node
 from ..rules import Rule
 from ..segments import TRACED_OPS

@@ -234,7 +234,7 @@ class Builtin(External):
         types (transformers' `isinstance(content, tuple)` on the activation class a name maps to);
         the callable, iterable, function, partial and torch classes are decided by the kind of
         value (`library_type_test`)."""
-        from ..discover import is_torch_layer
+        from ..discover.resolver import is_torch_layer
 
         if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], ClassRef) \
                 and metaclass_method(tx.resolver, args[1].node, "__instancecheck__") is not None:
@@ -312,7 +312,7 @@ def library_type_test(tx: Interpreter, value: Value, cls: Value) -> bool | None:
     """isinstance(value, cls) for one of the classes above or a torch class, when the kind of
     `value` decides it: None or a known number, a class (a torch layer or a module class of the
     project), a def, a functools.partial; None when it does not (a text may stand for a dtype)."""
-    from ..discover import is_torch_layer
+    from ..discover.resolver import is_torch_layer
     from .objects import ClassRef, Partial
 
     if not isinstance(cls, External) or isinstance(cls, Builtin):

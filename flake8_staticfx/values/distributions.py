@@ -15,7 +15,7 @@ from .tensors import Tensor
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..discover import Resolver
+    from ..discover.resolver import Resolver
     from ..interpret.inline import Frame
     from ..interpret.interpreter import Interpreter
     from .objects import Obj

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
 from ..fx_names import FX_NAMES
-from ..discover import DISABLE_DECORATORS
+from ..discover.resolver import DISABLE_DECORATORS
 from ..interpret.resume import WhollyEagerly
 from ..ir import Node
 from ..torch_versions import in_each_release
@@ -187,7 +187,7 @@ def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value
 def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str, Value],
                expr: nodes.NodeNG, frame: Frame) -> Value:
     """A torch function, layer or class: a graph op unless it makes a module or a Python value."""
-    from ..discover import CONTAINERS, is_torch_layer
+    from ..discover.resolver import CONTAINERS, is_torch_layer
     from .modules import LeafModule, Module, make_container
 
     last = qname.rsplit(".", 1)[-1]

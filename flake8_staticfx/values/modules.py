@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from .. import rules, tables
-from ..discover import find_method
 from ..interpret.resume import RestEagerly
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .distributions import torch_attribute
@@ -16,7 +15,7 @@ from .static import Static
 from .tensors import Tensor, needs_grad_from
 
 if TYPE_CHECKING:
-    from ..discover import Resolver
+    from ..discover.resolver import Resolver
     from ..interpret.inline import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
@@ -188,12 +187,12 @@ class UserModule(Module):
             tx.graph.call_module(self.path or self.cls.name, as_args(args), as_kwargs(kwargs),
                                  meta=tx.meta(expr, frame))
             return UNKNOWN
-        override = find_method(tx.resolver, self.cls, "__call__") if self.cls else None
+        override = tx.resolver.find_method(self.cls, "__call__") if self.cls else None
         if override is not None:  # nn.Module.__call__ replaced: what runs is the override
             function, owner = override
             return tx.call_function(Function(function, bound=self, cls=owner), args, kwargs, expr, frame,
                                     unknown_rest=unknown_rest)
-        forward = find_method(tx.resolver, self.cls, "forward") if self.cls else None
+        forward = tx.resolver.find_method(self.cls, "forward") if self.cls else None
         if forward is None:
             hook = torch_attribute(tx, self.cls, "__call__", self) if self.cls else None
             if hook is not None:  # a torch.distributions Transform: its `_call`
@@ -357,7 +356,7 @@ def with_path(module: Value, path: str) -> Value:
 
 def torch_base(resolver: Resolver, cls: nodes.ClassDef) -> str:
     """The torch.nn layer a project class derives from (HookedLinear(nn.Linear)), if any."""
-    from ..discover import is_torch_layer
+    from ..discover.resolver import is_torch_layer
 
     for owner in resolver.mro(cls):
         for binding in resolver.base_classes(owner):

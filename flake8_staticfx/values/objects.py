@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from .. import rules, tables
-from ..discover import (attributes_set_on_self, find_class_attribute, find_method, is_property, is_staticmethod,
-                        nodes_of_class)
+from ..discover.parse import attributes_set_on_self, nodes_of_class
 from .base import UNKNOWN, Value
 from .distributions import Hook, distributions_base, keep_init_arguments, torch_attribute
 from .static import EnumMember, Static
@@ -121,7 +120,7 @@ class ClassRef(Value):
         its own keeps the arguments torch's `__init__` stores."""
         cls = self.node
         obj = tx.new_object(cls)
-        init = find_method(tx.resolver, cls, "__init__")
+        init = tx.resolver.find_method(cls, "__init__")
         if init is None:
             keep_init_arguments(tx, obj, args, kwargs, unknown_rest)
             return obj
@@ -176,14 +175,14 @@ def metaclass_method(resolver, cls: nodes.ClassDef, name: str) -> tuple[nodes.Fu
         binding = resolver.expr_binding(declared, resolver.source_of(owner))
         if binding is None or binding.kind != "class":
             return None
-        return find_method(resolver, binding.node, name)
+        return resolver.find_method(binding.node, name)
     return None
 
 
 def reaches_type_call(resolver, metaclass: nodes.ClassDef) -> bool:
     """Is `super().__call__` in `metaclass` `type.__call__`? Its bases are project classes with
     no `__call__` of their own, `type` or ABCMeta (another Python `__call__` is inlined)."""
-    if find_method(resolver, metaclass, "__call__", after=metaclass) is not None:
+    if resolver.find_method(metaclass, "__call__", after=metaclass) is not None:
         return False
     bases = [b for meta in resolver.mro(metaclass) for b in resolver.base_classes(meta)]
     return all(b.kind == "class" or b.kind == "external" and b.qname in TYPE_CALL_METACLASSES for b in bases) \
@@ -220,7 +219,7 @@ def construct_dataclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value],
         else:
             value = tx.eval_static_expr(default, frame)
         obj.store_attribute(tx, name, value, expr, frame)
-    post_init = find_method(tx.resolver, cls, "__post_init__")
+    post_init = tx.resolver.find_method(cls, "__post_init__")
     if post_init is not None:
         function, owner = post_init
         if tx.call_function(Function(function, bound=obj, cls=owner), [], {}, expr, frame) is UNKNOWN:
@@ -512,16 +511,16 @@ def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: V
                     after: nodes.ClassDef | None = None, site: nodes.NodeNG | None = None) -> Value:
     """A method, property value or class attribute of `cls` (after `after` in its MRO, for
     super()); `site` is the attribute expression, where a property runs."""
-    method = find_method(tx.resolver, cls, name, after=after)
+    method = tx.resolver.find_method(cls, name, after=after)
     if method is not None:
         function, owner = method
-        if is_staticmethod(tx.resolver, function):
+        if tx.resolver.is_staticmethod(function):
             return Function(function, cls=owner)
-        if is_property(tx.resolver, function) and receiver is not None:
+        if tx.resolver.is_property(function) and receiver is not None:
             return tx.call_function(Function(function, bound=receiver, cls=owner), [], {},
                                     site or function, frame, in_property=True)
         return Function(function, bound=receiver, cls=owner)
-    expr = find_class_attribute(tx.resolver, cls, name)
+    expr = tx.resolver.find_class_attribute(cls, name)
     if expr is not None:
         if receiver is None and tx.resolver.is_enum_class(cls):
             return Static(EnumMember(cls.qname(), name))
