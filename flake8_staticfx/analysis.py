@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterator
 
 from .annotate import annotate
-from .compiled import CompileCall, compile_calls, project_compile_calls, say_no_compile_call
+from .discover.compiled import CompileCall, compile_calls, project_compile_calls, say_no_compile_call
 from .config import Options, might_have_roots
 from .interpret.interpreter import BudgetExceeded, FileState, Interpreter
 from .discover.parse import parse_source

@@ -429,7 +429,7 @@ def test_with_importers_catches_a_break_added_to_a_helper(tmp_path):
 
 
 def test_importers_index(tmp_path):
-    from flake8_staticfx.importers import ProjectIndex
+    from flake8_staticfx.discover.importers import ProjectIndex
 
     helper_project(tmp_path)
     write(tmp_path / "pkg" / "sub" / "__init__.py", "from .. import helpers as h\n")
@@ -447,7 +447,7 @@ def test_importers_chain_goes_on_through_an_oversized_module(tmp_path):
     """The analysis follows the top-level functions of a module over MAX_PROJECT_MODULE_SIZE
     (in a slice of it), so a file importing one may reach the helper through it."""
     from flake8_staticfx.discover.projects import MAX_PROJECT_MODULE_SIZE
-    from flake8_staticfx.importers import ProjectIndex
+    from flake8_staticfx.discover.importers import ProjectIndex
 
     helper_project(tmp_path)
     model = tmp_path / "pkg" / "model.py"
@@ -460,7 +460,7 @@ def test_import_statements_find_what_a_full_parse_finds():
     """Only import statements are parsed; on this repository's files that finds every import."""
     import ast
 
-    from flake8_staticfx.importers import file_imports, imported_modules, import_statements
+    from flake8_staticfx.discover.importers import file_imports, imported_modules, import_statements
 
     compared = 0
     for path in sorted(ROOT.glob("**/*.py")):

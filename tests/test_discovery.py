@@ -692,7 +692,7 @@ def test_settings_the_compile_calls_disagree_on_are_not_applied(tmp_path):
 
 
 def test_a_project_too_big_to_index_by_default_is_indexed_for_compiled_only(tmp_path, monkeypatch):
-    from flake8_staticfx import compiled
+    from flake8_staticfx.discover import compiled
 
     monkeypatch.setattr(compiled, "MAX_DEFAULT_INDEX_BYTES", 10)
     model = write(tmp_path / "model.py", NET_AND_AUGMENT)

@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     exclude = [*values.get("exclude", DEFAULT_EXCLUDE), *values.get("extend_exclude", ())]
     files = list(expand_paths(args.paths, exclude, values.get("filename", list(DEFAULT_FILENAME))))
     if args.with_importers:
-        from ..importers import importers_of
+        from ..discover.importers import importers_of
 
         excluded = _excluded(exclude)
         files += [_relative(path) for path in importers_of(files) if not excluded(path)]

@@ -32,7 +32,7 @@ import textwrap
 from collections import deque
 from typing import Iterable, Iterator
 
-from .discover.projects import is_install_dir, project_root
+from .projects import is_install_dir, project_root
 
 _STATEMENT_START = re.compile(r"\s*(import|from)\s")
 # An import that does not start its line: `try: import x`, `a = 1; import x`.

@@ -24,8 +24,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-from .discover.projects import project_root
-from .discover.roots import COMPILE_DECORATORS, COMPILE_SETTINGS
+from .projects import project_root
+from .roots import COMPILE_DECORATORS, COMPILE_SETTINGS
 from .importers import imported_from, iter_project_files
 
 MAX_DEFAULT_INDEX_BYTES = 4_000_000
