@@ -12,7 +12,7 @@ from astroid import nodes
 
 from .inline import Frame, handler_for
 from ..ir import Node
-from .operators import binop, both, compare, unary
+from ..values.operators import binop, both, compare, unary
 from .resume import ResumeState
 from ..values import (
     FORMATTED_TYPES,

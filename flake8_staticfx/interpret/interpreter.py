@@ -178,7 +178,7 @@ class Interpreter:
             self.assign(stmt.target, self.eval(stmt.value, frame), frame)
 
     def exec_AugAssign(self, stmt: nodes.AugAssign, frame: Frame) -> None:
-        from .operators import binop
+        from ..values.operators import binop
 
         current = self.read_target(stmt.target, frame)
         value = self.eval(stmt.value, frame)

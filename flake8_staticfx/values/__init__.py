@@ -7,6 +7,7 @@
 - `distributions`: what torch.distributions' methods run on subclasses (transforms' hooks);
 - `joins`: what a variable is after two paths merge; `folding`: bounded constant folding;
 - `flags`: module attributes `__init__` chose by one of the module's own flags.
+- `operators`: Python's operators, which dispatch on the kinds of their two operands.
 """
 from .base import NOTHING, UNKNOWN, Unknown, Value, as_args, as_kwargs, holds_object, signature_of
 from .builtins import Builtin

@@ -145,7 +145,7 @@ class TransformedMethod(Value):
                  expr: nodes.NodeNG, frame: Frame) -> Value:
         """`0.0 - jacobian - ... + base.log_prob(x)`, as torch computes it: the base's
         log-density of the inverted value, less each transform's Jacobian."""
-        from ..interpret.operators import binop
+        from .operators import binop
 
         result: Value = Static(0.0)
         y = value
@@ -180,7 +180,7 @@ def is_transform(tx: Interpreter, value: Value) -> bool:
 
 
 def negated(tx: Interpreter, value: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-    from ..interpret.operators import unary
+    from .operators import unary
 
     return unary(tx, "-", as_tensor(value), expr, frame)
 

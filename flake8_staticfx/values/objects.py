@@ -256,7 +256,7 @@ class OutputRecord(Value):
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
         """`out[i]` is `to_tuple()[i]`: known when the None-ness of every field before it is,
         and the first field is a tensor (else `__post_init__` may unpack it into the dict)."""
-        from ..interpret.operators import identity
+        from .operators import identity
         from .tensors import is_definite_tensor
 
         if not (isinstance(key, Static) and key.known):

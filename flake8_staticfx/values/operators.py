@@ -1,4 +1,10 @@
-"""Python's operators, which dispatch on the kinds of two operands."""
+"""Python's operators, which dispatch on the kinds of two operands.
+
+They live with the value classes because they are what two kinds of value do together:
+double dispatch written as ordered tests (a tensor on either side wins, then numpy arrays,
+then static values, then sequences), which a table keyed by the pair of kinds, as dynamo's
+`BuiltinVariable._binop_handlers`, would have to spell out for every pair and its order.
+"""
 from __future__ import annotations
 
 import operator
@@ -7,33 +13,20 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from .. import rules
-from .resume import RestEagerly, WhollyEagerly
-from ..values import (
-    NOTHING,
-    UNKNOWN,
-    ClassRef,
-    Dict,
-    EnumMember,
-    External,
-    Function,
-    Module,
-    NdArray,
-    Seq,
-    Static,
-    Tensor,
-    Value,
-    all_scalar,
-    derived,
-    fold,
-    is_definite_tensor,
-    join,
-    needs_grad_from,
-    only_weak,
-)
+from ..interpret.resume import RestEagerly, WhollyEagerly
+from .base import NOTHING, UNKNOWN, Value
+from .containers import Dict, Seq
+from .externals import External
+from .folding import fold
+from .joins import join
+from .modules import Module
+from .objects import ClassRef, Function
+from .static import EnumMember, Static, derived
+from .tensors import NdArray, Tensor, all_scalar, is_definite_tensor, needs_grad_from, only_weak
 
 if TYPE_CHECKING:
-    from .inline import Frame
-    from .interpreter import Interpreter
+    from ..interpret.inline import Frame
+    from ..interpret.interpreter import Interpreter
 
 BINOPS = {
     "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
