@@ -12,6 +12,7 @@ from typing import Iterator
 from .annotate import annotate
 from .discover.compiled import CompileCall, compile_calls, project_compile_calls, say_no_compile_call
 from .config import Options, might_have_roots
+from .interpret.init_interpreter import init_attributes
 from .interpret.interpreter import BudgetExceeded, FileState, Interpreter
 from .discover.parse import parse_source
 from .discover.projects import SourceModule, libraries_for, project_for, project_root
@@ -97,7 +98,7 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
     for root in skipped:
         result.notices.append(Notice(root.cls.lineno, root.cls.col_offset, root.name, _unknown_decorator(root)))
     state = FileState(time.process_time() + options.file_time_budget, options.reuse_inlined,
-                      options.max_steps)
+                      options.max_steps, init_attributes)
     in_code = config_settings(resolver)
     for root in roots:
         root_options = replace(options.with_written(in_code), **root.settings)  # what the code itself sets

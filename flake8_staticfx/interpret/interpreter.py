@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from astroid import nodes
 from astroid.const import Context
@@ -66,7 +66,8 @@ FALLS_THROUGH, RETURNS, BREAKS, CONTINUES = None, "return", "break", "continue"
 class FileState:
     """What the interpreters of one file share: caches keyed by code, never by root."""
 
-    def __init__(self, deadline: float, reuse_inlined: bool, max_steps: int):
+    def __init__(self, deadline: float, reuse_inlined: bool, max_steps: int,
+                 init_attributes: Callable[[Interpreter, UserModule], dict[str, Value]]):
         self.deadline = deadline  # process time: a loaded machine must not change the answer
         self.reuse_inlined = reuse_inlined
         self.max_steps = max_steps  # and a deterministic bound, so that it rarely has to
@@ -74,6 +75,9 @@ class FileState:
         self.globals: dict[tuple[str, str], Value] = {}
         self.mutated_attrs: dict[nodes.ClassDef, frozenset[str]] = {}
         self.init_attrs: dict[tuple, dict[str, Value]] = {}
+        # How a module's attributes are learnt (init_interpreter.init_attributes): given by the
+        # analysis, because the interpreter that runs `__init__` is a subclass of this one.
+        self.init_attributes = init_attributes
         self.summaries: dict[tuple, Value] = {}
         # (package, line, col) of calls into packages whose source was not found: SFX900 notices.
         self.missing_libraries: dict[tuple[str, int, int], str] = {}
@@ -542,9 +546,7 @@ class Interpreter:
 
     def module_attrs(self, module: UserModule) -> dict[str, Value]:
         """The module's attributes, by interpreting its class's `__init__` (once per instance)."""
-        from .init_interpreter import init_attributes
-
-        return init_attributes(self, module)
+        return self.state.init_attributes(self, module)
 
     def store_module_attribute(self, module: Value, name: str, value: Value) -> None:
         """`self.name = value` in forward: later reads in this graph see it."""
