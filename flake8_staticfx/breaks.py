@@ -27,6 +27,7 @@ from .values import (
     is_definite_tensor,
     is_module,
 )
+from .values.tensors import tensor_repeats
 
 
 # -- predicates: which call forms break ------------------------------------------------
@@ -47,16 +48,6 @@ def one_argument(args: list[Value], kwargs: dict[str, Value]) -> bool:
     """`torch.where(condition)` is `nonzero(as_tuple=True)`: its output shape depends on the
     data (GB0036). `torch.where(condition, a, b)` is elementwise and traces."""
     return len(args) + len(kwargs) == 1
-
-
-def tensor_repeats(args: list[Value], kwargs: dict[str, Value]) -> bool:
-    """`torch.repeat_interleave(repeats)` and `(x, repeats_tensor)` have a data-dependent
-    output size (GB0036); an int `repeats` does not, nor does a given `output_size` (traces,
-    measured: val_repeat_interleave_forms.py)."""
-    if "output_size" in kwargs or len(args) > 3:
-        return False
-    return (len(args) == 1 and "repeats" not in kwargs) or (len(args) > 1 and is_definite_tensor(args[1])) \
-        or is_definite_tensor(kwargs.get("repeats", UNKNOWN))
 
 
 def no_size_argument(args: list[Value], kwargs: dict[str, Value]) -> bool:

@@ -108,6 +108,11 @@ class Frame:
                                                  (*outer.frames, (self.evaluation or self.serial, self.serial)))
         return self._call_stack
 
+    def callee(self, function: nodes.FunctionDef, module: SourceModule, call_site: nodes.NodeNG,
+               cls: nodes.ClassDef | None = None) -> Frame:
+        """A frame of its own for `function`, called from this one at `call_site`, no argument bound."""
+        return Frame(function, module, {}, caller=self, call_site=call_site, cls=cls)
+
     def stack(self) -> list[Frame]:
         """Root first."""
         frames = []

@@ -19,6 +19,7 @@ from astroid import nodes
 from astroid.const import Context
 
 from .. import rules, tables
+from ..breaks import BreakingCall, breaking_call
 from ..config import Options
 from ..discover.parse import nodes_of_class
 from ..discover.projects import SourceModule
@@ -634,6 +635,12 @@ class Interpreter:
         """The nodes since `start` are under the branch `branch` breaks on."""
         if branch is not None:
             branch.meta["covers"] = self.graph.nodes[start:]
+
+    def breaking_call(self, qname: str, args: list[Value]) -> BreakingCall | None:
+        """The entry of breaks.BREAKING_CALLS a call of `qname` is in the torch version linted for,
+        if any. The values ask it here: the table's predicates read the kinds of values, so the
+        values cannot import it."""
+        return breaking_call(qname, args, self.options.torch_version)
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None,

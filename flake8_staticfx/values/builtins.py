@@ -30,8 +30,6 @@ class Builtin(External):
 
     def call(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame,
              unknown_rest: bool = False) -> Value:
-        from ..breaks import breaking_call
-
         name = self.qname
         if name in tables.PURE_BUILTINS and args and all(
                 isinstance(v, Static) and v.known and v.node is None for v in [*args, *kwargs.values()]):
@@ -45,7 +43,7 @@ class Builtin(External):
         if name in tx.options.reorderable_logging_functions and reorderable(args, kwargs):
             return Static(None)
         version = tx.options.torch_version
-        special = breaking_call(name, args, version)
+        special = tx.breaking_call(name, args)
         if special is not None:
             node = tx.graph.python_call(name, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
             tx.graph_break(special.rule, node, expr, frame, gb_ids=special.gb_ids_in(version),

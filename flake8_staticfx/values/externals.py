@@ -35,13 +35,11 @@ class External(Value):
 
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
-        from ..breaks import breaking_call
-
         qname = self.qname
         if qname == "torch._dynamo.step_unsupported":
             return step_unsupported(tx, expr, frame)
         version = tx.options.torch_version
-        special = breaking_call(qname, args, version)
+        special = tx.breaking_call(qname, args)
         if special is not None:
             if special.breaks(args, kwargs) and not (unknown_rest and special.reads_arguments_given):
                 create = tx.graph.call_function if special.in_graph else tx.graph.python_call
@@ -141,10 +139,8 @@ class Instance(Value):
     def breaking_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                         expr: nodes.NodeNG, frame: Frame) -> Value:
         """A method breaks.BREAKING_CALLS names by its class (`contextvars.ContextVar.get`)."""
-        from ..breaks import breaking_call
-
         qname, version = f"{self.qname}.{name}", tx.options.torch_version
-        special = breaking_call(qname, args, version)
+        special = tx.breaking_call(qname, args)
         if special is None or not special.breaks(args, kwargs):
             return UNKNOWN
         call = tx.graph.python_call(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))

@@ -146,8 +146,6 @@ def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.Node
     compiles its metaclass's `__call__` as a frame of its own. There `super().__call__(...)`
     is `type.__call__`, a slot wrapper, which dynamo cannot call: GB0006 (measured,
     registry_metaclass.py; inlined in a construction that does not break, it compiles)."""
-    from ..interpret.inline import Frame  # inline imports the values package
-
     found = _metaclass_call(tx.resolver, cls)
     if found is None:
         return
@@ -155,7 +153,7 @@ def metaclass_call_reruns(tx: Interpreter, cls: nodes.ClassDef, expr: nodes.Node
     super_call = next((call for call in nodes_of_class(function, nodes.Call) if _is_super_call(call)), None)
     if super_call is None:
         return
-    own_frame = Frame(function, tx.resolver.source_of(function), {}, caller=frame, call_site=expr, cls=owner)
+    own_frame = frame.callee(function, tx.resolver.source_of(function), expr, cls=owner)
     TypeCall().call(tx, [], {}, super_call, own_frame)
 
 

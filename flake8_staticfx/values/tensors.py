@@ -117,8 +117,6 @@ class Tensor(Value):
                                  frame: Frame) -> None:
         """Tensor repeats give a data-dependent output size (GB0036); int repeats, or a given
         `output_size`, do not (as for torch.repeat_interleave)."""
-        from ..breaks import tensor_repeats
-
         if tensor_repeats([self, *args], node.kwargs):
             tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame)
 
@@ -258,6 +256,17 @@ def named_tensors(tx: Interpreter, node: Node, fields: tuple[str, ...], expr: no
     items = [Tensor(tx.graph.call_function("operator.getitem", (node, index), meta=tx.meta(expr, frame)))
              for index in range(len(fields))]
     return Seq(items, fields=fields)
+
+
+def tensor_repeats(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`torch.repeat_interleave(repeats)` and `(x, repeats_tensor)` have a data-dependent
+    output size (GB0036); an int `repeats` does not, nor does a given `output_size` (traces,
+    measured: val_repeat_interleave_forms.py). The predicate of torch.repeat_interleave's entry
+    of breaks.BREAKING_CALLS, and of the tensor method."""
+    if "output_size" in kwargs or len(args) > 3:
+        return False
+    return (len(args) == 1 and "repeats" not in kwargs) or (len(args) > 1 and is_definite_tensor(args[1])) \
+        or is_definite_tensor(kwargs.get("repeats", UNKNOWN))
 
 
 def is_definite_tensor(value: Value) -> bool:
