@@ -114,7 +114,7 @@ def test_counts_agree_with_graph_and_the_plugin_on_every_case(view):
             assert item["graph_break_count"] == sum(row["breaks"].values()), (name, graph.root)
         if lint:
             breaks = {(b["line"], b["code"]) for item in explained for b in item["break_reasons"]}
-            reported = {(line, message.split()[0]) for line, _, message, _ in diagnose(source, path, None, Options())}
+            reported = {(found.line, found.code) for found in diagnose(source, path, None, Options())}
             assert breaks == reported, name
 
 

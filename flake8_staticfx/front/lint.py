@@ -105,8 +105,8 @@ def lint_file(path: str, options: Options, selection: Selection, disable_noqa: b
     found = []
     noqa = None
     torch = ""
-    for line, col, message, gb_ids in diagnose(source, path, tree, options):
-        code, _, text = message.partition(" ")
+    for diagnostic in diagnose(source, path, tree, options):
+        line, code = diagnostic.line, diagnostic.code
         if not selection.reports(code):
             continue
         if not disable_noqa:
@@ -118,10 +118,10 @@ def lint_file(path: str, options: Options, selection: Selection, disable_noqa: b
             if silenced(code, physical):
                 continue
         if not torch:
-            from .analysis import torch_for  # only once there is something to report
+            from ..analysis import torch_for  # only once there is something to report
 
             torch = torch_for(path, options).minor
-        found.append(Finding(path, line, (col or 0) + 1, code, text, gb_ids, torch))
+        found.append(Finding(path, line, (diagnostic.col or 0) + 1, code, diagnostic.text, diagnostic.gb_ids, torch))
     return found
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 import ast
 import atexit
 import gc
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from .. import __version__
 from ..config import OPTION_SPECS, Options, might_have_roots, options_from, version_value
 from ..rules import OFF_BY_DEFAULT
+
+if TYPE_CHECKING:
+    from .report import Diagnostic
 
 GC_THRESHOLDS = (20_000, 50, 100)
 
@@ -88,35 +91,26 @@ class Checker:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
-        found = diagnose(source, self.filename, self.tree, self.options)
-        for line, col, message, _ in found:
-            yield line, col, message, type(self)
+        for diagnostic in diagnose(source, self.filename, self.tree, self.options):
+            yield diagnostic.line, diagnostic.col, diagnostic.message, type(self)
 
 
-def diagnose(source: str, filename: str, tree: ast.Module | None,
-             options: Options) -> list[tuple[int, int, str, tuple[str, ...]]]:
-    """What the plugin reports for one file: (line, 0-based column, "CODE message", GB ids),
-    before flake8's select/ignore and noqa. The flake8 plugin and `flake8-staticfx check`
-    both report through here, so their messages are the same."""
+def diagnose(source: str, filename: str, tree: ast.Module | None, options: Options) -> list[Diagnostic]:
+    """What the plugin reports for one file, before flake8's select/ignore and noqa. The flake8
+    plugin and `flake8-staticfx check` both report through here, so their messages are the same."""
     if not might_have_roots(source):
         return []  # before importing the analysis (and astroid): other projects pay nothing
     from ..analysis import analyze
-    from .report import flake8_diagnostics
+    from .report import Diagnostic, diagnostics
 
     _settle_collector()
     try:
         analysis = analyze(source, filename, tree, options)
-        found = list(flake8_diagnostics(analysis, options.report_notices, tree))
+        return diagnostics(analysis, options.report_notices, tree)
     except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
         if options.report_notices:
             from ..messages import notice
             from ..rules import RULES
 
-            return [(1, 0, notice(RULES["SFX900"], filename, type(exc).__name__), ())]
+            return [Diagnostic(1, 0, notice(RULES["SFX900"], filename, type(exc).__name__), "SFX900")]
         return []
-    gb_ids: dict[tuple[int, str], tuple[str, ...]] = {}
-    for graph in analysis.graphs:
-        for region in graph.regions:
-            gb_ids.setdefault((region.line, region.code), tuple(region.gb_ids))
-    return [(line, col, message, gb_ids.get((line, message.split(" ", 1)[0]), ()))
-            for line, col, message in found]

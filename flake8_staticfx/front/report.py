@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import dataclass
 from typing import Iterator
 
 from .. import messages, segments
@@ -19,11 +20,31 @@ def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
                            fails_compile=region.fails_compile, fixable=fixable, versions=region.versions)
 
 
-def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,
-                       tree: ast.Module | None = None) -> Iterator[tuple[int, int, str]]:
-    """(line, 0-based column, message) once per place and code, in source order; SFX900
-    notices only when asked for. With the file's `ast` tree, a message says when the fix
-    command rewrites that occurrence (fixable.py: the forms decided without libcst)."""
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One diagnostic as the front ends receive it, its parts apart: the plugin gives flake8
+    `message`, `check` prints `code` and `text` and its formats the GB ids, and none of them
+    reads a part back out of the message."""
+
+    line: int  # 1-based
+    col: int  # 0-based, as flake8 expects
+    message: str  # as flake8 prints it: the code, a space, the text (messages.render composes it)
+    code: str
+    gb_ids: tuple[str, ...] = ()
+    # Under what the break happens, when only under some (a torch version, a recompile): None
+    # for every diagnostic yet.
+    condition: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The message after its code."""
+        return self.message[len(self.code) + 1:]
+
+
+def diagnostics(analysis: FileAnalysis, notices: bool = False, tree: ast.Module | None = None) -> list[Diagnostic]:
+    """Once per place and code, in source order; SFX900 notices only when asked for. With the
+    file's `ast` tree, a message says when the fix command rewrites that occurrence (fixable.py:
+    the forms decided without libcst)."""
     seen: set[tuple[int, str]] = set()
     found = []
     regions = [region for graph in analysis.graphs for region in graph.regions]
@@ -33,15 +54,25 @@ def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,
         if key not in seen:
             seen.add(key)
             fixable = (region.line, region.col, region.code) in announced
-            found.append((region.line, region.col, diagnostic_message(region, fixable)))
+            found.append(Diagnostic(region.line, region.col, diagnostic_message(region, fixable), region.code,
+                                    tuple(region.gb_ids)))
     for found_recompile in sorted(analysis.recompiles, key=lambda r: -r.compiles):  # the costliest driver
         key = (found_recompile.line, found_recompile.rule.code)
         if key not in seen:
             seen.add(key)
-            found.append((found_recompile.line, found_recompile.col, recompile_message(found_recompile)))
+            found.append(Diagnostic(found_recompile.line, found_recompile.col, recompile_message(found_recompile),
+                                    found_recompile.rule.code))
     for notice in analysis.notices if notices else ():
-        found.append((notice.line, notice.col, messages.notice(RULES["SFX900"], notice.what, notice.reason)))
-    yield from sorted(found)
+        found.append(Diagnostic(notice.line, notice.col, messages.notice(RULES["SFX900"], notice.what, notice.reason),
+                                "SFX900"))
+    return sorted(found)
+
+
+def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,
+                       tree: ast.Module | None = None) -> Iterator[tuple[int, int, str]]:
+    """(line, 0-based column, message): what flake8 is given (see `diagnostics`)."""
+    for diagnostic in diagnostics(analysis, notices, tree):
+        yield diagnostic.line, diagnostic.col, diagnostic.message
 
 
 def recompile_message(found: Recompile) -> str:
