@@ -9,7 +9,7 @@ import pytest
 
 from flake8_staticfx import rules, torch_versions
 from flake8_staticfx.config import Options
-from flake8_staticfx.plugin import diagnose
+from flake8_staticfx.front.plugin import diagnose
 from flake8_staticfx.torch_versions import MODELED, ByVersion, allowed, facts, resolve, since
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -131,7 +131,7 @@ def test_the_data_is_what_the_script_reads_from_the_installed_wheel():
 def _messages(name: str, version: str) -> dict[int, str]:
     path = os.path.join(CASES, name)
     source = open(path, encoding="utf-8").read()
-    return {line: message for line, _, message, _ in diagnose(source, path, None, Options(torch_version=version))}
+    return {found.line: found.message for found in diagnose(source, path, None, Options(torch_version=version))}
 
 
 def test_breaks_fixed_after_2_13_are_reported_for_2_13_only():
