@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from .inline import Frame, handler_for
+from .frame import Frame
+from .inline import handler_for
 from ..ir import Node
 from ..values.operators import binop, both, compare, unary
 from .resume import ResumeState

@@ -5,7 +5,8 @@ from typing import Any, Callable
 
 from astroid import nodes
 
-from .inline import Frame, bind_arguments
+from .frame import Frame
+from .inline import bind_arguments
 from .interpreter import Interpreter
 from ..ir import Graph, Node
 from ..rules import Rule

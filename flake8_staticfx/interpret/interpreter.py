@@ -27,7 +27,8 @@ from ..discover.resolver import Binding, Resolver
 from ..discover.roots import Root, config_patch
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
 from .heap import Heap
-from .inline import Frame, bind_arguments, handler_for, next_serial
+from .frame import Frame, next_serial
+from .inline import bind_arguments, handler_for
 from ..ir import CallStack, Graph, Node, Origin, SourceSpan, report_site
 from .parameters import root_parameters
 from .resume import Breaks, Eagerness, every_path_break

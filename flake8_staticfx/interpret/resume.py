@@ -34,7 +34,7 @@ from ..segments import TRACED_OPS
 
 if TYPE_CHECKING:
     from ..values import Value
-    from .inline import Frame
+    from .frame import Frame
     from .interpreter import Interpreter
 
 

@@ -19,7 +19,7 @@ from ..ir import UNKNOWN_ARG
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
 

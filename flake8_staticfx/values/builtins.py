@@ -18,7 +18,7 @@ from .static import Static, derived
 from .tensors import NdArray, Tensor, is_definite_tensor, only_weak, python_scalar
 
 if TYPE_CHECKING:
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
 
 Args = list[Value]

@@ -11,7 +11,7 @@ from .static import Static, assume
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from astroid import nodes
 
     from ..discover.resolver import Resolver
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from .objects import Obj
 

@@ -20,7 +20,7 @@ from .tensors import NdArray, Tensor, is_definite_tensor, named_tensors, needs_g
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
 
 

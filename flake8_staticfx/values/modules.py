@@ -16,7 +16,7 @@ from .tensors import Tensor, needs_grad_from
 
 if TYPE_CHECKING:
     from ..discover.resolver import Resolver
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
 

@@ -13,7 +13,7 @@ from .distributions import Hook, distributions_base, keep_init_arguments, torch_
 from .static import EnumMember, Static
 
 if TYPE_CHECKING:
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
 

@@ -25,7 +25,7 @@ from .static import EnumMember, Static, derived
 from .tensors import NdArray, Tensor, all_scalar, is_definite_tensor, needs_grad_from, only_weak
 
 if TYPE_CHECKING:
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
 
 BINOPS = {

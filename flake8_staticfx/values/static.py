@@ -12,7 +12,7 @@ from .folding import fold, printable
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
 

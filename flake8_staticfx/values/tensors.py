@@ -14,7 +14,7 @@ from .static import Static
 if TYPE_CHECKING:
     from astroid import nodes
 
-    from ..interpret.inline import Frame
+    from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
 
