@@ -112,7 +112,7 @@ def test_a_function_resumed_after_a_break_runs_only_its_rest_eagerly(tmp_path):
     graph before the print stays): "rest of `forward`". Without the earlier break, or with it on
     some calls only, the whole of forward runs eagerly."""
     from flake8_staticfx.analysis import analyze
-    from flake8_staticfx.report import flake8_diagnostics
+    from flake8_staticfx.front.report import flake8_diagnostics
 
     loop = "        for _ in range(2):\n            if x.sum() > 0:\n                x = -x\n        return x\n"
     before = {"print('start')\n": "rest of `forward` runs eagerly",
