@@ -61,12 +61,26 @@ def value_classes(root: Path) -> frozenset[str]:
                      for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
 
 
+def _imported_value_names(path: Path, tree: ast.Module, root: Path, kinds: frozenset[str]) -> frozenset[str]:
+    """The value classes a module imports from values/ (another module's own `Instance` is not one)."""
+    parts = path.relative_to(root).with_suffix("").parts
+    package = parts if parts[-1] == "__init__" else parts[:-1]
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = list(package[:len(package) - (node.level - 1)]) if node.level else []
+            module = base + (node.module.split(".") if node.module else [])
+            if module[:2] == [PACKAGE, VALUES]:
+                names.update(alias.asname or alias.name for alias in node.names if alias.name in kinds)
+    return frozenset(names)
+
+
 def _names(expr: ast.expr) -> tuple[str, ...]:
     """The class names an isinstance's second argument spells: `Tensor`, `(Seq, Dict)`, `values.Static`."""
     if isinstance(expr, ast.Tuple):
         return tuple(name for element in expr.elts for name in _names(element))
     if isinstance(expr, ast.Attribute):  # values.Static; not nodes.Module, astroid's
-        return (expr.attr,) if isinstance(expr.value, ast.Name) and expr.value.id == VALUES else ()
+        return (f"{VALUES}.{expr.attr}",) if isinstance(expr.value, ast.Name) and expr.value.id == VALUES else ()
     return (expr.id,) if isinstance(expr, ast.Name) else ()
 
 
@@ -77,10 +91,11 @@ def value_tests_outside(root: Path) -> list[ValueTest]:
     for path, tree in sources(root).items():
         if VALUES in path.relative_to(root).parts:
             continue
+        imported = _imported_value_names(path, tree, root, kinds) | {f"{VALUES}.{kind}" for kind in kinds}
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                     and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
-                tested = tuple(name for name in _names(node.args[1]) if name in kinds)
+                tested = tuple(name for name in _names(node.args[1]) if name in imported)
                 if tested:
                     found.append(ValueTest(str(path.relative_to(root)), node.lineno, tested))
     return found

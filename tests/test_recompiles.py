@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from flake8_staticfx.analysis import analyze
-from flake8_staticfx.explain import explain_root
+from flake8_staticfx.front.explain import explain_root
 from flake8_staticfx.recompiles import RECOMPILE_LIMIT, predict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
