@@ -9,7 +9,7 @@ import functools
 import keyword
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 if TYPE_CHECKING:
     from .messages import Site
@@ -42,9 +42,9 @@ class CallStack:
     frames: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass(frozen=True)
-class Origin:
-    """Where a node comes from: its own span and the inlined calls that lead there."""
+class Origin(NamedTuple):
+    """Where a node comes from: its own span and the inlined calls that lead there (a named
+    tuple: one is made for every node, and a tuple is the cheapest record to make)."""
 
     span: SourceSpan | None = None
     calls: CallStack = CallStack()

@@ -199,7 +199,7 @@ class Breaks:
         this code runs; `eagerly` says how the construct makes dynamo run `frame` on, unless an
         outer frame is given up on first (a loop around the call); `versions` names the torch
         releases that break so, when not every modeled one does (torch_versions.ByVersion.span)."""
-        if not self.settings_at(frame).breaks(rule, qname):
+        if (rule.captured_by or rule.ignored_by) and not self.settings_at(frame).breaks(rule, qname):
             return  # captured or dropped: no break, nothing changes
         if frame.resume.eagerly:
             return  # the rest of this frame runs eagerly (the functions it calls are compiled)
