@@ -14,11 +14,15 @@ import os
 import sys
 import tokenize
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..config import Options
 from .plugin import diagnose
 from ..rules import RULES
 from .selection import Selection, file_is_skipped, noqa_lines, silenced
+
+if TYPE_CHECKING:
+    from .report import Diagnostic
 
 # Not one of ours: a file that does not parse (flake8 reports it as E999 too, and E902 for a
 # file it cannot read). check always reports them, whatever select/ignore say: a file that
@@ -102,10 +106,19 @@ def lint_file(path: str, options: Options, selection: Selection, disable_noqa: b
         line, col = _syntax_position(exc)
         message = exc.args[0] if exc.args else str(exc)
         return [Finding(path, line, col + 1, SYNTAX_ERROR, f"{type(exc).__name__}: {message}")]
+    return reported(path, lines, diagnose(source, path, tree, options), selection, options, disable_noqa)
+
+
+def reported(path: str, lines: list[str], diagnosed: list[Diagnostic], selection: Selection, options: Options,
+             disable_noqa: bool = False) -> list[Finding]:
+    """What flake8 shows of plugin.diagnose's diagnostics of `lines`: the selected codes, on
+    lines without a `# noqa` silencing them."""
+    if not any("noqa" in line.lower() for line in lines):
+        disable_noqa = True  # no line silences anything: spare tokenizing the file (an editor's every change)
     found = []
     noqa = None
     torch = ""
-    for diagnostic in diagnose(source, path, tree, options):
+    for diagnostic in diagnosed:
         line, code = diagnostic.line, diagnostic.code
         if not selection.reports(code):
             continue

@@ -11,6 +11,7 @@ from ..config import OPTION_SPECS, Options, might_have_roots, options_from, vers
 from ..rules import OFF_BY_DEFAULT
 
 if TYPE_CHECKING:
+    from ..analysis import FileAnalysis
     from .report import Diagnostic
 
 GC_THRESHOLDS = (20_000, 50, 100)
@@ -100,17 +101,27 @@ def diagnose(source: str, filename: str, tree: ast.Module | None, options: Optio
     plugin and `flake8-staticfx check` both report through here, so their messages are the same."""
     if not might_have_roots(source):
         return []  # before importing the analysis (and astroid): other projects pay nothing
+    _settle_collector()
+    return analysed(source, filename, tree, options)[1]
+
+
+def analysed(source: str, filename: str, tree: ast.Module | None,
+             options: Options) -> tuple[FileAnalysis | None, list[Diagnostic]]:
+    """diagnose's diagnostics with the analysis they come from (None when it failed): the
+    language server keeps it for hover and fixes. Leaves the garbage collector alone, which a
+    long-lived process must not freeze."""
+    if not might_have_roots(source):
+        return None, []
     from ..analysis import analyze
     from .report import Diagnostic, diagnostics
 
-    _settle_collector()
     try:
         analysis = analyze(source, filename, tree, options)
-        return diagnostics(analysis, options.report_notices, tree)
+        return analysis, diagnostics(analysis, options.report_notices, tree)
     except Exception as exc:  # noqa: BLE001 - the last guard: flake8 must never see it
         if options.report_notices:
             from ..messages import notice
             from ..rules import RULES
 
-            return [Diagnostic(1, 0, notice(RULES["SFX900"], filename, type(exc).__name__), "SFX900")]
-        return []
+            return None, [Diagnostic(1, 0, notice(RULES["SFX900"], filename, type(exc).__name__), "SFX900")]
+        return None, []
