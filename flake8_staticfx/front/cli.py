@@ -31,6 +31,8 @@ COMMANDS = (
     Command("explain", "flake8_staticfx.front.explain", "per root, what torch._dynamo.explain would print: "
             "graph and break counts, break reasons with user stacks, ops per graph"),
     Command("fix", "flake8_staticfx.fix", "rewrite the fixable graph breaks"),
+    Command("server", "flake8_staticfx.front.server", "a Language Server over stdio: diagnostics as you type, "
+            "quick fixes, rule docs on hover"),
 )
 
 
