@@ -232,3 +232,44 @@ def test_without_pygls_the_command_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.delitem(sys.modules, "flake8_staticfx.front.lsp", raising=False)
     assert main(["server"]) == 2
     assert "pip install 'flake8-staticfx[server]'" in capsys.readouterr().err
+
+
+# -- one buffer, in-process (front/buffer.py: what the server shows, without the protocol) ------
+
+CONTINUED = '''\
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        peak = x.abs().max().item() + \\
+            1.0
+        return x / peak
+'''
+
+
+def test_noqa_goes_where_flake8_looks_for_it(tmp_path):
+    from flake8_staticfx.front.buffer import BufferLint
+
+    path = tmp_path / "net.py"
+    path.write_text(CONTINUED)
+    lint = BufferLint.of(str(path), CONTINUED, 1)
+    (shown,) = lint.shown
+    assert shown.finding.code == "SFX102" and shown.place.line == 5
+    change = lint.noqa(shown)  # a comment after the backslash would be a syntax error
+    assert (change.start, change.end, change.text) == (6, 7, "            1.0  # noqa: SFX102\n")
+    lines = CONTINUED.splitlines(True)
+    silenced = "".join(lines[:6] + [change.text] + lines[7:])
+    assert linted(path, silenced) == []
+
+    listed = CONTINUED.replace("            1.0\n", "            1.0  # noqa: E501\n")
+    (shown,) = BufferLint.of(str(path), listed, 2).shown
+    assert BufferLint.of(str(path), listed, 2).noqa(shown).text == "            1.0  # noqa: E501, SFX102\n"
+
+
+def test_a_change_covers_whole_lines_and_a_missing_final_newline():
+    from flake8_staticfx.front.buffer import TextChange, text_change
+
+    assert text_change("a\nb\nc\n", "a\nB\nc\n") == TextChange(1, 2, "B\n")
+    assert text_change("a\nb", "a\nB") == TextChange(1, 1, "B", end_column=1)
+    assert text_change("a\n", "a\nimport torch\n") == TextChange(1, 1, "import torch\n")
