@@ -4,8 +4,9 @@
     python benchmarks/server_latency.py [--file PATH] [--changes N] [--json OUT]
 
 Drives the server as an editor does (tests/lsp_client.py: JSON-RPC over stdio, with the
-interpreter running this script): opens FILE (default benchmarks/server_model.py, a 500-line
-model file assembled from tests/cases), then
+interpreter running this script): opens FILE (by default a 493-line model file assembled in a
+temporary directory from five files of tests/cases: timm-style layers, a Swin block, T5
+relative attention, gated residuals, an output dataclass; 8 diagnostics), then
 - `single`: N edits, each after a quiet moment (a comment added to or removed from a line of a
   forward), the time from sending didChange to receiving that version's diagnostics;
 - `burst`: N bursts of five edits 30 ms apart (typing), the time from the last edit of the
@@ -21,18 +22,45 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+TESTS = os.path.join(os.path.dirname(HERE), "tests")
+sys.path.insert(0, TESTS)
 
 from lsp_client import Client  # noqa: E402
 
+CASE_FILES = ("vis_layers", "vis_swin_window", "nlp_t5_relative_bias", "early_exit_gates", "model_output_index")
 QUIET = 0.4  # seconds between edits of the `single` runs: more than the server's DEBOUNCE
 BURST = 5
 BURST_GAP = 0.03
+
+
+def assemble(directory: str) -> str:
+    """One model file of the case files' definitions (their docstrings, imports between them and
+    CASES lists left out), the imports gathered at the top; its path."""
+    imports, bodies = set(), []
+    for name in CASE_FILES:
+        with open(os.path.join(TESTS, "cases", f"{name}.py"), encoding="utf-8") as handle:
+            source = handle.read().split("\nCASES = [")[0]
+        source = re.sub(r'^""".*?"""\n', "", source, flags=re.S)
+        body = []
+        for line in source.splitlines():
+            if re.match(r"(import|from) ", line):
+                if not line.startswith("from ."):
+                    imports.add(line)
+            else:
+                body.append(line)
+        bodies.append("\n".join(body).strip("\n") + "\n")
+    future = sorted(line for line in imports if "__future__" in line)
+    path = os.path.join(directory, "server_model.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join([*future, *sorted(imports - set(future))]) + "\n\n\n" + "\n\n".join(bodies))
+    return path
 
 
 def summary(times: list[float]) -> dict:
@@ -65,16 +93,16 @@ def edit_place(text: str) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--file", default=os.path.join(HERE, "server_model.py"))
+    parser.add_argument("--file", help="the file to edit (default: the assembled model file)")
     parser.add_argument("--changes", type=int, default=20)
     parser.add_argument("--json", metavar="OUT")
     args = parser.parse_args(argv)
-    path = os.path.abspath(args.file)
+    path = os.path.abspath(args.file) if args.file else assemble(tempfile.mkdtemp(prefix="staticfx-server-"))
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     line, column = edit_place(text)
     client = Client(cwd=os.path.dirname(path))
-    results: dict = {"file": os.path.relpath(path), "lines": text.count("\n")}
+    results: dict = {"file": args.file or "assembled from tests/cases", "lines": text.count("\n")}
     try:
         client.initialize(os.path.dirname(path))
         started = time.monotonic()
