@@ -273,3 +273,26 @@ def test_a_change_covers_whole_lines_and_a_missing_final_newline():
     assert text_change("a\nb\nc\n", "a\nB\nc\n") == TextChange(1, 2, "B\n")
     assert text_change("a\nb", "a\nB") == TextChange(1, 1, "B", end_column=1)
     assert text_change("a\n", "a\nimport torch\n") == TextChange(1, 1, "import torch\n")
+
+
+def test_a_place_counts_characters_not_bytes(tmp_path):
+    """flake8's columns are UTF-8 bytes (ast's col_offset); the editor's are characters."""
+    from flake8_staticfx.front.buffer import BufferLint
+
+    text = CONTINUED.replace("        peak = x.abs().max().item() + \\\n            1.0\n",
+                             "        label = 'é' if x.sum() > 0 else 'ü'\n        peak = 1.0\n")
+    (shown,) = BufferLint.of(str(tmp_path / "net.py"), text, 1).shown
+    line = text.splitlines()[shown.place.line]
+    assert shown.finding.col - 1 == len(line[:shown.place.start].encode("utf-8"))
+    assert line[shown.place.start:shown.place.end] == "x.sum() > 0"
+
+
+def test_exit_without_shutdown_is_an_error(tmp_path):
+    client = Client(cwd=str(tmp_path))
+    try:
+        client.initialize(str(tmp_path))
+        client.notify("exit", None)
+        client.process.stdin.close()
+        assert client.process.wait(30) == 1
+    finally:
+        client.kill()
