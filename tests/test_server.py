@@ -168,7 +168,10 @@ def test_the_quick_fix_compiles_to_one_graph(tmp_path, example, client):
         assert same and fixed_graphs == 1 and original_graphs == 2
 
 
-def test_a_break_in_another_file_is_related_and_its_save_relints(tmp_path, client):
+def test_a_break_in_another_file_is_related_and_seen_unsaved(tmp_path, client):
+    """The model calls a helper; the helper's buffer gains a print, unsaved: the model's
+    diagnostics show it at the call, with the print's place as related information; closing
+    the helper unsaved takes the model back to the file on disk."""
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -190,11 +193,8 @@ def test_a_break_in_another_file_is_related_and_its_save_relints(tmp_path, clien
     ops_uri = client.open(str(ops))
     assert client.diagnostics(ops_uri, 1) == []
 
-    helper = "def peak(x):\n    print(x.shape)\n    return x * 2\n"
-    version = client.change(ops_uri, [whole_text(helper)])
+    version = client.change(ops_uri, [whole_text("def peak(x):\n    print(x.shape)\n    return x * 2\n")])
     assert client.diagnostics(ops_uri, version) == []  # no root in the helper itself
-    ops.write_text(helper)
-    client.notify("textDocument/didSave", {"textDocument": {"uri": ops_uri}})
     (diagnostic,) = client.diagnostics(model_uri, 1)
     assert diagnostic["code"] == "SFX201" and diagnostic["range"]["start"]["line"] == 7
     assert "at pkg/ops.py:2" in diagnostic["message"]
@@ -202,6 +202,9 @@ def test_a_break_in_another_file_is_related_and_its_save_relints(tmp_path, clien
     assert related["location"]["uri"] == ops.resolve().as_uri()
     assert related["location"]["range"]["start"]["line"] == 1
     assert "print(x.shape)" in related["message"]
+
+    client.notify("textDocument/didClose", {"textDocument": {"uri": ops_uri}})
+    assert client.diagnostics(model_uri, 1) == []
 
 
 def test_the_flake8_section_applies(tmp_path, client):

@@ -67,6 +67,12 @@ class SourceModule:
     sliced: bool = False
 
 
+# The texts an editor holds unsaved, by absolute path, read instead of the files on disk: the
+# language server sets them (from its analysis thread) to its other open buffers, so that a
+# buffer is analysed against the project as the user sees it.
+UNSAVED: dict[str, str] = {}
+
+
 class Project:
     """Files of one project, parsed on demand and cached (bounded, keyed by their text).
 
@@ -94,11 +100,13 @@ class Project:
         path = self.module_path(modname)
         if path is None:
             return None
-        try:
-            with open(path, encoding="utf-8") as handle:
-                source = handle.read()
-        except (OSError, UnicodeDecodeError):
-            return None
+        source = UNSAVED.get(path)
+        if source is None:
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    source = handle.read()
+            except (OSError, UnicodeDecodeError):
+                return None
         if is_oversized(len(source)):
             return None  # framework-sized modules cost more to parse than they tell
         cached = self._cache.get(path)

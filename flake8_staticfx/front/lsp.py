@@ -21,9 +21,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
+from ..discover.projects import UNSAVED, project_root
 from .settings import ConfigError
 from .buffer import Action, BufferLint, Shown, TextChange
 
@@ -58,6 +59,17 @@ class StaticFxServer(LanguageServer):
         self.cancel(uri)
         self.pending[uri] = asyncio.ensure_future(self.relint(uri, 0.0 if at_once or quiet else DEBOUNCE))
 
+    def schedule_dependents(self, path: str | None, delay: float = DEBOUNCE) -> None:
+        """Lint again, `delay` after this call, the other open buffers of the project `path` is
+        in (every open buffer for None): a file they may call into changed, saved or not."""
+        root = _project_root(path) if path else None
+        for uri, document in list(self.workspace.text_documents.items()):
+            if document.path is not None and document.path != path and \
+                    (root is None or _project_root(document.path) == root):
+                self.cancel(uri)
+                self.linted.pop(uri, None)
+                self.pending[uri] = asyncio.ensure_future(self.relint(uri, delay))
+
     def cancel(self, uri: str) -> None:
         """Drop the waiting work of the buffer's older versions (an analysis already running
         finishes; its result is dropped)."""
@@ -90,8 +102,10 @@ class StaticFxServer(LanguageServer):
         version = document.version
         running = self.running.get(uri)
         if running is None or running[0] != version:
+            unsaved = {other.path: other.source for other in self.workspace.text_documents.values()
+                       if other.path is not None and other.path != document.path}
             future = asyncio.get_running_loop().run_in_executor(
-                self.lint_thread, BufferLint.of, document.path, document.source, version)
+                self.lint_thread, _lint, document.path, document.source, version, unsaved)
             running = self.running[uri] = (version, future)
         try:
             lint = await asyncio.shield(running[1])  # a cancelled request leaves the analysis to the others
@@ -117,16 +131,6 @@ class StaticFxServer(LanguageServer):
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=lint.version,
             diagnostics=[self.diagnostic(document, shown) for shown in lint.shown]))
-
-    def relint_project(self, path: str | None) -> None:
-        """Lint again the open buffers of the project `path` is in (every open buffer for None):
-        a file they call into changed on disk."""
-        root = _project_root(path) if path else None
-        for uri, document in list(self.workspace.text_documents.items()):
-            if document.path is not None and document.path != path and \
-                    (root is None or _project_root(document.path) == root):
-                self.linted.pop(uri, None)
-                self.schedule(uri, at_once=True)
 
     def forget(self, uri: str) -> None:
         self.cancel(uri)
@@ -167,6 +171,14 @@ class StaticFxServer(LanguageServer):
                                 is_preferred=action.kind == "fix")
 
 
+def _lint(path: str, text: str, version: int | None, unsaved: dict[str, str]) -> BufferLint:
+    """The buffer linted against the other open buffers' texts (in the lint thread, the only
+    one that reads or sets them)."""
+    UNSAVED.clear()
+    UNSAVED.update(unsaved)
+    return BufferLint.of(path, text, version)
+
+
 def _text_edit(document, change: TextChange) -> types.TextEdit:
     end = types.Position(change.end, change.end_column)
     if change.end_column:
@@ -186,8 +198,6 @@ def _fixed_codes() -> tuple[str, ...]:
 
 
 def _project_root(path: str) -> str:
-    from ..discover.projects import project_root
-
     return project_root(path)[0]
 
 
@@ -213,19 +223,16 @@ def build() -> StaticFxServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: StaticFxServer, params: types.DidChangeTextDocumentParams) -> None:
         ls.schedule(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: StaticFxServer, params: types.DidSaveTextDocumentParams) -> None:
-        document = ls.workspace.text_documents.get(params.text_document.uri)
-        ls.relint_project(document.path if document is not None else None)
+        ls.schedule_dependents(ls.workspace.get_text_document(params.text_document.uri).path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: StaticFxServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.forget(params.text_document.uri)
+        ls.schedule_dependents(to_fs_path(params.text_document.uri), delay=0.0)  # back to its text on disk
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def files_changed(ls: StaticFxServer, params: types.DidChangeWatchedFilesParams) -> None:
-        ls.relint_project(None)
+        ls.schedule_dependents(None, delay=0.0)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]))
