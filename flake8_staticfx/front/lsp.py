@@ -11,6 +11,10 @@ once, DEBOUNCE after the last of them. A newer version cancels the pending lint 
 one; one already running finishes, and its result is dropped if the buffer moved on (results
 carry their document version). After a lint with a fixable code, the fix plan is worked out
 once the buffer has been quiet for PLAN_AFTER, so that the light bulb is usually ready.
+
+The project as the user sees it. A buffer is analysed against the unsaved text of the other
+open buffers (discover.projects.UNSAVED), and a change in one buffer lints the project's other
+open buffers again: the break a helper gains shows at the model's call before any save.
 """
 from __future__ import annotations
 
@@ -25,8 +29,8 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from ..discover.projects import UNSAVED, project_root
-from .settings import ConfigError
 from .buffer import Action, BufferLint, Shown, TextChange
+from .settings import ConfigError
 
 DEBOUNCE = 0.15  # seconds after the last change of a burst
 PLAN_AFTER = 1.0  # seconds of quiet before the fix plan of a version is worked out unasked
