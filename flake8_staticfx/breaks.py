@@ -203,8 +203,10 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch._dynamo.graph_break": BreakingCall(rules.EXPLICIT_GRAPH_BREAK),
     "torch.autograd.grad": AUTOGRAD,
     "torch.autograd.backward": AUTOGRAD,
+    # From 2.14 a module's copy names GB0116 (measured: moco_momentum.py), a tensor's GB4198.
     "copy.deepcopy": BreakingCall(rules.COPY_IN_FORWARD, copy_result, copies_module_or_tensor,
-                                  copy_otherwise, in_graph=True),
+                                  copy_otherwise, in_graph=True,
+                                  moved=since("2.14", ("GB4198", "GB0208"), ("GB0116", "GB4198"))),
     "copy.copy": SKIPPED,  # of a list or dict: GB0007 (of a tensor: GB0208 in copy.py)
     "torch.nonzero": DYNAMIC_SHAPE,
     "torch.masked_select": DYNAMIC_SHAPE,

@@ -99,10 +99,11 @@ RANDOM_NUMBER_ARITHMETIC = Rule(
 UNTRACEABLE_BUILTIN = Rule(
     "SFX201",
     "untraceable-builtin",
-    ("GB0059", "GB0569"),
+    ("GB0059", "GB0569", "GB0124"),
     "builtin dynamo cannot trace",
     "guard it with torch.compiler.is_compiling()",
     "remove it from forward, or guard it with `if not torch.compiler.is_compiling():`",
+    occurrence_gb_ids=("GB0059", "GB0569"),  # range() of a tensor from 2.14 names GB0124
 )
 
 LOGGER_CALL = Rule(
@@ -169,10 +170,11 @@ REQUIRES_GRAD_MUTATION = Rule(
 COPY_IN_FORWARD = Rule(
     "SFX305",
     "copy-in-forward",
-    ("GB4198", "GB0208"),
+    ("GB4198", "GB0208", "GB0116"),
     "copy of a module or tensor",
     "make the copy in __init__",
     "make the copy in __init__ or outside the compiled call",
+    occurrence_gb_ids=("GB4198", "GB0208"),  # of a module from 2.14: GB0116
 )
 
 RNN_MODULE = Rule(
@@ -221,11 +223,12 @@ SORTED_OVER_TENSOR = Rule(
 UNSUPPORTED_CONTEXT_MANAGER = Rule(
     "SFX308",
     "unsupported-context-manager",
-    ("GB0142", "GB0208"),
+    ("GB0142", "GB0208", "GB6815", "GB0007"),
     "unsupported context manager",
     "enter it outside the compiled code",
     "enter the context outside the compiled function",
     fixable=False,
+    occurrence_gb_ids=("GB0142", "GB0208"),  # a config.patch from 2.14: GB6815 or GB0007
 )
 
 GENERATOR_IN_FORWARD = Rule(

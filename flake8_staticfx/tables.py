@@ -173,6 +173,13 @@ CUSTOM_INSTANCE_CHECK_BREAKS = since("2.14", None, ("GB2736",))
 # (GB0007), 2.14 names the call (GB0377); both then skip calling f (GB0098). Measured:
 # ver_moved_breaks.py.
 DISABLED_WRAPPER_CALL_BREAKS = since("2.14", ("GB0007", "GB0098"), ("GB0377", "GB0098"))
+# range() of a tensor: 2.13 cannot trace the builtin (GB0059); 2.14 asks for the tensor's item
+# (GB0124). Measured: tensor_values.py, val_int_arguments.py, val_int_loop_bounds.py.
+RANGE_OF_TENSOR_BREAKS = since("2.14", ("GB0059",), ("GB0124",))
+# A call of a function under `@torch._dynamo.config.patch(...)`: 2.13 cannot enter the patch's
+# context manager (GB0142); 2.14 cannot mutate its ContextVar (GB6815) or skips the patch's
+# function (GB0007), by setting. Measured: cfg_config_patch_forward.py.
+CONFIG_PATCH_CALL_BREAKS = since("2.14", ("GB0142",), ("GB6815", "GB0007"))
 # Builtins computed on known static arguments exactly as Python would.
 PURE_BUILTINS = frozenset({
     "str", "repr", "int", "float", "bool", "abs", "round", "min", "max", "len", "sorted",

@@ -96,7 +96,6 @@ class DynamoFacts:
     torch: str  # the exact release the data was read from
     graph_breaks: Mapping[str, tuple[str, ...]]  # GB id -> its titles (Gb_type)
     thirdparty_skiplist: frozenset[str]
-    builtin_skiplist: frozenset[str]
     mod_skiplist: frozenset[str]
     torch_functions: Mapping[str, str]  # qualified name -> "in_graph", "skip" or "inline"
 
@@ -122,7 +121,6 @@ def facts(minor: str) -> DynamoFacts:
         torch=data["torch"],
         graph_breaks={gb_id: tuple(titles) for gb_id, titles in data["graph_breaks"].items()},
         thirdparty_skiplist=frozenset(data["thirdparty_skiplist"]),
-        builtin_skiplist=frozenset(data["builtin_skiplist"]),
         mod_skiplist=frozenset(data["mod_skiplist"]),
         torch_functions=data["torch_functions"],
     )

@@ -512,11 +512,13 @@ class Interpreter:
         if isinstance(receiver, Module):
             callee.receiver_configuration = receiver.configuration()
         if isinstance(node, nodes.FunctionDef) and config_patch(self.resolver, node) is not None:
-            # Dynamo cannot enter the patch's context manager (GB0142): it breaks at the call,
+            # Dynamo cannot enter the patch's context manager (tables.CONFIG_PATCH_CALL_BREAKS): it breaks at the call,
             # and the function runs as a frame of its own, compiled with the patch on.
             calls = callee.call_stack()
             call = self.graph.python_call(node.qname(), meta={"origin": Origin(calls.sites[-1], calls)})  # the call
-            self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, callee, gb_ids=("GB0142",))
+            moved, version = tables.CONFIG_PATCH_CALL_BREAKS, self.options.torch_version
+            self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, callee, gb_ids=moved.at(version),
+                             versions=moved.span(version))
         if isinstance(receiver, Module) and node.name == "forward":
             self.graph.inlined_modules.append(receiver.path)
         self.run_body(callee)

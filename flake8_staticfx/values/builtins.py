@@ -149,9 +149,11 @@ class Builtin(External):
 
     def call_range(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
         if any(is_definite_tensor(a) for a in args):
-            # range(n) of a tensor n: dynamo cannot trace the builtin on it (GB0059, measured).
+            # range(n) of a tensor n: dynamo breaks (tables.RANGE_OF_TENSOR_BREAKS).
+            moved, version = tables.RANGE_OF_TENSOR_BREAKS, tx.options.torch_version
             node = tx.graph.python_call("range", as_args(args), meta=tx.meta(expr, frame))
-            tx.graph_break(rules.UNTRACEABLE_BUILTIN, node, expr, frame, gb_ids=("GB0059",))
+            tx.graph_break(rules.UNTRACEABLE_BUILTIN, node, expr, frame, gb_ids=moved.at(version),
+                           versions=moved.span(version))
             return Seq(None, elem=Static())
         if args and all(isinstance(a, Static) and isinstance(a.value, int) for a in args):
             bounds = range(*(a.value for a in args))
