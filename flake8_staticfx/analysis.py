@@ -114,7 +114,7 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         result.graphs.append(graph)
     if "compile" in source:
         result.frame_compiles, result.recompiles = predict_recompiles(
-            tree, skipped_forwards(result.graphs, tree, path))
+            tree, skipped_forwards(result.graphs, tree, path), result.torch.minor)
     for (package, line, col), qname in state.missing_libraries.items():
         result.notices.append(Notice(line, col, qname, f"package `{package}` not found on the library "
                                      "search path (--staticfx-library-path): the call is not followed"))

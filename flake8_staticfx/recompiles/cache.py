@@ -17,7 +17,10 @@ from .drivers import Call, Replay
 from .frames import CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
 from .values import UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, TensorValue
 
-RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit in torch 2.13
+RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit in torch 2.13, 2.14 and 2.15
+# The releases where a tensor indexed by a 0-d int tensor (`buf[t]`) reads it with .item() and
+# guards on its value (tuned/tensor_index.py: 4 compiles for 4 values on 2.13, 1 on 2.14.1).
+ITEM_INDEX_GUARDED = frozenset({"2.13"})
 DYNAMIC = object()  # an entry's symbolic slot: any value matches
 
 
@@ -58,15 +61,16 @@ class FrameCompiles:
         return min([self.frame.lineno, *(d.lineno for d in self.frame.decorator_list)])
 
 
-def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset()
+def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), torch: str = "2.13"
             ) -> tuple[list[FrameCompiles], list[Recompile]]:
     """The compiles of each frame the file's drivers call, and the places that recompile it.
-    `skipped_classes`: the classes whose forward dynamo gives up on (the interpreter's breaks)."""
+    `skipped_classes`: the classes whose forward dynamo gives up on (the interpreter's breaks);
+    `torch`: the release answered for (its minor version)."""
     calls = Replay(tree, skipped_classes).run_drivers()
     by_frame: dict[tuple[str, int], list[Call]] = {}
     for call in calls:
         by_frame.setdefault((call.driver, id(call.frame)), []).append(call)
-    frames = [_replay_cache(frame_calls) for frame_calls in by_frame.values()]
+    frames = [_replay_cache(frame_calls, torch) for frame_calls in by_frame.values()]
     return frames, [r for frame in frames for r in _recompiles(frame)]
 
 
@@ -86,7 +90,7 @@ def skipped_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozen
     return frozenset(found)
 
 
-def _replay_cache(calls: list[Call]) -> FrameCompiles:
+def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
     frame = calls[0].frame
     is_method = calls[0].instance is not None
     instance = calls[0].instance
@@ -101,7 +105,7 @@ def _replay_cache(calls: list[Call]) -> FrameCompiles:
         if call.skipped:  # compiled once, then marked to skip: it runs eagerly from then on
             result.compiles = 1
             continue
-        key = _key(frame, guarded, call, number)
+        key = _key(frame, guarded, call, number, torch)
         if key is None:
             return FrameCompiles(frame, call.driver, root, known=False)
         if any(_matches(entry, key) for entry in entries) or result.eager_after_limit:
@@ -128,7 +132,7 @@ def _symbolic(slot: tuple, dynamic: bool | None, changed: set) -> bool:
     return dynamic is True or slot in changed
 
 
-def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int) -> dict | None:
+def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int, torch: str) -> dict | None:
     """The values the frame's guards check at this call, by slot (the guard, a dimension)."""
     key: dict = {}
     for guard in guarded:
@@ -139,7 +143,8 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
                 _container(guard.container, call), TensorValue):
             index = call.args[guard.index] if guard.index is not None and guard.index < len(call.args) else None
             if isinstance(index, TensorValue) and index.shape == ():
-                value = ("item", index.value)  # a tensor indexed by a 0-d tensor: read with .item()
+                # a tensor indexed by a 0-d tensor: read with .item() (2.13) or traced as a tensor
+                value = ("item", index.value) if torch in ITEM_INDEX_GUARDED else ("tensor",)
             else:  # a tensor indexed by an int: the int may become symbolic
                 guard = Guarded(SCALAR, guard.name, guard.index, guard.line, guard.col, guard.construct)
         elif guard.kind == CONSTANT and guard.container and guard.index is not None and isinstance(

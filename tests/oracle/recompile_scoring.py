@@ -2,6 +2,7 @@
 """Score the recompile analysis (flake8_staticfx.recompiles) against recorded dynamo truth.
 
     python tests/oracle/recompile_scoring.py [DIR ...] [--details]
+    python tests/oracle/recompile_scoring.py --torch 2.14   # against DIR/truth-2.14.json
 
 For each case (a driver of RECOMPILE_CASES), dynamo's truth (record_recompiles.py) gives the
 lines whose guards made a frame recompile (a guard dynamo prints without a source line counts at
@@ -23,6 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 from flake8_staticfx.analysis import analyze  # noqa: E402
+from flake8_staticfx.config import Options  # noqa: E402
 
 CASES = os.path.join(ROOT, "tests", "recompile_cases")
 PARTS = ("tuned", "heldout")
@@ -79,14 +81,18 @@ def truth_compiles(case: dict) -> dict[int, int]:
     return found
 
 
-def score_part(directory: str) -> Score:
-    with open(os.path.join(directory, "truth.json"), encoding="utf-8") as handle:
+def score_part(directory: str, torch: str = "") -> Score:
+    """The analysis answering for `torch` (a minor version; '' the installed one) scored against
+    the truth recorded with it (truth-MINOR.json; truth.json is 2.13's)."""
+    name = f"truth-{torch}.json" if torch and torch != "2.13" else "truth.json"
+    options = Options(torch_version=torch) if torch else None
+    with open(os.path.join(directory, name), encoding="utf-8") as handle:
         truth = json.load(handle)
     score = Score()
     for file_name, cases in sorted(truth.items()):
         path = os.path.join(directory, file_name)
         with open(path, encoding="utf-8") as handle:
-            analysis = analyze(handle.read(), path)
+            analysis = analyze(handle.read(), path, options=options)
         frames, recompiles = analysis.frame_compiles, analysis.recompiles
         for case_name, case in sorted(cases.items()):
             if "error" in case:
@@ -124,9 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dirs", nargs="*")
     parser.add_argument("--details", action="store_true")
+    parser.add_argument("--torch", default="", help="the release answered for and recorded with (2.13, 2.14, 2.15)")
     args = parser.parse_args(argv)
     for directory in args.dirs or [os.path.join(CASES, part) for part in PARTS]:
-        score = score_part(directory)
+        score = score_part(directory, args.torch)
         print(f"{os.path.basename(directory)}: {score.summary()}")
         if args.details:
             for label, items in (("false", score.false_lines), ("missed", score.missed_lines),
