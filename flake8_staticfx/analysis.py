@@ -113,8 +113,11 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         annotate(graph, root_options)
         result.graphs.append(graph)
     if "compile" in source:
-        result.frame_compiles, result.recompiles = predict_recompiles(
-            tree, skipped_forwards(result.graphs, tree, path), result.torch.minor)
+        try:
+            result.frame_compiles, result.recompiles = predict_recompiles(
+                tree, skipped_forwards(result.graphs, tree, path), result.torch.minor)
+        except Exception as exc:  # noqa: BLE001 - never crash flake8: the recompiles are left out
+            result.notices.append(Notice(1, 0, "recompiles", _describe(exc)))
     for (package, line, col), qname in state.missing_libraries.items():
         result.notices.append(Notice(line, col, qname, f"package `{package}` not found on the library "
                                      "search path (--staticfx-library-path): the call is not followed"))

@@ -102,6 +102,20 @@ def test_a_reset_between_calls_stops_the_replay():
     assert recompiles == []
 
 
+def test_a_failure_of_the_analysis_is_a_notice_not_a_crash(tmp_path, monkeypatch):
+    import flake8_staticfx.analysis as analysis_module
+
+    def broken(*args):
+        raise AttributeError("boom")
+    monkeypatch.setattr(analysis_module, "predict_recompiles", broken)
+    source = textwrap.dedent(DEPTH.format(depths="range(1, 4)", settings=""))
+    path = tmp_path / "model.py"
+    path.write_text(source)
+    result = analyze(source, str(path))
+    assert result.recompiles == [] and [n.what for n in result.notices] == ["recompiles"]
+    assert result.graphs  # the graph-break analysis is untouched
+
+
 def test_flake8_reports_the_line_to_change(tmp_path):
     source = textwrap.dedent(DEPTH.format(depths="range(1, 4)", settings=""))
     path = tmp_path / "model.py"

@@ -135,18 +135,19 @@ def _symbolic(slot: tuple, dynamic: bool | None, changed: set) -> bool:
 def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int, torch: str) -> dict | None:
     """The values the frame's guards check at this call, by slot (the guard, a dimension)."""
     key: dict = {}
+    params = [a.arg for a in frame.args.args][1 if call.instance is not None else 0:]
     for guard in guarded:
         value = _guarded_value(guard, call, number)
         if value is UNKNOWN:
             return None
         if guard.kind == CONSTANT and guard.container and isinstance(
-                _container(guard.container, call), TensorValue):
+                _container(guard.container, call, params), TensorValue):
             index = call.args[guard.index] if guard.index is not None and guard.index < len(call.args) else None
             if isinstance(index, TensorValue) and index.shape == ():
                 # a tensor indexed by a 0-d tensor: read with .item() (2.13) or traced as a tensor
                 value = ("item", index.value) if torch in ITEM_INDEX_GUARDED else ("tensor",)
-            else:  # a tensor indexed by an int: the int may become symbolic
-                guard = Guarded(SCALAR, guard.name, guard.index, guard.line, guard.col, guard.construct)
+            else:
+                return None  # a tensor indexed by an int: not measured, no claim
         elif guard.kind == CONSTANT and guard.container and guard.index is not None and isinstance(
                 call.args[guard.index], TensorValue):
             return None  # a list indexed by a tensor: dynamo breaks the graph there; not followed
@@ -156,7 +157,6 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
             # per-block float scales compile twice)
             guard = Guarded(SCALAR, guard.name, guard.index, guard.line, guard.col, guard.construct)
         key[(guard, None)] = value
-    params = [a.arg for a in frame.args.args][1 if call.instance is not None else 0:]
     for index, arg in enumerate(call.args):
         if isinstance(arg, TensorValue):
             guard = tensor_guard(frame, index, params[index] if index < len(params) else "?")
@@ -206,9 +206,12 @@ def _identity(value):
     return UNKNOWN
 
 
-def _container(text: str, call: Call):
+def _container(text: str, call: Call, params: list[str]):
+    """What an index reads from: a module attribute, or an argument of the call."""
     if text.startswith("self."):
         return call.attributes.get(text[5:])
+    if text in params and params.index(text) < len(call.args):
+        return call.args[params.index(text)]
     return None
 
 

@@ -87,10 +87,16 @@ class _Uses(ast.NodeVisitor):
     visit_Lambda = visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
     def mark(self, expr: ast.AST, site: ast.AST) -> None:
-        """Every parameter named in `expr` stays a constant, guarded at `site`."""
+        """Every parameter named in `expr` stays a constant, guarded at `site`. The surest site
+        is kept: a use that is always constant, before an index into `self.<list>`, before an
+        index into an argument (a tensor there leaves the int symbolic)."""
+        owners = {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
         for node in ast.walk(expr):
-            if isinstance(node, ast.Name) and node.id in self.params:
-                self.constant.setdefault(node.id, site)
+            if isinstance(node, ast.Name) and node.id in self.params and id(node) not in owners:
+                # (`x.shape[1]` reads x's size, a guard of its own, not x as a value)
+                known = self.constant.get(node.id)
+                if known is None or _sureness(site) < _sureness(known):
+                    self.constant[node.id] = site
 
     def visit_Name(self, node):
         if node.id in self.params:
@@ -156,6 +162,12 @@ class _Uses(ast.NodeVisitor):
                     _self_attribute(n) and n.attr == target.attr for n in ast.walk(node.value)):
                 self.attribute_writes.setdefault(target.attr, node)  # self.n = self.n + 1
         self.generic_visit(node)
+
+
+def _sureness(site: ast.AST) -> int:
+    if not isinstance(site, ast.Subscript):
+        return 0
+    return 1 if _self_attribute(site.value) else 2
 
 
 def _self_attribute(node: ast.AST) -> bool:
