@@ -50,5 +50,5 @@ def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreak
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
         construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context,
         skips_rest=rest, fails_compile=fullgraph, nodes=covered,
-        what=brk.what, site=site, versions=brk.versions,
+        what=brk.what, site=site, versions=brk.versions, conditions=brk.conditions,
     )

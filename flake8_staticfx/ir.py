@@ -19,6 +19,28 @@ OPCODES = frozenset(
 )
 
 
+# The kinds of test on a path that decide whether a break on it is reached (Condition.kind).
+TRAINING = "training"  # `self.training`
+GRAD_ENABLED = "grad enabled"  # `torch.is_grad_enabled()`
+INPUT_GIVEN = "input given"  # an optional input is not None
+FLOAT_DTYPE = "float dtype"  # the inputs' floating dtype (`x.dtype == torch.float16`)
+AUTOCAST = "autocast"  # `torch.is_autocast_enabled()`
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test the path to a break passes, of a kind that differs between the ways a model is
+    run (its mode, the inputs given, their dtype): the break happens only when it `holds`.
+    `subject` names the input or the dtype the test is about."""
+
+    kind: str
+    subject: str = ""
+    holds: bool = True
+
+    def negated(self) -> Condition:
+        return Condition(self.kind, self.subject, not self.holds)
+
+
 @dataclass(frozen=True)
 class SourceSpan:
     """Where a node came from: the file, its position and the chain of inlined calls."""
@@ -147,6 +169,9 @@ class GraphBreakRegion:
     what: str = ""  # the construct as written, for the message
     site: Site | None = None  # where the construct is, when in another file than the linted one
     versions: str = ""  # the torch releases that break so, when not every modeled one does
+    # The tests its path passes that decide whether it is reached (all must hold); empty when
+    # it breaks however the model is run.
+    conditions: tuple[Condition, ...] = ()
 
     @property
     def severity(self) -> str:

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 
 from .discover.projects import project_root
+from .ir import AUTOCAST, FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, TRAINING, Condition
 from .rules import Rule
 
 LIMIT = 160
@@ -71,6 +72,22 @@ def impact(frame_skipped: str | None, skip_context: str | None, rest: bool = Fal
     return f"{where}whole `{frame_skipped}` runs eagerly"
 
 
+# Each kind of condition in words, when it holds and when it does not ({} is its subject).
+CONDITION_WORDS = {
+    TRAINING: ("when training", "in eval mode"),
+    GRAD_ENABLED: ("with grad enabled", "with grad disabled"),
+    INPUT_GIVEN: ("when `{}` is given", "when `{}` is None"),
+    FLOAT_DTYPE: ("in {}", "not in {}"),
+    AUTOCAST: ("under autocast", "without autocast"),
+}
+
+
+def condition_label(conditions: tuple[Condition, ...]) -> str:
+    """When a break happens, in a few words (`when training and when `mask` is given`); '' when
+    it happens however the model is run."""
+    return " and ".join(CONDITION_WORDS[c.kind][0 if c.holds else 1].format(c.subject) for c in conditions)
+
+
 def describe(rule: Rule, what: str, site: Site | None = None) -> str:
     """The summary and the construct, unshortened: a region's `reason` for the graph CLI and JSON."""
     located = f" {site.text()}" if site else ""
@@ -79,16 +96,19 @@ def describe(rule: Rule, what: str, site: Site | None = None) -> str:
 
 def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped: str | None = None,
            skip_context: str | None = None, skips_rest: bool = False, site: Site | None = None,
-           fails_compile: bool = False, fixable: bool = False, versions: str = "", limit: int = LIMIT) -> str:
+           fails_compile: bool = False, fixable: bool = False, versions: str = "",
+           conditions: tuple[Condition, ...] = (), limit: int = LIMIT) -> str:
     """The flake8 message of one occurrence, code first, at most `limit` characters.
 
     The construct is shortened to fit. When it would be cut below MIN_WHAT characters, the
     other parts give way first, in this order: the calling function's name, why dynamo cannot
     resume, FIX_HINT (on an occurrence the fix command rewrites), those two again, the fix,
-    which function runs eagerly. The code, summary, location, GB ids and the torch releases
-    that break so (`versions`, when not every modeled one does) stay.
+    which function runs eagerly. The code, summary, location, GB ids, the torch releases
+    that break so (`versions`, when not every modeled one does) and when it breaks
+    (`conditions`, when not however the model is run) stay.
     """
     gb = f" ({', '.join(filter(None, ('/'.join(gb_ids), versions)))})" if gb_ids or versions else ""
+    gb += f" {condition_label(conditions)}" if conditions else ""
     full = site.text() if site else ""
     bare = site.text(with_function=False) if site else ""
     cost = impact(frame_skipped, skip_context, skips_rest, fails_compile)

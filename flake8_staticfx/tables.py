@@ -25,6 +25,12 @@ BUILTIN_VALUE_ATTRIBUTES = frozenset(
 # -- tensors -----------------------------------------------------------------
 
 # Attributes that dynamo knows statically (static shapes, dtype, device, flags).
+# The floating dtypes a model may run in, by the names torch spells them: `x.dtype == torch.half`
+# tests which one the inputs have (a mixed-precision run's float16).
+FLOAT_DTYPES = {
+    "torch.float16": "float16", "torch.half": "float16", "torch.bfloat16": "bfloat16",
+    "torch.float32": "float32", "torch.float": "float32", "torch.float64": "float64", "torch.double": "float64",
+}
 TENSOR_STATIC_ATTRIBUTES = frozenset({
     "shape", "dtype", "device", "ndim", "is_cuda", "is_cpu", "is_mps", "is_meta", "requires_grad",
     "grad_fn", "layout", "is_leaf", "is_sparse", "is_quantized", "is_nested", "names", "itemsize",

@@ -26,7 +26,8 @@ def render_text(findings: Sequence[Finding]) -> str:
 def render_json(findings: Sequence[Finding]) -> str:
     """A JSON array, one object per finding (one per line)."""
     rows = [json.dumps({"path": f.path, "line": f.line, "col": f.col, "code": f.code, "message": f.message,
-                        "gb_ids": list(f.gb_ids), "url": f.url or None, "torch": f.torch or None})
+                        "gb_ids": list(f.gb_ids), "url": f.url or None, "torch": f.torch or None,
+                        "condition": f.condition or None})
             for f in findings]
     return "[\n" + ",\n".join(rows) + ("\n" if rows else "") + "]\n"
 
@@ -89,7 +90,9 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                 "artifactLocation": _artifact(finding.path),
                 "region": {"startLine": finding.line, "startColumn": finding.col},
             }}],
-            **({"properties": {"gb_ids": list(finding.gb_ids), "torch": finding.torch}} if finding.gb_ids else {}),
+            **({"properties": {"gb_ids": list(finding.gb_ids), "torch": finding.torch,
+                               **({"condition": finding.condition} if finding.condition else {})}}
+               if finding.gb_ids else {}),
         })
     sarif = {
         "$schema": SARIF_SCHEMA,

@@ -41,6 +41,7 @@ class Finding:
     message: str  # the text after the code, exactly as flake8 prints it
     gb_ids: tuple[str, ...] = ()
     torch: str = ""  # the torch release the finding is for ("2.14"); "" for E999/E902
+    condition: str = ""  # when the break happens ('when training'); "" however the model is run
 
     @property
     def url(self) -> str:
@@ -134,7 +135,8 @@ def reported(path: str, lines: list[str], diagnosed: list[Diagnostic], selection
             from ..analysis import torch_for  # only once there is something to report
 
             torch = torch_for(path, options).minor
-        found.append(Finding(path, line, (diagnostic.col or 0) + 1, code, diagnostic.text, diagnostic.gb_ids, torch))
+        found.append(Finding(path, line, (diagnostic.col or 0) + 1, code, diagnostic.text, diagnostic.gb_ids, torch,
+                             diagnostic.condition or ""))
     return found
 
 

@@ -17,7 +17,8 @@ from ..rules import RULES
 def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
     return messages.render(RULES[region.code], region.what, region.gb_ids, frame_skipped=region.frame_skipped,
                            skip_context=region.skip_context, skips_rest=region.skips_rest, site=region.site,
-                           fails_compile=region.fails_compile, fixable=fixable, versions=region.versions)
+                           fails_compile=region.fails_compile, fixable=fixable, versions=region.versions,
+                           conditions=region.conditions)
 
 
 @dataclass(frozen=True, order=True)
@@ -31,8 +32,8 @@ class Diagnostic:
     message: str  # as flake8 prints it: the code, a space, the text (messages.render composes it)
     code: str
     gb_ids: tuple[str, ...] = ()
-    # Under what the break happens, when only under some (a torch version, a recompile): None
-    # for every diagnostic yet.
+    # When the break happens, when only in some ways of running the model ('when training'):
+    # messages.condition_label of its region's conditions.
     condition: str | None = None
 
     @property
@@ -53,9 +54,11 @@ def diagnostics(analysis: FileAnalysis, notices: bool = False, tree: ast.Module 
         key = (region.line, region.code)
         if key not in seen:
             seen.add(key)
+            # One break of the place that happens however the model is run says so.
+            region = min((r for r in regions if (r.line, r.code) == key), key=lambda r: len(r.conditions))
             fixable = (region.line, region.col, region.code) in announced
             found.append(Diagnostic(region.line, region.col, diagnostic_message(region, fixable), region.code,
-                                    tuple(region.gb_ids)))
+                                    tuple(region.gb_ids), messages.condition_label(region.conditions) or None))
     for found_recompile in sorted(analysis.recompiles, key=lambda r: -r.compiles):  # the costliest driver
         key = (found_recompile.line, found_recompile.rule.code)
         if key not in seen:

@@ -12,7 +12,7 @@ from astroid import nodes
 
 from .frame import Frame
 from .inline import handler_for
-from ..ir import Node
+from ..ir import Condition, Node
 from ..values.operators import binop, both, compare, unary
 from .resume import ResumeState
 from ..values import (
@@ -163,17 +163,18 @@ class ExpressionEvaluator:
     def eval_IfExp(self, expr: nodes.IfExp, frame: Frame) -> Value:
         test, known, branch = self.condition(expr.test, frame)
         if known is not None:
-            return self.eval(expr.body if known else expr.orelse, frame)
+            with self.tx.breaks.taking(outcome_needs(test, known)):
+                return self.eval(expr.body if known else expr.orelse, frame)
         start = len(self.tx.graph.nodes)
         narrowed = narrowing(expr.test, frame)
         saved = frame.env
         if narrowed:
             frame.env = {**saved, narrowed[0]: narrowed[1]}
         assumed = assumed_truth(test)
-        with OnSomeCalls(frame, varies(test) or assumed is True):
+        with OnSomeCalls(frame, varies(test) or assumed is True), self.tx.breaks.taking(outcome_needs(test, True)):
             body = self.eval(expr.body, frame)
         frame.env = saved
-        with OnSomeCalls(frame, varies(test) or assumed is False):
+        with OnSomeCalls(frame, varies(test) or assumed is False), self.tx.breaks.taking(outcome_needs(test, False)):
             orelse = self.eval(expr.orelse, frame)
         self.tx.cover(branch, start)
         return join(body, orelse)
@@ -206,6 +207,7 @@ class ExpressionEvaluator:
         branch = None
         decided = None
         entered = 0
+        needs: list[Condition] = []  # what the later operands need: the outcome the earlier ones went on
         try:
             for index, operand in enumerate(expr.values):
                 value = self.eval(operand, frame)
@@ -217,19 +219,28 @@ class ExpressionEvaluator:
                         decided = expr.op == "or"
                     break
                 known, _ = value.truth(self.tx, operand, frame)
+                if known == (expr.op == "or"):
+                    results.append(value)
+                    decided = known
+                    break
                 if known is None:
                     results.append(value)
                     if not varies(value) and assumed_truth(value) != (expr.op == "and"):
                         frame.resume.short_circuit += 1  # later operands run only on some calls
                         entered += 1
-                    continue
-                if known == (expr.op == "or"):
-                    results.append(value)
-                    decided = known
-                    break
+                going_on = outcome_needs(value, expr.op == "and")
+                needs.extend(going_on)
+                self.tx.breaks.path_conditions.extend(going_on)
         finally:
             frame.resume.short_circuit -= entered
-        return join_all(results), decided, branch
+            del self.tx.breaks.path_conditions[len(self.tx.breaks.path_conditions) - len(needs):]
+        value = join_all(results)
+        if isinstance(value, Static) and decided is None:
+            # `a and b` is true only if each is (false only if each is, for `or`)
+            needs.extend(outcome_needs(results[-1], expr.op == "and"))
+            needed = tuple(dict.fromkeys(needs))
+            value = dataclasses.replace(value, **{"when_true" if expr.op == "and" else "when_false": needed})
+        return value, decided, branch
 
     def eval_UnaryOp(self, expr: nodes.UnaryOp, frame: Frame) -> Value:
         operand = self.eval(expr.operand, frame)
@@ -239,6 +250,8 @@ class ExpressionEvaluator:
                 return Static(not known)
             if isinstance(operand, Static) and operand.assumed and operand.known:
                 return derived(not operand.value, operand)
+            if isinstance(operand, Static):  # each outcome needs what the other did
+                return Static(when_true=operand.when_false, when_false=operand.when_true)
             return Static()
         return unary(self.tx, expr.op, operand, expr, frame)
 
@@ -377,6 +390,13 @@ class OnSomeCalls:
     def __exit__(self, *exc: object) -> None:
         state = self.frame.resume
         setattr(state, self.counter, getattr(state, self.counter) - self.step)
+
+
+def outcome_needs(test: Value, outcome: bool) -> tuple[Condition, ...]:
+    """What the path a test's `outcome` takes needs of how the model is run."""
+    if not isinstance(test, Static):
+        return ()
+    return test.when_true if outcome else test.when_false
 
 
 def varies(value: Value) -> bool:

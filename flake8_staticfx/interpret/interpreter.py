@@ -25,7 +25,7 @@ from ..discover.parse import nodes_of_class
 from ..discover.projects import SourceModule
 from ..discover.resolver import Binding, Resolver
 from ..discover.roots import Root, config_patch
-from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing
+from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing, outcome_needs
 from .heap import Heap
 from .frame import Frame, next_serial
 from .inline import bind_arguments, handler_for
@@ -267,7 +267,8 @@ class Interpreter:
         if known is not None:
             if _view_raises(test, stmt.body if known else stmt.orelse, self.options):
                 known = not known
-            return self.exec_block(stmt.body if known else stmt.orelse, frame)
+            with self.breaks.taking(outcome_needs(test, known)):
+                return self.exec_block(stmt.body if known else stmt.orelse, frame)
         start = len(self.graph.nodes)
         saved = dict(frame.env)
         if narrowed:
@@ -281,13 +282,15 @@ class Interpreter:
         by_mode = isinstance(test, Static) and test.varies
         default_path = assumed_truth(test)
         before = frame.resume.before_paths()
-        with OnSomeCalls(frame, by_mode or default_path is True, "conditional"), self.heap.flags.holding(flag, True):
+        with OnSomeCalls(frame, by_mode or default_path is True, "conditional"), self.heap.flags.holding(flag, True), \
+                self.breaks.taking(outcome_needs(test, True)):
             flow_then = self.exec_block(stmt.body, frame)
         env_then, changed_then = frame.env, self.heap.end_path(mark)
         frame.env = dict(saved)
         then = frame.resume.before_paths()
         frame.resume.restore(before)
-        with OnSomeCalls(frame, by_mode or default_path is False, "conditional"), self.heap.flags.holding(flag, False):
+        with OnSomeCalls(frame, by_mode or default_path is False, "conditional"), self.heap.flags.holding(flag, False), \
+                self.breaks.taking(outcome_needs(test, False)):
             flow_else = self.exec_block(stmt.orelse, frame)
         frame.resume.join_paths(before, tuple((flow is not RETURNS, flow is FALLS_THROUGH, *left) for flow, left in
                                               ((flow_then, then), (flow_else, frame.resume.before_paths()))))

@@ -88,6 +88,8 @@ def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.Nod
     if isinstance(default, nodes.Const) and default.value is not None:
         kind = "static"  # `output_attentions: Tensor | None = False` is a flag
     node = tx.graph.placeholder(param.name, meta=tx.meta(param, None))
+    if isinstance(default, nodes.Const) and default.value is None:
+        node.meta["optional"] = True  # `if mask is not None:` tests whether it was given
     if default is None and tables.is_tensor_sequence(tx.resolver, annotation):
         return Seq(None, elem=Tensor(node), is_list=True)  # `feats: List[Tensor]`
     if kind == "tensor":

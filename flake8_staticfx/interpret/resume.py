@@ -19,6 +19,8 @@ Each frame keeps its own `ResumeState`; segments.py reads the `Break` each raise
 """
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Union
 
@@ -28,7 +30,7 @@ from .. import rules
 from ..config import Options
 from ..discover.projects import SourceModule
 from ..discover.roots import config_patch
-from ..ir import Node
+from ..ir import Condition, Node
 from ..rules import Rule
 from ..segments import TRACED_OPS
 
@@ -79,6 +81,8 @@ class Break:
     stop_depth: int | None = None
     # The torch releases that break this way, when not all modeled ones do ('torch 2.14+').
     versions: str = ""
+    # The tests on its path that decide whether it is reached (Breaks.path_conditions).
+    conditions: tuple[Condition, ...] = ()
 
     @property
     def data_dependent_shape(self) -> bool:
@@ -191,6 +195,18 @@ class Breaks:
         self.reported = 0  # how many so far: did a call break (ClassRef.call)?
         # The torch.utils.checkpoint calls whose function is being inlined, innermost last.
         self.checkpoint_calls: list[CheckpointCall] = []
+        # The tests the path interpreted now passed, of the kinds that differ between the ways
+        # a model is run (`self.training`, an optional input given): a break here needs them all.
+        self.path_conditions: list[Condition] = []
+
+    @contextlib.contextmanager
+    def taking(self, conditions: tuple[Condition, ...]) -> Iterator[None]:
+        """Interpret a path that passes the tests `conditions` (an `if` block, an operand)."""
+        self.path_conditions.extend(conditions)
+        try:
+            yield
+        finally:
+            del self.path_conditions[len(self.path_conditions) - len(conditions):]
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None,
@@ -206,7 +222,8 @@ class Breaks:
         outer = _skipped_frame(frame)
         gives_up = frame if isinstance(eagerly, WhollyEagerly) or isinstance(eagerly, RestEagerly) and outer is None \
             else outer
-        found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, gives_up), versions=versions)
+        found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, gives_up), versions=versions,
+                        conditions=tuple(dict.fromkeys(self.path_conditions)))
         if gives_up is not None:
             _runs_on_eagerly(gives_up, frame, found.eagerly)
         held = _conditional_at_report_site(frame, self.tx.resolver.main)

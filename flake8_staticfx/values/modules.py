@@ -8,6 +8,7 @@ from astroid import nodes
 
 from .. import rules, tables
 from ..interpret.resume import RestEagerly
+from ..ir import TRAINING, Condition
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .distributions import torch_attribute
 from .flags import ChosenByFlag
@@ -44,7 +45,7 @@ class Module(Value):
         if written is not None:
             return written
         if name == "training":
-            return Static(varies=True)
+            return Static.testing(Condition(TRAINING))
         return self.own_attribute(tx, name, expr, frame)
 
     def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:

@@ -8,12 +8,14 @@ then static values, then sequences), which a table keyed by the pair of kinds, a
 from __future__ import annotations
 
 import operator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from .. import rules
+from .. import rules, tables
 from ..interpret.resume import RestEagerly, WhollyEagerly
+from ..ir import FLOAT_DTYPE, INPUT_GIVEN, Condition
 from .base import NOTHING, UNKNOWN, Value
 from .containers import Dict, Seq
 from .externals import External
@@ -21,7 +23,7 @@ from .folding import fold
 from .joins import join
 from .modules import Module
 from .objects import ClassRef, Function
-from .static import EnumMember, Static, derived
+from .static import EnumMember, Static, TensorDtype, derived
 from .tensors import NdArray, Tensor, all_scalar, is_definite_tensor, needs_grad_from, only_weak
 
 if TYPE_CHECKING:
@@ -119,11 +121,19 @@ def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.Nod
         same = identity(left, right)
         if same is None:
             # Whether an optional input was passed differs between ordinary calls.
-            optional = any(isinstance(v, Tensor) and v.weak for v in (left, right))
-            return Static(varies=optional)
-        return derived(same if op == "is" else not same, left, right)
+            result = Static(varies=any(isinstance(v, Tensor) and v.weak for v in (left, right)))
+        else:
+            result = derived(same if op == "is" else not same, left, right)
+        given = optional_input_given(left, right)
+        if given is None:
+            return result
+        tested = given if op == "is not" else given.negated()
+        return replace(result, when_true=(tested,), when_false=(tested.negated(),))
     if op in ("in", "not in"):
         return membership(tx, op, left, right, expr, frame)
+    tested_dtype = float_dtype_test(op, left, right)
+    if tested_dtype is not None:
+        return tested_dtype
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
         return NdArray(any_array_holds_data(left, right))
     if isinstance(left, Tensor) or isinstance(right, Tensor):
@@ -219,6 +229,26 @@ def membership(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.
 
 def any_array_holds_data(*values: Value) -> bool:
     return any(isinstance(v, NdArray) and v.holds_data for v in values)
+
+
+def float_dtype_test(op: str, left: Value, right: Value) -> Static | None:
+    """`x.dtype == torch.float16`: true when the model runs in that dtype."""
+    if op not in ("==", "!="):
+        return None
+    for a, b in ((left, right), (right, left)):
+        if isinstance(a, TensorDtype) and isinstance(b, External) and b.qname in tables.FLOAT_DTYPES:
+            runs_in = Condition(FLOAT_DTYPE, tables.FLOAT_DTYPES[b.qname])
+            return Static.testing(runs_in if op == "==" else runs_in.negated())
+    return None
+
+
+def optional_input_given(left: Value, right: Value) -> Condition | None:
+    """`mask is None` of a root input defaulting to None: the test is whether it was given,
+    whatever the lint assumes of it."""
+    for a, b in ((left, right), (right, left)):
+        if isinstance(a, Tensor) and a.optional_input() and isinstance(b, Static) and b.known and b.value is None:
+            return Condition(INPUT_GIVEN, a.optional_input())
+    return None
 
 
 def identity(left: Value, right: Value) -> bool | None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import tables
+from ..ir import Condition
 from .base import NOTHING, UNKNOWN, Value
 from .folding import fold, printable
 
@@ -31,6 +32,15 @@ class Static(Value):
     # The node torch.fx would record for this value (x.shape, x.size(0), arithmetic on them):
     # dynamo specialises on it, fx proxies it; the graph mirrors fx.
     node: Node | None = None
+    # What its truth tells of how the model is run (`self.training`: in training mode): the
+    # conditions each outcome needs, for the breaks on the path it chooses.
+    when_true: tuple[Condition, ...] = ()
+    when_false: tuple[Condition, ...] = ()
+
+    @classmethod
+    def testing(cls, condition: Condition) -> Static:
+        """A flag that differs between ordinary runs, true exactly when `condition` holds."""
+        return cls(varies=True, when_true=(condition,), when_false=(condition.negated(),))
 
     @property
     def known(self) -> bool:
@@ -109,6 +119,12 @@ class Static(Value):
         except TypeError:
             return ("S", "?")
         return ("S", self.value if self.known else "?")
+
+
+@dataclass(eq=False)
+class TensorDtype(Static):
+    """`x.dtype` of a tensor that need not be a mask: which floating dtype it is differs between
+    the ways a model is run (float32, float16 under mixed precision)."""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from ..fx_names import TENSOR_MEMBERS
 from ..interpret.resume import RestEagerly, WhollyEagerly
 from ..segments import is_metadata
 from .base import UNKNOWN, Value, as_args, as_kwargs
-from .static import Static
+from .static import Static, TensorDtype
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -52,6 +52,10 @@ class Tensor(Value):
     def definite(self) -> bool:
         return not self.weak
 
+    def optional_input(self) -> str:
+        """The name of the root's parameter defaulting to None this tensor is, if it is one."""
+        return self.node.target if self.node is not None and self.node.meta.get("optional") else ""
+
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if self.weak and name not in TENSOR_MEMBERS:
             return UNKNOWN  # `cache.get_seq_length()`: the input assumed a tensor is something else
@@ -61,6 +65,8 @@ class Tensor(Value):
             return Static(node=node)
         if name in tables.TENSOR_STATIC_ATTRIBUTES or name in tables.TENSOR_TENSOR_ATTRIBUTES:
             node = tx.graph.call_function("getattr", (self.as_arg(), name), meta=tx.meta(expr, frame))
+            if name == "dtype" and not self.is_bool:
+                return TensorDtype(node=node)
             return Tensor(node) if name in tables.TENSOR_TENSOR_ATTRIBUTES else Static(node=node)
         from .objects import BoundMethod
 
