@@ -48,6 +48,10 @@ class Options:
     # Follow constructor defaults and training mode in `if`s, as torch.fx traces a module
     # built with defaults (the graph CLI); the lint explores every path instead.
     follow_defaults: bool = False
+    # The mode the model runs in ("eval", "train"), and the floating dtype of its inputs
+    # ("float32", "float16", "bfloat16"): "" for any, each break of one only labelled with it.
+    mode: str = ""
+    dtype: str = ""
 
     def captures(self, setting: str) -> bool:
         """Is the boolean dynamo setting `setting` (a field name) on?"""
@@ -87,10 +91,11 @@ def might_have_roots(source: str) -> bool:
 @dataclass(frozen=True)
 class OptionSpec:
     flag: str  # the command-line flag; the config key is the flag without its leading `--`
-    kind: str  # "bool" (a switch), "int", "list" (comma separated names) or "version" (X.Y)
+    kind: str  # "bool" (a switch), "int", "list" (comma separated names), "version" (X.Y) or "choice"
     field: str  # the Options field it sets
     help: str
     default: Any = None  # None: the Options field's own default
+    choices: tuple[str, ...] = ()  # the values a "choice" option takes
     # "list" options only: add to the field as set by the options before it in the table
     # (--staticfx-extend-module-bases) instead of replacing it (--staticfx-module-bases).
     extends: bool = False
@@ -146,6 +151,13 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "beside the code, else the project's pins, else the newest modeled."),
     OptionSpec("--staticfx-max-inline-depth", "int", "max_inline_depth",
                "How deep calls are inlined. Default: %(default)s"),
+    OptionSpec("--staticfx-mode", "choice", "mode",
+               "The mode the model runs in: only the breaks of that mode are reported. Default: both, "
+               "each break of one mode only labelled with it (`when training`).", choices=("eval", "train")),
+    OptionSpec("--staticfx-dtype", "choice", "dtype",
+               "The floating dtype of the inputs: only the breaks in that dtype are reported. Default: "
+               "any, each break of one dtype only labelled with it (`in float16`).",
+               choices=("float32", "float16", "bfloat16")),
 )
 
 _LIST_SEPARATOR = re.compile(r"[,\s]")  # flake8's COMMA_SEPARATED_LIST_RE
@@ -177,6 +189,10 @@ def parse_config_value(spec: OptionSpec, text: str) -> Any:
             raise ValueError(f"{spec.config_name}: not an integer: {text!r}") from None
     if spec.kind == "version":
         return version_value(text)
+    if spec.kind == "choice":
+        if text.strip() not in spec.choices:
+            raise ValueError(f"{spec.config_name}: not one of {', '.join(spec.choices)}: {text!r}")
+        return text.strip()
     return split_list(text)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -59,3 +61,36 @@ def test_the_label_is_in_the_message():
     (clamp, *_) = diagnose(source, path, ast.parse(source), Options())
     assert clamp.message.startswith("SFX101 branch on a tensor's value: `torch.isfinite(hidden_states).all()` "
                                     "(GB0170) in float16; ")
+
+
+@pytest.mark.parametrize("name, field, setting", [
+    ("cond_training.py", "mode", "train"), ("cond_training.py", "mode", "eval"),
+    ("cond_float16.py", "dtype", "float16"), ("cond_float16.py", "dtype", "float32"),
+])
+def test_an_option_keeps_exactly_the_breaks_of_its_setting(name, field, setting):
+    """--staticfx-mode / --staticfx-dtype: the lines reported are those the cases named by the
+    setting break on, none labelled (the setting decides them)."""
+    path = os.path.join(CASES, name)
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    found = diagnose(source, path, ast.parse(source), Options(**{field: setting}))
+    expected = {found["line"] for case in truth_of(name) if case["name"].endswith(f"-{setting}")
+                for found in case["breaks"]}
+    assert {d.line for d in found} == expected
+    assert all(d.condition is None for d in found)
+
+
+def test_the_options_are_read_from_the_flake8_section(tmp_path):
+    (tmp_path / "setup.cfg").write_text("[flake8]\nstaticfx-mode = eval\nstaticfx-dtype = float16\n")
+    for name in ("cond_training.py", "cond_float16.py"):
+        (tmp_path / name).write_text(open(os.path.join(CASES, name), encoding="utf-8").read())
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX", "cond_training.py", "cond_float16.py"],
+                         cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert [line.split(":")[:2] for line in run.stdout.splitlines()] == [
+        ["cond_float16.py", "11"], ["cond_float16.py", "25"], ["cond_training.py", "18"], ["cond_training.py", "33"]]
+
+
+def test_a_bad_choice_is_a_usage_error(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "flake8", "--staticfx-mode=inference", os.path.join(CASES, FILES[0])],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 2 and "invalid choice" in run.stderr

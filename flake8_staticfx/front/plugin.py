@@ -80,6 +80,8 @@ class Checker:
                                    help=spec.help)
             elif spec.kind == "version":
                 manager.add_option(spec.flag, type=version_value, parse_from_config=True, help=spec.help)
+            elif spec.kind == "choice":
+                manager.add_option(spec.flag, choices=spec.choices, parse_from_config=True, help=spec.help)
             else:
                 manager.add_option(spec.flag, default=",".join(spec.default_value), parse_from_config=True,
                                    comma_separated_list=True, help=spec.help)

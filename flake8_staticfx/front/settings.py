@@ -132,6 +132,8 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
             group.add_argument(spec.flag, type=int, default=None, metavar="N", help=text)
         elif spec.kind == "version":
             group.add_argument(spec.flag, type=version_value, default=None, metavar="X.Y", help=text)
+        elif spec.kind == "choice":
+            group.add_argument(spec.flag, choices=spec.choices, default=None, help=text)
         else:
             group.add_argument(spec.flag, default=None, metavar="LIST", help=text)
 

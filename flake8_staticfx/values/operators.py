@@ -131,7 +131,7 @@ def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.Nod
         return replace(result, when_true=(tested,), when_false=(tested.negated(),))
     if op in ("in", "not in"):
         return membership(tx, op, left, right, expr, frame)
-    tested_dtype = float_dtype_test(op, left, right)
+    tested_dtype = float_dtype_test(tx, op, left, right)
     if tested_dtype is not None:
         return tested_dtype
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
@@ -231,13 +231,16 @@ def any_array_holds_data(*values: Value) -> bool:
     return any(isinstance(v, NdArray) and v.holds_data for v in values)
 
 
-def float_dtype_test(op: str, left: Value, right: Value) -> Static | None:
-    """`x.dtype == torch.float16`: true when the model runs in that dtype."""
+def float_dtype_test(tx: Interpreter, op: str, left: Value, right: Value) -> Static | None:
+    """`x.dtype == torch.float16`: true when the model runs in that dtype (--staticfx-dtype)."""
     if op not in ("==", "!="):
         return None
     for a, b in ((left, right), (right, left)):
         if isinstance(a, TensorDtype) and isinstance(b, External) and b.qname in tables.FLOAT_DTYPES:
-            runs_in = Condition(FLOAT_DTYPE, tables.FLOAT_DTYPES[b.qname])
+            tested = tables.FLOAT_DTYPES[b.qname]
+            if tx.options.dtype:
+                return Static((tx.options.dtype == tested) == (op == "=="))
+            runs_in = Condition(FLOAT_DTYPE, tested)
             return Static.testing(runs_in if op == "==" else runs_in.negated())
     return None
 
