@@ -69,7 +69,7 @@ def test_help_documents_every_option():
     for option in ("--staticfx-fullgraph", "--staticfx-capture-scalar-outputs",
                    "--staticfx-capture-dynamic-output-shape-ops", "--staticfx-ignore-logging-functions",
                    "--staticfx-module-bases", "--staticfx-max-inline-depth", "--staticfx-notices",
-                   "--staticfx-library-path", "--staticfx-library-roots"):
+                   "--staticfx-library-path", "--staticfx-library-roots", "--staticfx-mode", "--staticfx-dtype"):
         assert option in result.stdout
 
 
