@@ -103,14 +103,14 @@ class DynamoFacts:
         titles = self.graph_breaks.get(gb_id)
         return titles[0] if titles else ""
 
-    def skips_torch_function(self, qname: str) -> bool:
-        """Does dynamo skip calling this torch function (GB0007)? A rule says so, or the function
-        sits right in a module of MOD_SKIPLIST with no rule tracing it (torch.mps.is_available
-        in 2.13)."""
+    def skips_torch_function(self, qname: str, by_module: bool) -> bool:
+        """Does dynamo skip calling this torch function (GB0007)? A rule says so, or (`by_module`:
+        for a Python function, which dynamo places by its file) it sits right in a module of
+        MOD_SKIPLIST with no rule tracing it (torch.mps.is_available in 2.13)."""
         rule = self.torch_functions.get(qname)
         if rule is not None:
             return rule == "skip"
-        return qname.rpartition(".")[0] in self.mod_skiplist
+        return by_module and qname.rpartition(".")[0] in self.mod_skiplist
 
 
 @functools.lru_cache(maxsize=None)

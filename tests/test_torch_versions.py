@@ -106,9 +106,10 @@ def test_every_gb_id_a_rule_names_is_in_some_release_registry():
 
 
 def test_torch_mps_is_available_is_skipped_by_2_13_only_by_the_generated_lists():
-    assert facts("2.13").skips_torch_function("torch.mps.is_available")
-    assert not facts("2.14").skips_torch_function("torch.mps.is_available")
-    assert not facts("2.13").skips_torch_function("torch.cuda.is_available")
+    assert facts("2.13").skips_torch_function("torch.mps.is_available", by_module=True)
+    assert not facts("2.14").skips_torch_function("torch.mps.is_available", by_module=True)
+    assert not facts("2.13").skips_torch_function("torch.cuda.is_available", by_module=True)
+    assert facts("2.15").skips_torch_function("torch.get_rng_state", by_module=False)
 
 
 def test_the_data_is_what_the_script_reads_from_the_installed_wheel():
@@ -191,3 +192,17 @@ def test_2_15_resumes_after_each_rnn_call_and_traces_torch_assert():
     assert "(GB0148, torch 2.15 only)" in new[21] and "(GB0148, torch 2.15 only)" in new[22]
     assert _messages("assert_detection_ops.py", "2.15") == {}
     assert "(GB0033, torch 2.13-2.14)" in _messages("assert_detection_ops.py", "2.14")[15]
+
+
+def test_a_project_with_torch_2_14_installed_gets_2_14_answers(tmp_path):
+    """No option: the torch of the environment the code runs in decides (found on the library
+    search path; here a venv's site-packages given by --staticfx-library-path)."""
+    model = tmp_path / "model.py"
+    model.write_text(open(os.path.join(CASES, "ver_moved_breaks.py"), encoding="utf-8").read())
+    site_packages = _site_packages(tmp_path, "2.14.1+cu130")
+    out = _run("-m", "flake8", "--select=SFX", "--isolated", f"--staticfx-library-path={site_packages}",
+               "model.py", cwd=str(tmp_path)).stdout
+    assert "(GB5687, torch 2.14+)" in out and "torch 2.13 only" not in out
+    explained = _run("-m", "flake8_staticfx", "explain", "model.py", "--isolated",
+                     f"--staticfx-library-path={site_packages}", cwd=str(tmp_path)).stdout
+    assert explained.startswith("Answers for torch 2.14 (installed: 2.14.1)")

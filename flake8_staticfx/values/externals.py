@@ -197,12 +197,10 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
         return Tensor(None)
     if last[:1].isupper() and qname not in tables.TORCH_TENSOR_CLASSES:
         return Static() if qname in tables.TORCH_STATIC_CLASSES else UNKNOWN
-    if last.startswith(tables.TORCH_QUERY_PREFIXES):
-        skipped = in_each_release(lambda facts: facts.skips_torch_function(qname))
-        if skipped.at(tx.options.torch_version):  # torch.mps.is_available() in 2.13 (GB0007)
-            call = tx.graph.python_call(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
-            tx.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, qname=qname, gb_ids=("GB0007",),
-                           versions=skipped.span(tx.options.torch_version))
+    query = last.startswith(tables.TORCH_QUERY_PREFIXES)
+    if skipped_torch_call(tx, qname, query, args, kwargs, expr, frame):
+        return Static() if query else UNKNOWN
+    if query:
         return Static()  # torch.is_autocast_enabled(), torch.get_autocast_dtype(), ...
     if qname in tables.TORCH_NON_TENSOR_FUNCTIONS:
         return UNKNOWN  # torch.no_grad(), torch.jit.annotate(...): nothing fx records
@@ -223,6 +221,21 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
         return named_tensors(tx, node, tables.TENSOR_NAMED_TUPLES[last], expr, frame)
     is_bool = last in tables.TENSOR_BOOL_METHODS
     return Tensor(node, is_bool=is_bool, needs_grad=not is_bool and needs_grad_from(*args, *kwargs.values()))
+
+
+def skipped_torch_call(tx: Interpreter, qname: str, query: bool, args: list[Value], kwargs: dict[str, Value],
+                       expr: nodes.NodeNG, frame: Frame) -> bool:
+    """Dynamo skips calling the torch function when its release's trace rules say so (GB0007): a
+    rule marks it skipped (torch.get_rng_state, torch.jit.isinstance: ver_generated_skips.py), or
+    it is a query right in a module of MOD_SKIPLIST (torch.mps.is_available in 2.13)."""
+    skipped, version = in_each_release(lambda facts: facts.skips_torch_function(qname, by_module=query)), \
+        tx.options.torch_version
+    if not skipped.at(version):
+        return False
+    call = tx.graph.python_call(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+    tx.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, qname=qname, gb_ids=("GB0007",),
+                   versions=skipped.span(version))
+    return True
 
 
 def numpy_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str, Value],
