@@ -87,6 +87,19 @@ def test_registered_print_breaks_only_on_what_dynamo_cannot_reorder(tmp_path):
     assert regions == [("SFX201", source.splitlines().index("        print(y.shape)") + 1)]
 
 
+def test_a_print_of_a_captured_number_is_guarded_and_breaks_once_registered(tmp_path):
+    """Under capture_scalar_outputs `.item()` is a symbolic number, which dynamo 2.13 does not
+    reorder (cfg_code_scalar_capture_loop.py: the print still broke after fix registered it)."""
+    source = HEADER.replace("logger = ", "torch._dynamo.config.capture_scalar_outputs = True\nlogger = ") + \
+        "class Net(nn.Module):\n    def forward(self, x):\n        peak = x.abs().max().item()\n" \
+        "        print('peak', peak)\n        return x * 2\n"
+    result = fix(tmp_path, source)
+    assert "not reordered: `peak` is neither a literal nor a tensor" in only(result).summary
+    registered = source.replace("logger = ", "torch._dynamo.config.reorderable_logging_functions.add(print)\nlogger = ")
+    regions = [r.code for g in analyze(registered, str(tmp_path / "model.py")).graphs for r in g.regions]
+    assert regions == ["SFX201"]
+
+
 def test_a_print_of_a_tensor_changed_in_place_later_is_guarded(tmp_path):
     result = fix(tmp_path, model("""\
         y = self.fc(x)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..fixable import side_effect_kind
 from .base import (
-    GUARD, Context, Decline, Edit, OtherForm, Outcome, Rewrite, _dotted, _traced_tensor, _walk, side_effect,
+    GUARD, Context, Decline, Edit, OtherForm, Outcome, Rewrite, _dotted, _walk, side_effect, single_assignment,
 )
 from .zero_dim import _mutated_in_place
 
@@ -79,6 +79,18 @@ class GuardSideEffect(Rewrite):
                                            summary=summary))
 
 
+def _tensor_argument(ctx: Context, value, depth: int = 0) -> bool:
+    """Did the analysis trace a tensor (not a shape, a size or a captured `.item()` number) at
+    this expression, or at the one value of the local name it is?"""
+    traced = ctx.traced.get(ctx.span(value), ())
+    if traced:
+        return not any(node.target in PYTHON_VALUED for node in traced)
+    if isinstance(value, ctx.cst.Name) and depth < 3:
+        assigned = single_assignment(ctx, value)
+        return assigned is not None and _tensor_argument(ctx, assigned, depth + 1)
+    return False
+
+
 # Graph nodes whose value is a Python object (a torch.Size, a number), not a tensor.
 PYTHON_VALUED = frozenset({"getattr", "size", "dim", "numel", "item", "tolist", "stride"})
 REORDER_PRINT = "torch._dynamo.config.reorderable_logging_functions.add(print)  # flake8-staticfx fix, process-wide"
@@ -99,8 +111,7 @@ def unreorderable_argument(ctx: Context, call) -> str | None:
             return f"`{ctx.code(arg)}` is passed by keyword"
         if isinstance(value, (cst.SimpleString, cst.Integer, cst.Float)):
             continue
-        if not _traced_tensor(ctx, value) or any(node.target in PYTHON_VALUED for node in ctx.traced.get(
-                ctx.span(value), ())):
+        if not _tensor_argument(ctx, value):
             return f"`{ctx.code(value)}` is neither a literal nor a tensor the graph computes"
         for sub in _walk(cst, value):
             if isinstance(sub, (cst.Name, cst.Attribute)) and not isinstance(ctx.parent(sub), cst.Attribute) \

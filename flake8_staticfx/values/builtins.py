@@ -405,7 +405,9 @@ def reorderable(args: Args, kwargs: Kwargs) -> bool:
     """Does dynamo reorder a call of a registered logging function with these arguments after
     the graph? It does where each is a tensor or a constant (DebuggingVariable.can_reorder_logs;
     measured with print: a torch.Size argument breaks, GB0296). A number the analysis cannot
-    tell from a shape (symbolic once shapes are dynamic) does not count; a value assumed to be
-    a tensor (a `weak` one, an unannotated input) counts as one, as it does for the graph."""
-    return all(isinstance(value, Tensor) or isinstance(value, Static) and value.known and value.node is None
-               and isinstance(value.value, CONSTANT_TYPES) for value in [*args, *kwargs.values()])
+    tell from a shape (symbolic once shapes are dynamic) does not count, nor a number `.item()`
+    captured (capture_scalar_outputs: a symbolic number, which breaks, measured); a value
+    assumed to be a tensor (a `weak` one, an unannotated input) counts as one, as it does for
+    the graph."""
+    return all(isinstance(value, Tensor) and not value.scalar or isinstance(value, Static) and value.known
+               and value.node is None and isinstance(value.value, CONSTANT_TYPES) for value in [*args, *kwargs.values()])
