@@ -2,7 +2,7 @@
 """What `fix` does with every break dynamo records in a cases directory, per code: breaks,
 removed, declined by reason.
 
-    python benchmarks/fix_coverage.py [CASES_DIR] [--capture] [--proven [--keep DIR]] [--markdown]
+    python benchmarks/fix_coverage.py [CASES_DIR] [--proven [--keep DIR] [--report OUT.json]] [--markdown]
 
 A break is a site (file, line) where torch 2.13's dynamo broke in the recorded truth
 (CASES_DIR/truth.json), whatever its code; a site the linter reports no code at is counted
@@ -10,7 +10,7 @@ under its GB id. Without --proven, `fix` runs in memory (no torch needed) and a 
 removed where fix plans a rewrite for it; with --proven, tests/fix_proof.py fixes a copy, runs
 both copies and records the fixed one with dynamo: a site is removed only where dynamo no
 longer breaks there, and the changed outputs, gradients and printed text, added breaks and
-extra recompiles are listed after the table. --capture lets fix add the capture settings.
+extra recompiles are listed after the table.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 import fix_proof  # noqa: E402
 
 
-def planned_sites(cases: str, capture: bool) -> list[dict]:
+def planned_sites(cases: str) -> list[dict]:
     """fix_proof's site records, with `removed` meaning "fix plans a rewrite" (no dynamo run)."""
     from flake8_staticfx.fix import fix_source
 
@@ -37,7 +37,7 @@ def planned_sites(cases: str, capture: bool) -> list[dict]:
         if name.endswith(".py"):
             with open(os.path.join(cases, name), encoding="utf-8") as handle:
                 source = handle.read()
-            result = fix_source(source, os.path.join(cases, name), display=name, capture=capture)
+            result = fix_source(source, os.path.join(cases, name), display=name)
             results[name] = (source, result.fixed, result.outcomes)
     sites = fix_proof._sites(truth, results, set(), set())
     for site in sites:
@@ -73,16 +73,15 @@ def print_table(sites: list[dict], markdown: bool) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cases", nargs="?", default=fix_proof.CASES)
-    parser.add_argument("--capture", action="store_true", help="fix --capture")
     parser.add_argument("--proven", action="store_true", help="prove each removal with dynamo (torch 2.13)")
     parser.add_argument("--keep", help="with --proven: work in this directory and keep it")
     parser.add_argument("--report", help="with --proven: also write the proof's JSON report here")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args(argv)
     if not args.proven:
-        print_table(planned_sites(args.cases, args.capture), args.markdown)
+        print_table(planned_sites(args.cases), args.markdown)
         return 0
-    report = fix_proof.prove(None, args.keep, args.cases, args.capture)
+    report = fix_proof.prove(None, args.keep, args.cases)
     if args.report:
         with open(args.report, "w", encoding="utf-8") as handle:
             json.dump(report, handle, indent=1)

@@ -215,7 +215,7 @@ def line_map(before: str, after: str) -> tuple[dict[int, int], dict[int, range]]
     return mapping, changed
 
 
-def fix_corpus(cases: str, only: list[str] | None, capture: bool = False) -> dict[str, tuple[str, str, list]]:
+def fix_corpus(cases: str, only: list[str] | None) -> dict[str, tuple[str, str, list]]:
     """Run fix on every file of `cases` in place; name -> (before, after, outcomes) of every file."""
     from flake8_staticfx.fix import fix_source
 
@@ -226,7 +226,7 @@ def fix_corpus(cases: str, only: list[str] | None, capture: bool = False) -> dic
         path = os.path.join(cases, name)
         with open(path, encoding="utf-8") as handle:
             source = handle.read()
-        result = fix_source(source, path, display=name, capture=capture)
+        result = fix_source(source, path, display=name)
         if result.changed:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(result.fixed)
@@ -234,7 +234,7 @@ def fix_corpus(cases: str, only: list[str] | None, capture: bool = False) -> dic
     return fixed
 
 
-def prove(only: list[str] | None = None, keep: str | None = None, cases: str = CASES, capture: bool = False) -> dict:
+def prove(only: list[str] | None = None, keep: str | None = None, cases: str = CASES) -> dict:
     """Fix a copy of `cases`, run both copies and record the fixed one with dynamo. The report's
     `sites` hold every break site of the recorded truth with its code, what fix did and whether
     dynamo still breaks there; `problems` every changed output, added break or extra recompile."""
@@ -247,7 +247,7 @@ def prove(only: list[str] | None = None, keep: str | None = None, cases: str = C
     for target in (original_dir, fixed_dir):
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(cases, target, ignore=shutil.ignore_patterns("__pycache__", "truth*.json"))
-    results = fix_corpus(fixed_dir, only, capture)
+    results = fix_corpus(fixed_dir, only)
     changed = {name for name, (before, after, _) in results.items() if before != after}
     maps = {name: line_map(*results[name][:2]) for name in changed}
     # the case files a rewrite can change: their own file or one a break of theirs is in
@@ -387,9 +387,8 @@ def main(argv=None) -> int:
     parser.add_argument("files", nargs="*")
     parser.add_argument("--keep", help="work in this directory and keep it")
     parser.add_argument("--cases", default=CASES, help="the cases directory, with its truth.json")
-    parser.add_argument("--capture", action="store_true", help="fix --capture (add the capture settings)")
     args = parser.parse_args(argv)
-    report = prove(args.files or None, args.keep, args.cases, args.capture)
+    report = prove(args.files or None, args.keep, args.cases)
     print(json.dumps(report, indent=1))
     return 1 if report["problems"] else 0
 

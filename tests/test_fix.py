@@ -110,32 +110,6 @@ def test_a_print_of_a_tensor_changed_in_place_later_is_guarded(tmp_path):
     assert "not reordered: `y` is changed in place in this file" in only(result).summary
 
 
-def test_capture_settings_only_when_asked_and_only_where_they_remove_breaks(tmp_path):
-    source = model("""\
-        longest = x.sum().long()
-        h = self.fc(x)[:, :longest]
-        return h * 2
-    """)
-    path = tmp_path / "model.py"
-    path.write_text(source)
-    assert fix_source(source, str(path)).outcomes[0].rewrite is None
-    result = fix_source(source, str(path), capture=True)
-    assert only(result).rewrite == "capture-setting"
-    assert "\ntorch._dynamo.config.capture_scalar_outputs = True  # flake8-staticfx fix, process-wide" in result.fixed
-    assert fix_source(result.fixed, str(path), capture=True).fixed == result.fixed
-
-
-@pytest.mark.parametrize("call", ['logger.info("n=%d", x.shape[0])', 'warnings.warn("small input")',
-                                  'logger.warning("%s", x.mean())'])
-def test_logger_and_warnings_are_guarded(tmp_path, call):
-    result = fix(tmp_path, model(f"""\
-        {call}
-        return self.fc(x)
-    """))
-    assert only(result).rewrite == "guard-side-effect", only(result).describe()
-    assert f"if not torch.compiler.is_compiling():\n            {call}\n" in result.fixed
-
-
 def test_is_enabled_for_condition_gets_the_guard_and_covers_its_body(tmp_path):
     result = fix(tmp_path, model("""\
         h = self.fc(x)

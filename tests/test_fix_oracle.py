@@ -30,7 +30,7 @@ def removed_share(report) -> float:
 
 
 def test_rewrites_keep_outputs_remove_breaks_and_add_no_recompile():
-    report = fix_proof.prove(capture=True)
+    report = fix_proof.prove()
     print(json.dumps({k: report[k] for k in ("files", "problems", "notes")}, indent=1))
     assert not report["problems"], "\n".join(report["problems"])
     assert all("error" not in case for case in report["cases"])
@@ -39,6 +39,6 @@ def test_rewrites_keep_outputs_remove_breaks_and_add_no_recompile():
 
 
 def test_held_out_cases():
-    report = fix_proof.prove(cases=os.path.join(HERE, "fix_heldout"), capture=True)
+    report = fix_proof.prove(cases=os.path.join(HERE, "fix_heldout"))
     assert not report["problems"], "\n".join(report["problems"])
     assert removed_share(report) >= 0.5, removed_share(report)

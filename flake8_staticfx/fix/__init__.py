@@ -26,7 +26,6 @@ import sys
 from ..front.options import add_compile_options, command_options, python_files
 from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, OtherForm, Outcome, Rewrite, _if_at, tensor_attributes, traced_nodes
-from .capture import add_module_lines, plan_captures, setting_line
 from .equivalent import TraceableEquivalent
 from .guard import GuardSideEffect
 from .masked import CountNonzero, MaskedCopy, MaskedReduction
@@ -169,9 +168,9 @@ def _overlaps(a, b) -> bool:
     return not ((a[2], a[3]) <= (b[0], b[1]) or (b[2], b[3]) <= (a[0], a[1]))
 
 
-def apply_edits(ctx: Context, edits: list[Edit], settings: list[str] = ()) -> str:
+def apply_edits(ctx: Context, edits: list[Edit]) -> str:
     """The file with the edits made, `import torch` added where an edit needs it, and the
-    dynamo settings (fix.capture) after the imports."""
+    statements the edits need after the imports (Edit.module_lines), once each."""
     import libcst as cst
 
     replacements = {id(edit.node): edit.replacement for edit in edits}
@@ -187,14 +186,27 @@ def apply_edits(ctx: Context, edits: list[Edit], settings: list[str] = ()) -> st
             return replacement
 
     module = ctx.module.visit(Apply())
-    lines = [*dict.fromkeys(line for edit in edits for line in edit.module_lines), *map(setting_line, settings)]
-    lines = [line for line in lines if line.split("  #")[0] not in ctx.module.code]
+    lines = [line for line in dict.fromkeys(line for edit in edits for line in edit.module_lines)
+             if line.split("  #")[0] not in ctx.module.code]
     ctx.needs_import_torch = False
     if lines:
         ctx.imports_torch()
     if ctx.needs_import_torch or any(edit.needs_torch for edit in edits):
         module = _add_import_torch(cst, module)
     return add_module_lines(cst, module, lines).code
+
+
+def add_module_lines(cst, module, lines: list[str]):
+    """The statements `lines` after the module's last top-level import."""
+    body = list(module.body)
+    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+               and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]
+    at = imports[-1] + 1 if imports else 0
+    statements = [cst.parse_statement(line + "\n") for line in lines]
+    if statements:
+        statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine()])
+    body[at:at] = statements
+    return module.with_changes(body=body)
 
 
 def _add_import_torch(cst, module):
@@ -225,28 +237,19 @@ MAX_FIX_ROUNDS = 4
 
 
 def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | None = None,
-               display: str | None = None, capture: bool = False) -> FileFix:
-    """Every round's rewrites and the last round's declines (the breaks left), in line order.
-    With `capture`, the dynamo capture settings that remove breaks no rewrite removes are
-    added (fix.capture; process-wide, so only when asked)."""
+               display: str | None = None) -> FileFix:
+    """Every round's rewrites and the last round's declines (the breaks left), in line order."""
     from ..analysis import analyze
 
     fixed, done = source, []
     origin: dict[int, int] = {}  # a line of `fixed` -> its line in `source`, where they differ
     for _ in range(MAX_FIX_ROUNDS):
-        analysis = analyze(fixed, path, options=options)
-        ctx, edits, outcomes = plan_file(fixed, path, analysis, select, display)
-        settings: list[str] = []
-        if capture and not edits and ctx is not None:  # what no local rewrite removes: a setting may
-            settings, captured = plan_captures(fixed, path, options, analysis,
-                                               [o for o in outcomes if not o.rewrite], select)
-            keys = {(o.code, o.line, o.col) for o in captured}
-            outcomes = [o for o in outcomes if (o.code, o.line, o.col) not in keys] + captured
+        ctx, edits, outcomes = plan_file(fixed, path, analyze(fixed, path, options=options), select, display)
         outcomes = [dataclasses.replace(o, line=origin.get(o.line, o.line)) for o in outcomes]
         done += [outcome for outcome in outcomes if outcome.rewrite]
-        if not edits and not settings:
+        if not edits:
             break
-        rewritten = apply_edits(ctx, edits, settings)
+        rewritten = apply_edits(ctx, edits)
         if rewritten == fixed:  # the analysis still reports what an edit already did: stop
             break
         origin = {line: origin.get(before, before) for line, before in line_origins(fixed, rewritten).items()}
@@ -342,9 +345,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--diff", action="store_true", help="print a unified diff, change nothing")
     parser.add_argument("--select", default="", help="only these codes or prefixes (comma-separated)")
     add_compile_options(parser)
-    parser.add_argument("--capture", action="store_true",
-                        help="also add the process-wide dynamo settings (capture_scalar_outputs, "
-                             "capture_dynamic_output_shape_ops) that remove breaks no rewrite removes")
     parser.add_argument("--quiet", action="store_true", help="do not list what was fixed or declined")
 
 
@@ -369,7 +369,7 @@ def run(args: argparse.Namespace) -> int:
             status = 2
             continue
         try:
-            result = fix_source(source, path, options, select, display=path, capture=args.capture)
+            result = fix_source(source, path, options, select, display=path)
         except Exception as exc:  # noqa: BLE001 - one bad file must not stop the others
             print(f"cannot fix {path}: {type(exc).__name__}: {exc}", file=sys.stderr)
             status = 2
