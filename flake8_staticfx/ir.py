@@ -24,7 +24,6 @@ TRAINING = "training"  # `self.training`
 GRAD_ENABLED = "grad enabled"  # `torch.is_grad_enabled()`
 INPUT_GIVEN = "input given"  # an optional input is not None
 FLOAT_DTYPE = "float dtype"  # the inputs' floating dtype (`x.dtype == torch.float16`)
-AUTOCAST = "autocast"  # `torch.is_autocast_enabled()`
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 
 from .discover.projects import project_root
-from .ir import AUTOCAST, FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, TRAINING, Condition
+from .ir import FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, TRAINING, Condition
 from .rules import Rule
 
 LIMIT = 160
@@ -78,7 +78,6 @@ CONDITION_WORDS = {
     GRAD_ENABLED: ("with grad enabled", "with grad disabled"),
     INPUT_GIVEN: ("when `{}` is given", "when `{}` is None"),
     FLOAT_DTYPE: ("in {}", "not in {}"),
-    AUTOCAST: ("under autocast", "without autocast"),
 }
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from astroid import nodes
 
+from .ir import GRAD_ENABLED
 from .torch_versions import since
 from .values.base import NOTHING
 
@@ -220,6 +221,10 @@ LOGGER_METHODS = frozenset({
     "isEnabledFor",
 })
 
+# Calls whose static result says how the model is run: true exactly when the condition of that
+# kind (ir.py) holds, which a break under them needs.
+RUN_TESTS = {"torch.is_grad_enabled": GRAD_ENABLED}
+
 # Calls with a static result under torch.compile: its value when known (True while compiling),
 # NOTHING when it is static but not known here.
 STATIC_FUNCTIONS = {
@@ -235,7 +240,6 @@ STATIC_FUNCTIONS = {
     "torch._C._get_tracing_state": NOTHING,
     "torch.onnx.is_in_onnx_export": False,
     "torch.fx._symbolic_trace.is_fx_tracing": False,
-    "torch.is_grad_enabled": NOTHING,
     "torch.is_inference_mode_enabled": NOTHING,
     "torch.is_autocast_enabled": NOTHING,
     "torch.get_autocast_gpu_dtype": NOTHING,

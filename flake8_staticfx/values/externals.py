@@ -8,7 +8,7 @@ from .. import rules, tables
 from ..fx_names import FX_NAMES
 from ..discover.resolver import DISABLE_DECORATORS
 from ..interpret.resume import WhollyEagerly
-from ..ir import Node
+from ..ir import Condition, Node
 from ..torch_versions import in_each_release
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .distributions import TransformedDistribution
@@ -56,6 +56,8 @@ class External(Value):
             return Static()
         if qname in tables.STATIC_FUNCTIONS:
             return Static(tables.STATIC_FUNCTIONS[qname])
+        if qname in tables.RUN_TESTS:
+            return Static.testing(Condition(tables.RUN_TESTS[qname]))
         if qname in tables.LOGGER_FACTORIES:
             return Instance("logging.Logger")
         if qname in tables.UNSUPPORTED_CONTEXTS or qname in tables.MOCK_CLASSES or qname in tables.INSTANCE_CLASSES:
