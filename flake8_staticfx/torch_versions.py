@@ -183,21 +183,30 @@ def allowed(specifier: str) -> list[str]:
     versions = list(MODELED)
     for operator, text in _CLAUSE.findall(specifier):
         minor = minor_of(text)
-        if minor is None:
-            continue
-        bound = _key(minor)
-        exact_minor = text.removesuffix(".*").count(".") == 1  # `<2.15`, `!=2.15.*`: all of 2.15.x
-        tests = {
-            "==": lambda v: _key(v) == bound, "===": lambda v: _key(v) == bound,
-            "~=": lambda v: _key(v) >= bound if exact_minor else _key(v) == bound,
-            ">=": lambda v: _key(v) >= bound, ">": lambda v: _key(v) > bound or not exact_minor and _key(v) == bound,
-            "<=": lambda v: _key(v) <= bound, "<": lambda v: _key(v) < bound or not exact_minor and _key(v) == bound,
-            "!=": lambda v: not (exact_minor and _key(v) == bound),
-        }
-        test = tests.get(operator)
-        if test is not None:
-            versions = [v for v in versions if test(v)]
+        if minor is not None:
+            # `<2.15` and `!=2.15.*` speak of all of 2.15.x; `<2.15.1` and `>2.15.0` of a patch in it.
+            whole_minor = text.removesuffix(".*").count(".") == 1
+            versions = [v for v in versions if _satisfies(_key(v), operator, _key(minor), whole_minor)]
     return versions
+
+
+def _satisfies(version: tuple[int, int], operator: str, bound: tuple[int, int], whole_minor: bool) -> bool:
+    """Does some release of minor `version` satisfy `operator bound`?"""
+    if operator in ("==", "==="):
+        return version == bound
+    if operator == "~=":
+        return version >= bound if whole_minor else version == bound
+    if operator == ">=":
+        return version >= bound
+    if operator == ">":
+        return version > bound or (not whole_minor and version == bound)
+    if operator == "<=":
+        return version <= bound
+    if operator == "<":
+        return version < bound or (not whole_minor and version == bound)
+    if operator == "!=":
+        return not (whole_minor and version == bound)
+    return True
 
 
 def pinned_torch(root: str) -> tuple[str, str, list[str]] | None:
