@@ -194,6 +194,24 @@ def test_negated_condition_swaps_the_arms_and_ternary_becomes_where(tmp_path):
     assert "z = torch.where(y.mean() < 1, y * 2, y * 3)\n" in result.fixed
 
 
+def test_an_elif_chain_becomes_nested_where_and_each_condition_is_fixed_by_it(tmp_path):
+    result = fix(tmp_path, model("""\
+        m = x.mean()
+        if m > 0.5:
+            y = x * 2
+        elif m < -0.5:
+            y = x * -2
+        else:
+            y = x
+        return y
+    """))
+    assert [(o.rewrite, o.summary) for o in result.outcomes] == [
+        ("torch-where", "the `if`/`elif` chain became nested torch.where for y"),
+        ("torch-where", f"with the rewrite at line {result.outcomes[0].line}")]
+    assert body_of(result) == "        m = x.mean()\n        y = torch.where(m > 0.5, x * 2, torch.where(m < -0.5, x * -2, x))\n" \
+        "        return y\n"
+
+
 def test_early_return_and_the_return_after_it_become_one_return_of_where(tmp_path):
     result = fix(tmp_path, model("""\
         h = self.fc(x)

@@ -141,6 +141,11 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
             ctx.needs_import_torch = False
             edit = _plan_region(ctx, region)
             edit.needs_torch = ctx.needs_import_torch
+            same = next((other for other in taken if other.node is edit.node), None)
+            if same is not None:  # an elif's condition: the chain's rewrite removes its break too
+                outcomes.append(Outcome(display, region.code, region.line, region.col, same.outcome.rewrite,
+                                        summary=f"with the rewrite at line {same.outcome.line}"))
+                continue
             span = _edit_span(ctx, edit)
             outer = next((other for other in taken if _overlaps(span, _edit_span(ctx, other))), None)
             if outer is not None:

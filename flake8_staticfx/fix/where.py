@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import (
-    Context, Decline, Edit, Outcome, Rewrite, _call_name, _dotted, _if_at, _is_boolean, _is_elif,
+    Context, Decline, Edit, Outcome, Rewrite, _call_name, _dotted, _if_at, _is_boolean, _is_elif, _zero_dim,
     _leading_with_comments, _walk, elementwise_leaves, number_attribute, side_effect, tensor_condition,
     single_assignment, zero_dim_operand,
 )
@@ -53,10 +53,10 @@ class SelectWithWhere(Rewrite):
         if ternaries:
             return self._ternary(ctx, region, ctx.parent(ternaries[0]))
         statement = _if_at(ctx, region)
-        if _is_elif(ctx, statement):
-            raise Decline("the branch is an elif of a larger chain")
+        while _is_elif(ctx, statement):  # the chain is rewritten as a whole, from its `if`
+            statement = ctx.parent(statement)
         if isinstance(statement.orelse, cst.If):
-            raise Decline("the `if` has an elif, more than two arms")
+            return self._chain(ctx, region, statement)
         if _returned(ctx, statement.body.body) is not None:
             return self._early_return(ctx, region, statement)
         then = self._assignments(ctx, statement.body.body, "if branch")
@@ -104,6 +104,58 @@ class SelectWithWhere(Rewrite):
         return Edit(statement, cst.FlattenSentinel(new), Outcome(
             ctx.path, region.code, region.line, region.col, self.name,
             summary=f"`if`/`else` became torch.where for {', '.join(n for n, _ in then)}"))
+
+    def _chain(self, ctx: Context, region, statement) -> Edit:
+        """`if c1: y = a` / `elif c2: y = b` ... / `else: y = z` becomes
+        `y = torch.where(c1, a, torch.where(c2, b, z))`, on the terms of an `if`/`else`: every
+        arm assigns the same names from element-wise expressions of the same operands that keep
+        their dtype, each condition a traced tensor. Every condition is then computed, so one
+        after the first must be visibly 0-d (it could raise where the chain never tested it)."""
+        cst = ctx.cst
+        arms, current = [], statement
+        while isinstance(current, cst.If):
+            if _returned(ctx, current.body.body) is not None:
+                raise Decline("an arm of the elif chain returns early")
+            arms.append((current.test, self._assignments(ctx, current.body.body, "branch")))
+            current = current.orelse
+        if current is None:
+            raise Decline("the elif chain has no else, so a name may keep its old value on one path")
+        last = self._assignments(ctx, current.body.body, "else branch")
+        names = [n for n, _ in last]
+        if any([n for n, _ in assigned] != names for _, assigned in arms):
+            raise Decline("the arms of the elif chain assign different names")
+        conditions = []
+        for index, (test, _) in enumerate(arms):
+            cond, negated = tensor_condition(ctx, test, zero_dim=True)
+            if index and not _zero_dim(ctx, cond):
+                raise Decline(f"the elif condition `{ctx.code(test)}` is not visibly 0-d, and computing it where "
+                              "the chain did not could raise")
+            if len(names) > 1 and {sub.value for sub in _walk(cst, cond) if isinstance(sub, cst.Name)} & set(names):
+                raise Decline("a condition of the elif chain reads a name its arms assign")
+            text = ctx.code(cond) if _is_boolean(ctx, cond) else f"({ctx.code(cond)}).bool()"
+            conditions.append(f"torch.logical_not({text})" if negated else text)
+        lines = []
+        for position, name in enumerate(names):
+            values = [dict(assigned)[name] for _, assigned in arms] + [last[position][1]]
+            operands = {frozenset(_shape_operands(ctx, value, "branch")) for value in values}
+            if len(operands) != 1:
+                raise Decline(f"the arms for `{name}` read different operands, whose shapes torch.where would "
+                              "broadcast together")
+            if len(names) > 1 and any(_names_read(ctx, value) & (set(names) - {name}) for value in values):
+                raise Decline("an arm reads a name the same branch assigns")
+            if not any(ctx.is_tensor_op(value) for value in values):
+                raise Decline(f"fix cannot show that `{name}` is a tensor in any arm")
+            _keeps_dtype(ctx, ((f"`{name}` of an arm", value) for value in values))
+            selected = _arg(ctx, values[-1])
+            for cond, value in zip(reversed(conditions), reversed(values[:-1])):
+                selected = f"torch.where({cond}, {_arg(ctx, value)}, {selected})"
+            lines.append(f"{name} = {selected}\n")
+        ctx.imports_torch()
+        new = [cst.parse_statement(text) for text in lines]
+        new[0] = new[0].with_changes(leading_lines=_leading_with_comments(ctx, statement))
+        return Edit(statement, cst.FlattenSentinel(new), Outcome(
+            ctx.path, region.code, region.line, region.col, self.name,
+            summary=f"the `if`/`elif` chain became nested torch.where for {', '.join(names)}"))
 
     def _assignments(self, ctx: Context, body, arm: str) -> list[tuple[str, Any]]:
         cst = ctx.cst
