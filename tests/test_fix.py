@@ -208,8 +208,8 @@ def test_an_elif_chain_becomes_nested_where_and_each_condition_is_fixed_by_it(tm
     assert [(o.rewrite, o.summary) for o in result.outcomes] == [
         ("torch-where", "the `if`/`elif` chain became nested torch.where for y"),
         ("torch-where", f"with the rewrite at line {result.outcomes[0].line}")]
-    assert body_of(result) == "        m = x.mean()\n        y = torch.where(m > 0.5, x * 2, torch.where(m < -0.5, x * -2, x))\n" \
-        "        return y\n"
+    assert body_of(result) == "        m = x.mean()\n" \
+        "        y = torch.where(m > 0.5, x * 2, torch.where(m < -0.5, x * -2, x))\n        return y\n"
 
 
 def test_early_return_and_the_return_after_it_become_one_return_of_where(tmp_path):
