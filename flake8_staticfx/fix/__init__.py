@@ -44,7 +44,8 @@ REWRITTEN_FORMS = {
               "dropped), an `if`/`else` (or ternary) whose arms only assign the same names from element-wise "
               "expressions of the same operands becomes `torch.where`, and so does an early `if c: return a` "
               "followed by `return b` (or `else: return b`) where `a` and `b` are such expressions and keep "
-              "their operands' dtype; full reductions and 0-d operands add no shape, reductions over the same "
+              "their operands' dtype, and an `if`/`elif`/`else` chain of such assignments becomes nested "
+              "torch.where (each later condition visibly 0-d); full reductions and 0-d operands add no shape, reductions over the same "
               "dimension match, a name bound once stands for its value, and `self.<m>(x)` counts as `x` where "
               "`<m>` is an `nn.Linear(d, d)`, a normalisation or an activation module; a condition of unknown "
               "shape becomes `cond.reshape(())`, its one element (the `if` needed one, bool() raises otherwise)",
