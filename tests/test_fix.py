@@ -196,20 +196,20 @@ def test_negated_condition_swaps_the_arms_and_ternary_becomes_where(tmp_path):
 
 def test_an_elif_chain_becomes_nested_where_and_each_condition_is_fixed_by_it(tmp_path):
     result = fix(tmp_path, model("""\
-        m = x.mean()
-        if m > 0.5:
-            y = x * 2
-        elif m < -0.5:
-            y = x * -2
+        score = x.abs().amax()
+        if score > 3.0:
+            x = x / score
+        elif score < 0.1:
+            x = x * 10.0
         else:
-            y = x
-        return y
+            x = x * 1.0
+        return self.fc(x)
     """))
     assert [(o.rewrite, o.summary) for o in result.outcomes] == [
-        ("torch-where", "the `if`/`elif` chain became nested torch.where for y"),
+        ("torch-where", "the `if`/`elif` chain became nested torch.where for x"),
         ("torch-where", f"with the rewrite at line {result.outcomes[0].line}")]
-    assert body_of(result) == "        m = x.mean()\n" \
-        "        y = torch.where(m > 0.5, x * 2, torch.where(m < -0.5, x * -2, x))\n        return y\n"
+    assert body_of(result) == "        score = x.abs().amax()\n        x = torch.where(score > 3.0, x / score, " \
+        "torch.where(score < 0.1, x * 10.0, x * 1.0))\n        return self.fc(x)\n"
 
 
 def test_early_return_and_the_return_after_it_become_one_return_of_where(tmp_path):
