@@ -94,3 +94,21 @@ def test_a_bad_choice_is_a_usage_error(tmp_path):
     run = subprocess.run([sys.executable, "-m", "flake8", "--staticfx-mode=inference", os.path.join(CASES, FILES[0])],
                          capture_output=True, text=True, check=False)
     assert run.returncode == 2 and "invalid choice" in run.stderr
+
+
+def test_the_graph_explain_and_html_views_say_when_it_breaks():
+    from flake8_staticfx.analysis import analyze
+    from flake8_staticfx.front.explain import explain_root
+    from flake8_staticfx.front.pictures import render_html
+    from flake8_staticfx.front.report import graph_json, render_text
+    from flake8_staticfx.torch_versions import resolve
+
+    path = os.path.join(CASES, "cond_float16.py")
+    with open(path, encoding="utf-8") as handle:
+        analysis = analyze(handle.read(), path, options=Options())
+    graph = next(g for g in analysis.graphs if g.root.startswith("ClampOverflow"))
+    assert [r["condition"] for r in graph_json(graph)["regions"]] == ["in float16", "not in float16"]
+    assert "    breaks only: in float16\n" in render_text(analysis)
+    explained = explain_root(graph, resolve("2.13", (), CASES))
+    assert [b["condition"] for b in explained["break_reasons"]] == ["in float16", "not in float16"]
+    assert '<p class="condition">breaks only in float16</p>' in render_html(analysis)

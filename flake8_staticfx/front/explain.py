@@ -21,7 +21,7 @@ from .. import segments
 from ..ir import Graph, GraphBreakRegion, Node
 from ..recompiles import RECOMPILE_LIMIT, FrameCompiles
 from ..recompiles.data_sizes import data_size_recompiles
-from ..messages import display_path
+from ..messages import condition_label, display_path
 from ..torch_versions import TorchVersion, facts
 from .options import add_root_arguments, analyse_roots
 
@@ -81,7 +81,8 @@ def explain_root(graph: Graph, torch: TorchVersion, frame_compiles: list[FrameCo
     recompiles = data_size_recompiles(graph, assignment.graph_of)
     breaks = [{"code": b.region.code, "line": b.region.line, "reason": b.region.reason,
                "gb_ids": list(b.region.gb_ids), "gb_titles": {gb: registry.title(gb) for gb in b.region.gb_ids},
-               "versions": b.region.versions, "impact": b.region.impact, "user_stack": b.user_stack,
+               "versions": b.region.versions, "condition": condition_label(b.region.conditions) or None,
+               "impact": b.region.impact, "user_stack": b.user_stack,
                "times": len(b.occurrences)} for b in unique_breaks(graph)]
     ops: dict[int, list[dict]] = {}
     for node in graph.nodes:
@@ -127,6 +128,8 @@ def render(item: dict) -> str:
         lines.extend(f"    {gb}: {title}" for gb, title in brk["gb_titles"].items() if title)
         if brk["versions"]:
             lines.append(f"    Breaks so in: {brk['versions']}")
+        if brk["condition"]:
+            lines.append(f"    Breaks only: {brk['condition']}")
         if brk["impact"]:
             lines.append(f"    Impact: {brk['impact']}")
         lines.append("    User Stack:")

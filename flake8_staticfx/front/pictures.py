@@ -23,6 +23,7 @@ from .. import segments
 from ..analysis import FileAnalysis
 from .explain import RepeatedBreak, unique_breaks
 from ..fix import has_rewrite
+from ..messages import condition_label
 from ..ir import Graph, GraphBreakRegion, Node, SourceSpan
 from .report import render_dot
 
@@ -492,7 +493,10 @@ def _break_html(card_id: str, brk: RepeatedBreak, lines: list[str], graph: Graph
             f'<pre><code>{html.escape(code)}</code></pre>'
             + (f'<p class="stack">reached by {html.escape(_calls(brk.user_stack))}</p>'
                if len(brk.user_stack) > 1 else "") +
-            f'<p>{html.escape(region.reason)}</p><p><i>{html.escape(region.impact)}</i></p>'
+            f'<p>{html.escape(region.reason)}</p>'
+            + (f'<p class="condition">breaks only {html.escape(condition_label(region.conditions))}</p>'
+               if region.conditions else "") +
+            f'<p><i>{html.escape(region.impact)}</i></p>'
             f'<p>Workaround: {html.escape(region.workaround)}</p>'
             + ('<p class="fixable">fixable: <code>python -m flake8_staticfx fix</code> rewrites this one</p>'
                if has_rewrite(region, graph) else '') + '</div>')

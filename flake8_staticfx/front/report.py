@@ -104,6 +104,8 @@ def render_text(analysis: FileAnalysis) -> str:
             parts.append("  ×? drawn once: repeated by a loop whose trip count is not known statically")
         for region in graph.regions:
             parts.append(f"  break {region.code} line {region.line}: {region.reason} ({'/'.join(region.gb_ids)})")
+            if region.conditions:
+                parts.append(f"    breaks only: {messages.condition_label(region.conditions)}")
             parts.append(f"    impact: {region.impact}")
             parts.append(f"    workaround: {region.workaround}")
             parts.append(f"    nodes: {', '.join(n.name for n in region.nodes)}")
@@ -183,6 +185,7 @@ def graph_json(graph: Graph) -> dict:
                 "line": region.line, "col": region.col, "workaround": region.workaround,
                 "fixable": has_rewrite(region, graph), "severity": region.severity, "impact": region.impact,
                 "frame_skipped": region.frame_skipped, "nodes": [n.name for n in region.nodes],
+                "condition": messages.condition_label(region.conditions) or None,
             }
             for region in graph.regions
         ],
