@@ -5,6 +5,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
+from .ir import FLOAT_DTYPE, TRAINING, Condition
+
 if TYPE_CHECKING:
     from .rules import Rule
 
@@ -52,6 +54,15 @@ class Options:
     # ("float32", "float16", "bfloat16"): "" for any, each break of one only labelled with it.
     mode: str = ""
     dtype: str = ""
+
+    def settles(self, condition: Condition) -> bool | None:
+        """Does `condition` hold in the run these options describe (--staticfx-mode,
+        --staticfx-dtype)? None when they leave it open."""
+        if condition.kind == TRAINING and self.mode:
+            return (self.mode == "train") == condition.holds
+        if condition.kind == FLOAT_DTYPE and self.dtype:
+            return (self.dtype == condition.subject) == condition.holds
+        return None
 
     def captures(self, setting: str) -> bool:
         """Is the boolean dynamo setting `setting` (a field name) on?"""

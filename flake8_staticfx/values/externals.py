@@ -57,7 +57,7 @@ class External(Value):
         if qname in tables.STATIC_FUNCTIONS:
             return Static(tables.STATIC_FUNCTIONS[qname])
         if qname in tables.RUN_TESTS:
-            return Static.testing(Condition(tables.RUN_TESTS[qname]))
+            return Static.testing(Condition(tables.RUN_TESTS[qname]), tx.options)
         if qname in tables.LOGGER_FACTORIES:
             return Instance("logging.Logger")
         if qname in tables.UNSUPPORTED_CONTEXTS or qname in tables.MOCK_CLASSES or qname in tables.INSTANCE_CLASSES:

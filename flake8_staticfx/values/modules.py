@@ -45,7 +45,7 @@ class Module(Value):
         if written is not None:
             return written
         if name == "training":
-            return Static(tx.options.mode == "train") if tx.options.mode else Static.testing(Condition(TRAINING))
+            return Static.testing(Condition(TRAINING), tx.options)
         return self.own_attribute(tx, name, expr, frame)
 
     def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:

@@ -237,11 +237,8 @@ def float_dtype_test(tx: Interpreter, op: str, left: Value, right: Value) -> Sta
         return None
     for a, b in ((left, right), (right, left)):
         if isinstance(a, TensorDtype) and isinstance(b, External) and b.qname in tables.FLOAT_DTYPES:
-            tested = tables.FLOAT_DTYPES[b.qname]
-            if tx.options.dtype:
-                return Static((tx.options.dtype == tested) == (op == "=="))
-            runs_in = Condition(FLOAT_DTYPE, tested)
-            return Static.testing(runs_in if op == "==" else runs_in.negated())
+            runs_in = Condition(FLOAT_DTYPE, tables.FLOAT_DTYPES[b.qname])
+            return Static.testing(runs_in if op == "==" else runs_in.negated(), tx.options)
     return None
 
 

@@ -13,6 +13,8 @@ from .folding import fold, printable
 if TYPE_CHECKING:
     from astroid import nodes
 
+    from ..config import Options
+
     from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
@@ -38,8 +40,12 @@ class Static(Value):
     when_false: tuple[Condition, ...] = ()
 
     @classmethod
-    def testing(cls, condition: Condition) -> Static:
-        """A flag that differs between ordinary runs, true exactly when `condition` holds."""
+    def testing(cls, condition: Condition, options: Options) -> Static:
+        """A flag true exactly when `condition` holds: known when the options say how the model
+        runs, else one that differs between ordinary runs."""
+        settled = options.settles(condition)
+        if settled is not None:
+            return cls(settled)
         return cls(varies=True, when_true=(condition,), when_false=(condition.negated(),))
 
     @property
