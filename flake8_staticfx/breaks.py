@@ -124,6 +124,11 @@ def copy_result(node: Node, args: list[Value], qname: str) -> Value:
     return args[0] if is_module(args[0]) else Tensor(node)
 
 
+def wrapped_iterable(node: Node, args: list[Value], qname: str) -> Value:
+    """A progress bar yields the items of the iterable it wraps."""
+    return args[0] if args else UNKNOWN
+
+
 def generator_result(node: Node, args: list[Value], qname: str) -> Value:
     return Instance(qname)
 
@@ -155,6 +160,8 @@ class BreakingCall:
     gb_ids: tuple[str, ...] = ()  # of the occurrence, when the rule's default does not say it
     # A break that moved between torch releases: its GB ids in each, None where it does not break.
     moved: ByVersion | None = None
+    # Why dynamo runs the rest of the frame eagerly after the call, if it does (RestEagerly).
+    rest_eagerly: str = ""
 
     def gb_ids_in(self, version: str) -> tuple[str, ...] | None:
         """The GB ids of the call's break in torch `version`; None when it does not break there."""
@@ -222,6 +229,20 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     "torch.nn.functional.ctc_loss": BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, tensor_lengths,
                                                  in_graph=True),
     "warnings.warn": SKIPPED,
+    # Skipped (GB0007, measured: skipped_library_calls.py); `warnings.catch_warnings()` itself
+    # traces, so yolov5's SPPF breaks at the filter inside the `with` (then GB0092: the whole
+    # forward runs eagerly).
+    "warnings.simplefilter": SKIPPED,
+    "warnings.filterwarnings": SKIPPED,
+    # tqdm is on dynamo's THIRDPARTY_SKIPLIST: making the bar is skipped (GB0007), and iterating
+    # it skips the resumed rest of the frame (GB0008), which runs eagerly (measured:
+    # skipped_library_calls.py). Other packages of that list keep their meaning from the tables.
+    **{f"tqdm.{name}": BreakingCall(rules.SKIPPED_FUNCTION_CALL, wrapped_iterable,
+                                    rest_eagerly="a tqdm progress bar") for name in ("tqdm", "auto.tqdm", "std.tqdm")},
+    # A compiled extension function: dynamo skips it (GB0007, measured with detr's matcher). By its
+    # public name, and by the extension module's that an installed scipy's __init__ re-exports.
+    **{f"scipy.optimize.{module}linear_sum_assignment": BreakingCall(rules.SKIPPED_FUNCTION_CALL, unknown_result)
+       for module in ("", "_lsap.")},
     "sys._getframe": SKIPPED,
     "torch.manual_seed": SKIPPED,
     "torch.random.manual_seed": SKIPPED,

@@ -429,6 +429,34 @@ def test_a_size_made_from_python_numbers_is_read_without_a_break(tmp_path):
     assert codes_of(lint(tmp_path, data)) == [(reshape, "SFX102")]
 
 
+def test_calls_dynamo_skips_inside_harmless_looking_code(tmp_path):
+    """Measured with torch 2.13 (tests/cases/skipped_library_calls.py): a warnings filter inside
+    `warnings.catch_warnings()` is skipped (GB0007, then GB0092: the whole forward runs eagerly),
+    a tqdm bar is skipped (GB0007; iterating it skips the rest, GB0008) and so is scipy's compiled
+    linear_sum_assignment (GB0007); the `with` alone compiles one graph."""
+    quiet = net("""
+        with warnings.catch_warnings():
+            h = h.relu()
+    """)
+    assert lint(tmp_path, quiet) == []
+    filtered = net("""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            h = h.relu()
+    """)
+    line = filtered.splitlines().index('            warnings.simplefilter("ignore")') + 1
+    found = lint(tmp_path, filtered)
+    assert codes_of(found) == [(line, "SFX203")] and "whole `forward` runs eagerly" in found[0][2]
+    bar = net("for _ in tqdm(range(2)):\n    h = h.relu()", extra="from tqdm import tqdm\n")
+    line = bar.splitlines().index("        for _ in tqdm(range(2)):") + 1
+    found = lint(tmp_path, bar)
+    assert codes_of(found) == [(line, "SFX203")] and "rest of `forward` runs eagerly" in found[0][2]
+    matcher = net("rows, cols = linear_sum_assignment(h.detach().numpy())",
+                  extra="from scipy.optimize import linear_sum_assignment\n")
+    line = matcher.splitlines().index("        rows, cols = linear_sum_assignment(h.detach().numpy())") + 1
+    assert codes_of(lint(tmp_path, matcher)) == [(line, "SFX203")]
+
+
 def test_reported_column_is_the_construct(tmp_path):
     source, _ = CASES["SFX102"]
     (line, col, _), = lint(tmp_path, source)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .. import rules, tables
 from ..fx_names import FX_NAMES
 from ..discover.resolver import DISABLE_DECORATORS
-from ..interpret.resume import WhollyEagerly
+from ..interpret.resume import RestEagerly, WhollyEagerly
 from ..ir import Condition, Node
 from ..torch_versions import in_each_release
 from .base import UNKNOWN, Value, as_args, as_kwargs
@@ -44,8 +44,9 @@ class External(Value):
             if special.breaks(args, kwargs) and not (unknown_rest and special.reads_arguments_given):
                 create = tx.graph.call_function if special.in_graph else tx.graph.python_call
                 node = create(fx_target(qname), as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+                eagerly = RestEagerly(frame.name, special.rest_eagerly) if special.rest_eagerly else None
                 tx.graph_break(special.rule, node, expr, frame, qname=qname, gb_ids=special.gb_ids_in(version),
-                               versions=special.versions(version))
+                               versions=special.versions(version), eagerly=eagerly)
                 return special.result(node, args, qname)
             if special.otherwise is not None:
                 return special.otherwise(args)
