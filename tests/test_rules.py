@@ -457,6 +457,20 @@ def test_calls_dynamo_skips_inside_harmless_looking_code(tmp_path):
     assert codes_of(lint(tmp_path, matcher)) == [(line, "SFX203")]
 
 
+def test_least_squares_and_a_skip_mark_break(tmp_path):
+    """Measured with torch 2.13 (tests/cases/unruled_breaks.py): torch.linalg.lstsq is a dynamic
+    shape operator (GB0036) where torch.linalg.solve traces; `unittest.skip(...)` made in forward
+    is a skipped call (GB0007)."""
+    solve = net("h = torch.linalg.solve(h[:, :2, :2], h[:, :2])")
+    assert lint(tmp_path, solve) == []
+    lstsq = net("h = torch.linalg.lstsq(h[:, :2, :2], h[:, :2]).solution")
+    line = lstsq.splitlines().index("        h = torch.linalg.lstsq(h[:, :2, :2], h[:, :2]).solution") + 1
+    assert codes_of(lint(tmp_path, lstsq)) == [(line, "SFX401")]
+    mark = net('mark = unittest.skip("slow")', extra="import unittest\n")
+    line = mark.splitlines().index('        mark = unittest.skip("slow")') + 1
+    assert codes_of(lint(tmp_path, mark)) == [(line, "SFX203")]
+
+
 def test_reported_column_is_the_construct(tmp_path):
     source, _ = CASES["SFX102"]
     (line, col, _), = lint(tmp_path, source)
