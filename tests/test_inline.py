@@ -133,6 +133,15 @@ class Net(nn.Module):
 """)
 
 
+def test_an_inherited_classmethod_binds_cls_to_the_class_it_is_called_on():
+    """gpytorch's settings: `debug.on()` runs the base's classmethod with cls = debug, so it reads
+    debug's True and the break under it happens; a subclass keeping the base's False, and the base
+    called on itself, break nowhere (dynamo 2.13's truth of the case)."""
+    case = Path(__file__).parent / "cases" / "inherited_classmethod_flags.py"
+    lines = case.read_text(encoding="utf-8").splitlines()
+    assert found(case) == [(lines.index("            if not torch.isfinite(covar).all():") + 1, "SFX101")]
+
+
 def test_nested_def_and_lambda(tmp_path):
     check(tmp_path, HEADER + """
 

@@ -528,6 +528,9 @@ class Resolver:
     def is_staticmethod(self, function: nodes.FunctionDef) -> bool:
         return "staticmethod" in self.decorator_names(function)
 
+    def is_classmethod(self, function: nodes.FunctionDef) -> bool:
+        return "classmethod" in self.decorator_names(function)
+
     def imported_from_torch(self, expr: nodes.NodeNG) -> bool:
         """Is the name at the root of `expr` imported from torch? (A cheap test before resolving,
         which may parse project modules.)"""

@@ -514,6 +514,10 @@ def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: V
         function, owner = method
         if tx.resolver.is_staticmethod(function):
             return Function(function, cls=owner)
+        if receiver is None and tx.resolver.is_classmethod(function):
+            # `cls` is the class it is looked up on, not the one defining it: gpytorch's
+            # `settings.debug.on()` reads debug's `_default`, not its base's.
+            return Function(function, bound=ClassRef(cls), cls=owner)
         if tx.resolver.is_property(function) and receiver is not None:
             return tx.call_function(Function(function, bound=receiver, cls=owner), [], {},
                                     site or function, frame, in_property=True)
