@@ -22,15 +22,12 @@ sys.path.insert(0, str(ROOT))
 
 from flake8_staticfx.fix import REWRITTEN_FORMS  # noqa: E402
 from flake8_staticfx.messages import notice, recompile as recompile_message, render as render_message  # noqa: E402
+from flake8_staticfx.front.rule_docs import FLAG_OF_SETTING  # noqa: E402
 from flake8_staticfx.rules import GB_DOCS, RULES  # noqa: E402
 
 OUT = ROOT / "docs" / "rules"
 
-OPTION_OF_SETTING = {
-    "fullgraph": "`--staticfx-fullgraph`",
-    "capture_scalar_outputs": "`--staticfx-capture-scalar-outputs`",
-    "capture_dynamic_output_shape_ops": "`--staticfx-capture-dynamic-output-shape-ops`",
-}
+OPTION_OF_SETTING = {setting: f"`{flag}`" for setting, flag in FLAG_OF_SETTING.items()}
 
 HEADER = "import torch\nfrom torch import nn\n"
 

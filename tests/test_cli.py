@@ -37,7 +37,8 @@ def test_readme_starts_with_the_two_commands():
     install_and_lint, install_and_test = quick_start_commands()
     assert install_and_lint.startswith("python3 -m venv .venv && ")
     assert "pip install -e . " in install_and_lint
-    assert install_and_lint.endswith("flake8 --select=SFX,E999 examples/")  # E999: a broken file fails
+    # E999: a file that does not parse fails; E902: so does a path that does not exist
+    assert install_and_lint.endswith("flake8 --select=SFX,E902,E999 examples/")
     assert "torch" not in install_and_lint  # the linter needs no torch
     assert install_and_test.startswith("python3 -m venv .venv && ")
     steps = [step.strip() for step in install_and_test.split("&&")]
@@ -178,15 +179,13 @@ def test_graph_of_a_file_without_roots(tmp_path):
 
 
 def test_graph_of_a_file_with_a_syntax_error(tmp_path):
+    """An error naming the file and line, exit status 2 (it said "no compile root", status 0)."""
     (tmp_path / "broken.py").write_text("import torch\nclass A(torch.nn.Module):\n    def forward(self, x)\n")
     result = subprocess.run([sys.executable, "-m", "flake8_staticfx", "graph", "broken.py", "--format", "json"],
                             capture_output=True, text=True, cwd=tmp_path, timeout=60)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr
-    import json
-
-    data = json.loads(result.stdout)
-    assert data["graphs"] == [] and data["notices"] and "SyntaxError" in data["notices"][0]["reason"]
+    assert result.stderr.startswith("error: broken.py:3:") and "SyntaxError" in result.stderr, result.stderr
 
 
 # -- python -m flake8_staticfx report ----------------------------------------------------------

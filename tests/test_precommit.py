@@ -58,8 +58,8 @@ def _hook():
 def test_hook_manifest():
     hook = _hook()
     # E999 too: flake8 reports a file that does not parse as E999, which --select=SFX alone
-    # filters out, so such a file passed the hook.
-    assert hook["entry"] == "flake8 --select=SFX,E999"
+    # filters out, so such a file passed the hook; E902 for a file it cannot read.
+    assert hook["entry"] == "flake8 --select=SFX,E902,E999"
     assert hook["language"] == "python"
     assert hook["types"] == ["python"]
     assert hook["require_serial"] is True

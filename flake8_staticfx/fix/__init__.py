@@ -23,7 +23,9 @@ import difflib
 import os
 import sys
 
-from ..front.options import add_compile_options, command_options, python_files
+from ..front.options import add_compile_options, command_options
+from ..front.selection import unknown_codes
+from ..front.sources import UnusableInput, python_files, read_python
 from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, OtherForm, Outcome, Rewrite, _if_at, tensor_attributes, traced_nodes
 from .equivalent import TraceableEquivalent
@@ -357,7 +359,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Fix (or diff) every file and list each break's outcome on stderr. Exit status: 0 when no
     file needed a change (declines alone do not count), 1 when a file was (or, with --diff,
-    would be) rewritten, 2 when a file could not be read or fixed."""
+    would be) rewritten, 2 for an unknown code, a path that does not exist or holds no Python
+    file, and a file that could not be read, decoded, parsed or fixed."""
     try:
         import libcst  # noqa: F401
     except ImportError:
@@ -365,13 +368,21 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options = command_options(args)
     select = tuple(code.strip() for code in (args.select or "").split(",") if code.strip()) or None
+    unknown = unknown_codes(select or ())
+    if unknown:
+        print(f"error: --select: unknown code {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    try:
+        paths = python_files(args.paths)
+    except UnusableInput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     status = 0
-    for path in python_files(args.paths):
+    for path in paths:
         try:
-            with open(path, encoding="utf-8", newline="") as handle:
-                source = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"cannot read {path}: {exc}", file=sys.stderr)
+            source = read_python(path, newline="")
+        except UnusableInput as exc:
+            print(f"error: {exc}", file=sys.stderr)
             status = 2
             continue
         try:
@@ -387,9 +398,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         status = max(status, 1)
         if args.diff:
-            name = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
-            sys.stdout.writelines(difflib.unified_diff(
-                source.splitlines(True), result.fixed.splitlines(True), f"a/{name}", f"b/{name}"))
+            sys.stdout.write(result.diff())
         else:
             with open(path, "w", encoding="utf-8", newline="") as handle:
                 handle.write(result.fixed)

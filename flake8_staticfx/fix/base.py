@@ -2,6 +2,8 @@
 spans, and the static checks (side effects, element-wise shapes, tensor conditions)."""
 from __future__ import annotations
 
+import difflib
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -77,6 +79,14 @@ class FileFix:
     @property
     def changed(self) -> bool:
         return self.fixed != self.source
+
+    def diff(self) -> str:
+        """A unified diff from the source to the fixed text, the path relative to the current
+        directory when inside it."""
+        relative = os.path.relpath(self.path)
+        name = self.path if relative.startswith("..") else relative
+        return "".join(difflib.unified_diff(self.source.splitlines(True), self.fixed.splitlines(True),
+                                            f"a/{name}", f"b/{name}"))
 
 
 # -- the tree and what the analysis knows about it --------------------------------------------

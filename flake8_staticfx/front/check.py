@@ -13,16 +13,20 @@ import fnmatch
 import os
 import sys
 import time
+from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 from ..config import Options, options_from, split_list
 from .formats import FORMATS, statistics
 from .lint import Finding, lint_file, read_stdin_lines
-from .selection import Selection, parse_per_file_ignores
-from .settings import (DEFAULT_EXCLUDE, DEFAULT_FILENAME, PATH_KEYS, ConfigError, add_analysis_arguments,
+from .selection import Selection, parse_per_file_ignores, unknown_codes
+from .sources import UnusableInput, read_python
+from .settings import (CODE_KEYS, DEFAULT_EXCLUDE, DEFAULT_FILENAME, PATH_KEYS, ConfigError, add_analysis_arguments,
                        analysis_values, load, normalize_path)
 
 HELP = "lint files and directories (the flake8 plugin's diagnostics, without flake8)"
+OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")  # ruff's names
+FORMAT_NAMES = ("text", "json", "sarif", "github")  # flake8's, `--format`
 PROGRESS_AFTER = 0.5  # seconds before a progress line appears (a terminal only)
 PROGRESS_EVERY = 0.1
 
@@ -32,9 +36,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="files and directories (default: .); - reads one file from stdin")
     parser.add_argument("--stdin-display-name", metavar="NAME", default="stdin",
                         help="the path of the file read from stdin: reported, and where its project is found")
-    parser.add_argument("--format", choices=tuple(FORMATS), default="text",
-                        help="text: flake8's path:line:col: CODE message; json: one object per finding; "
-                             "sarif: SARIF 2.1.0; github: GitHub Actions annotations")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--output-format", choices=OUTPUT_FORMATS,
+                        help="concise (the default): flake8's path:line:col: CODE message; full: with the source "
+                             "line and the GB id's page; json: one object per finding; sarif: SARIF 2.1.0; "
+                             "github: GitHub Actions annotations")
+    output.add_argument("--format", choices=FORMAT_NAMES, help="the same, by flake8's names (text is concise)")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when something was found")
+    parser.add_argument("--fix", action="store_true",
+                        help="rewrite the breaks found that `flake8-staticfx fix` can, then report the rest")
+    parser.add_argument("--diff", action="store_true",
+                        help="print the rewrites --fix would make as a unified diff, change nothing "
+                             "(exit 1 when there is one)")
     parser.add_argument("--statistics", action="store_true",
                         help="count the findings per code (after the findings; on stderr unless --format text)")
     parser.add_argument("--with-importers", action="store_true",
@@ -67,6 +80,8 @@ def _values(args: argparse.Namespace) -> dict:
         given = getattr(args, key)
         if given is not None:
             items = list(split_list(given))
+            if key.replace("_", "-") in CODE_KEYS and unknown_codes(items):
+                raise ConfigError(f"--{key.replace('_', '-')}: unknown code {', '.join(unknown_codes(items))}")
             if key.replace("_", "-") in PATH_KEYS:
                 items = [normalize_path(item, os.getcwd()) for item in items]
             values[key] = items
@@ -183,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     missing = [path for path in args.paths if path != "-" and not os.path.exists(path)]
     if missing:
         for path in missing:
-            print(f"{prog}: error: no such file or directory: {path}", file=sys.stderr)
+            print(f"{prog}: error: {UnusableInput(path, 'no such file or directory')}", file=sys.stderr)
         return 2
     try:
         values = _values(args)
@@ -200,17 +215,67 @@ def run(args: argparse.Namespace) -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     exclude = [*values.get("exclude", DEFAULT_EXCLUDE), *values.get("extend_exclude", ())]
-    files = list(expand_paths(args.paths, exclude, values.get("filename", list(DEFAULT_FILENAME))))
+    files = []
+    for path in args.paths or ["."]:
+        found = list(expand_paths([path], exclude, values.get("filename", list(DEFAULT_FILENAME))))
+        if not found and os.path.isdir(path):
+            print(f"{prog}: error: {UnusableInput(path, 'no Python file to lint')}", file=sys.stderr)
+            return 2
+        files += found
     if args.with_importers:
         from ..discover.importers import importers_of
 
         excluded = _excluded(exclude)
         files += [_relative(path) for path in importers_of(files) if not excluded(path)]
     files = _unique(files)
+    if (args.fix or args.diff) and "-" in files:
+        print(f"{prog}: error: --fix and --diff rewrite files, not stdin", file=sys.stderr)
+        return 2
     progress = Progress(len(files), not args.no_progress and sys.stderr.isatty())
     findings = lint_paths(files, options, selections, args.disable_noqa, progress, args.stdin_display_name)
-    sys.stdout.write(FORMATS[args.format](findings))
+    if args.diff:
+        return 1 if fix_findings(findings, options, selections, args.disable_noqa, write=False) else 0
+    if args.fix:
+        fixed = fix_findings(findings, options, selections, args.disable_noqa, write=True)
+        findings = [f for f in findings if f.path not in fixed] + lint_paths(
+            list(fixed), options, selections, args.disable_noqa)
+        findings.sort(key=lambda f: (f.path, f.line, f.col))
+        print(f"fixed {sum(fixed.values())} break(s) in {len(fixed)} file(s); {len(findings)} left", file=sys.stderr)
+    output_format = args.output_format or {"text": "concise"}.get(args.format, args.format) or "concise"
+    sys.stdout.write(FORMATS[output_format](findings))
     if args.statistics:
-        (sys.stdout if args.format == "text" else sys.stderr).write(statistics(findings))
+        (sys.stdout if output_format in ("concise", "full") else sys.stderr).write(statistics(findings))
     sys.stdout.flush()
-    return 1 if findings else 0
+    return 1 if findings and not args.exit_zero else 0
+
+
+def fix_findings(findings: list[Finding], options: Options, selections: Selections, disable_noqa: bool,
+                 write: bool) -> dict[str, int]:
+    """--fix (write) and --diff (print): `fix`'s rewrites of the codes each file reported, or of
+    fewer: a code that `# noqa` silences somewhere in a file is not rewritten in it. Returns the
+    number of breaks fixed in each file that changed."""
+    from ..fix import fix_source  # only --fix and --diff need it; linting never imports fix
+
+    codes: dict[str, set[str]] = {}
+    for finding in findings:
+        if not finding.is_error:
+            codes.setdefault(finding.path, set()).add(finding.code)
+    fixed = {}
+    for path, reported in codes.items():
+        source = read_python(path, newline="")
+        if not disable_noqa and "noqa" in source:
+            everything = lint_file(path, options, selections.for_file(path), disable_noqa=True)
+            shown = Counter(f.code for f in findings if f.path == path)
+            reported -= {code for code, n in Counter(f.code for f in everything).items() if n > shown[code]}
+        if not reported:
+            continue
+        result = fix_source(source, path, options, tuple(sorted(reported)), display=path)
+        if not result.changed:
+            continue
+        fixed[path] = sum(1 for outcome in result.outcomes if outcome.rewrite)
+        if write:
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(result.fixed)
+        else:
+            sys.stdout.write(result.diff())
+    return fixed

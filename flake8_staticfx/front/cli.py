@@ -33,6 +33,8 @@ COMMANDS = (
     Command("fix", "flake8_staticfx.fix", "rewrite the fixable graph breaks"),
     Command("server", "flake8_staticfx.front.server", "a Language Server over stdio: diagnostics as you type, "
             "quick fixes, rule docs on hover"),
+    Command("rule", "flake8_staticfx.front.rule_docs", "a rule's documentation: what it finds, dynamo's graph-break "
+            "ids, the workaround, what fix rewrites"),
 )
 
 

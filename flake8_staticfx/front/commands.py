@@ -13,8 +13,9 @@ from collections import Counter
 from ..analysis import FileAnalysis, analyze
 from ..config import Options
 from .options import (add_compile_options, add_root_arguments, add_view_option, analyse_roots, command_options,
-                      full_graph_options, python_files, read_source)
+                      full_graph_options)
 from .report import RENDERERS, predicted_graphs
+from .sources import UnusableInput, python_files, read_python
 
 GRAPH_FORMATS = (*RENDERERS, "svg", "html")
 
@@ -66,16 +67,25 @@ def _rows(analysis: FileAnalysis, path: str) -> list[dict]:
 
 
 def _report(args: argparse.Namespace, options: Options) -> int:
-    rows = []
-    for path in python_files(args.paths):
+    """The table of every root of the readable files; each file that cannot be read or parsed is
+    named on stderr, and makes the exit status 2."""
+    try:
+        paths = python_files(args.paths)
+    except UnusableInput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    rows, status = [], 0
+    for path in paths:
         try:
-            source = read_source(path)
-        except (OSError, UnicodeDecodeError):
+            source = read_python(path)
+        except UnusableInput as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            status = 2
             continue
         rows.extend(_rows(analyze(source, path, options=options), path))
     if args.format == "json":
         print(json.dumps(rows, indent=2))
-        return 0
+        return status
     header = ("file", "class", "root", "nodes", "breaks", "graphs", "not followed")
     table = [[r["file"], r["class"], r["root"], str(r["nodes"]),
               ", ".join(f"{code}×{n}" for code, n in r["breaks"].items()) or "-", str(r["graphs"]),
@@ -91,9 +101,9 @@ def _report(args: argparse.Namespace, options: Options) -> int:
         for line in table:
             print("| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |")
         print(f"\n{summary}")
-        return 0
+        return status
     widths = [max(len(str(c)) for c in column) for column in zip(header, *table)]
     for line in [header, *table]:
         print("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
     print(summary)
-    return 0
+    return status

@@ -1,7 +1,9 @@
-"""Output formats of `flake8-staticfx check`: text (flake8's), JSON, SARIF 2.1.0, GitHub annotations."""
+"""Output formats of `flake8-staticfx check`: concise (flake8's text), full (with the source line),
+JSON, SARIF 2.1.0, GitHub annotations."""
 from __future__ import annotations
 
 import json
+import linecache
 import os
 from collections import Counter
 from pathlib import Path
@@ -13,7 +15,6 @@ from .lint import READ_ERROR, SYNTAX_ERROR, SYNTAX_ERROR_URL, Finding, display_p
 from ..rules import RULES, Rule
 
 TOOL_NAME = "flake8-staticfx"
-INFORMATION_URI = "https://pypi.org/project/flake8-staticfx/"
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -21,6 +22,22 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 def render_text(findings: Sequence[Finding]) -> str:
     """flake8's default format, `path:line:col: CODE message`."""
     return "".join(finding.text() + "\n" for finding in findings)
+
+
+def render_full(findings: Sequence[Finding]) -> str:
+    """ruff's full format: each finding, the source line under it with a caret at the column, and
+    the page of its GB id."""
+    blocks = []
+    for finding in findings:
+        block = [finding.text()]
+        source = linecache.getline(finding.path, finding.line).rstrip("\r\n").replace("\t", " ")
+        gutter = " " * len(str(finding.line))
+        if source:
+            block += [f"{gutter} |", f"{finding.line} | {source}", f"{gutter} | {' ' * (finding.col - 1)}^"]
+        if finding.url:
+            block.append(f"{gutter} = docs: {finding.url}")
+        blocks.append("\n".join(block) + "\n")
+    return "\n".join(blocks)
 
 
 def render_json(findings: Sequence[Finding]) -> str:
@@ -98,8 +115,9 @@ def render_sarif(findings: Sequence[Finding]) -> str:
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
+            # no informationUri: the package has no page of its own (it is not on PyPI)
             "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "semanticVersion": __version__,
-                                "informationUri": INFORMATION_URI, "rules": rules}},
+                                "rules": rules}},
             "columnKind": "unicodeCodePoints",
             # The torch releases the answers are for (torch_versions.resolve), one per project linted.
             "properties": {"torch": sorted({f.torch for f in findings if f.torch})},
@@ -134,7 +152,7 @@ def render_github(findings: Sequence[Finding]) -> str:
 
 
 FORMATS: dict[str, Callable[[Sequence[Finding]], str]] = {
-    "text": render_text, "json": render_json, "sarif": render_sarif, "github": render_github,
+    "concise": render_text, "full": render_full, "json": render_json, "sarif": render_sarif, "github": render_github,
 }
 
 

@@ -2,7 +2,8 @@
 
 The diagnostics come from plugin.diagnose, the function the flake8 plugin reports through
 (analysis.analyze + report.flake8_diagnostics), so the messages are the plugin's own. Around
-it, what flake8 does: read the file (tokenize's encoding detection, latin-1 fallback), skip a
+it, what flake8 does: read the file (its coding cookie, else UTF-8: a file that does not decode
+is E902, where flake8 would read it as latin-1), skip a
 file with `# flake8: noqa`, parse it (a SyntaxError is E999 at flake8's line and column),
 apply select/ignore and `# noqa`, and print 1-based columns.
 """
@@ -20,6 +21,7 @@ from ..config import Options
 from .plugin import diagnose
 from ..rules import RULES
 from .selection import Selection, file_is_skipped, noqa_lines, silenced
+from .sources import UnusableInput, decode, syntax_error_position
 
 if TYPE_CHECKING:
     from .report import Diagnostic
@@ -60,16 +62,12 @@ class Finding:
 
 
 def read_lines(path: str) -> list[str]:
-    """flake8's FileProcessor.read_lines_from_filename, with its BOM stripping."""
-    try:
-        with tokenize.open(path) as handle:
-            lines = handle.readlines()
-    except (SyntaxError, UnicodeError):
-        with open(path, encoding="latin-1") as handle:
-            lines = handle.readlines()
-    if lines and lines[0].startswith("\ufeff"):
-        lines[0] = lines[0][1:]
-    return lines
+    """The file's lines as flake8's FileProcessor reads them (universal newlines, no BOM), except
+    that a file Python cannot decode is an UnusableInput, where flake8 reads it as latin-1 and
+    passes it."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return io.StringIO(decode(data, path), newline=None).readlines()
 
 
 def read_stdin_lines() -> list[str]:
@@ -83,13 +81,6 @@ def read_stdin_lines() -> list[str]:
     return list(io.StringIO(text))
 
 
-def _syntax_position(exc: Exception) -> tuple[int, int]:
-    """flake8's FileChecker._extract_syntax_information (Python 3.10+), 0-based column."""
-    if len(exc.args) > 1 and exc.args[1] and len(exc.args[1]) > 2:
-        return exc.args[1][1] or 1, exc.args[1][2] or 0
-    return 1, 0
-
-
 def lint_file(path: str, options: Options, selection: Selection, disable_noqa: bool = False,
               lines: list[str] | None = None) -> list[Finding]:
     """The findings for `path`, or for `lines` reported as `path` (stdin: the editor's buffer)."""
@@ -98,13 +89,15 @@ def lint_file(path: str, options: Options, selection: Selection, disable_noqa: b
             lines = read_lines(path)
         except OSError as exc:
             return [Finding(path, 1, 1, READ_ERROR, f"{type(exc).__name__}: {exc}")]
+        except UnusableInput as exc:
+            return [Finding(path, exc.line or 1, exc.col or 1, READ_ERROR, exc.message)]
     if not disable_noqa and file_is_skipped(lines):
         return []
     source = "".join(lines)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:  # ValueError: a null byte, before Python 3.12
-        line, col = _syntax_position(exc)
+        line, col = syntax_error_position(exc)
         message = exc.args[0] if exc.args else str(exc)
         return [Finding(path, line, col + 1, SYNTAX_ERROR, f"{type(exc).__name__}: {message}")]
     return reported(path, lines, diagnose(source, path, tree, options), selection, options, disable_noqa)

@@ -1,15 +1,15 @@
 """What the commands share: the compile options and views every command names the same, the
-FILE-and-root arguments of `graph` and `explain`, and how they read their files."""
+FILE-and-root arguments of `graph` and `explain`, and how they read their file (sources.py)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import replace
 
 from ..analysis import FileAnalysis, analyze
 from ..config import Options, options_from
 from .settings import add_analysis_arguments, analysis_values, load
+from .sources import UnusableInput, read_python
 
 VIEWS = ("instance", "lint")
 
@@ -62,18 +62,13 @@ def add_compile_options(parser: argparse.ArgumentParser) -> None:
     add_analysis_arguments(parser)
 
 
-def read_source(path: str) -> str:
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
 def analyse_roots(args: argparse.Namespace) -> FileAnalysis | None:
     """`graph` and `explain`: FILE analysed as full graphs (a generous time budget), only the
     roots `--root` asks for; None after saying on stderr why not (the exit status is 2)."""
     try:
-        source = read_source(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"cannot read {args.file}: {exc}", file=sys.stderr)
+        source = read_python(args.file)
+    except UnusableInput as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return None
     analysis = analyze(source, args.file, options=full_graph_options(command_options(args)))
     if args.root:
@@ -83,13 +78,3 @@ def analyse_roots(args: argparse.Namespace) -> FileAnalysis | None:
             return None
     return analysis
 
-
-def python_files(paths: list[str]) -> list[str]:
-    found = []
-    for path in paths:
-        if os.path.isfile(path):
-            found.append(path)
-        for directory, subdirs, files in os.walk(path):
-            subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-            found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".py"))
-    return found

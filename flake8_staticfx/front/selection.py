@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 import tokenize
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ..config import split_list
-from ..rules import OFF_BY_DEFAULT
+from ..rules import OFF_BY_DEFAULT, RULES
 
 # flake8 selects the codes of its registered plugins by default (extended_default_select):
 # for what check reports, this plugin's prefix and pycodestyle's E (E999).
@@ -22,6 +22,17 @@ DEFAULT_SELECT = ("SFX", "E")
 DEFAULT_IGNORE = ("E121", "E123", "E126", "E226", "E24", "E704", "W503", "W504")
 NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.I)
+# What flake8 accepts in select/ignore (flake8.defaults.VALID_CODE_PREFIX); it refuses the rest.
+VALID_CODE = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$", re.ASCII)
+PLUGIN_PREFIX = "SFX"
+
+
+def unknown_codes(codes: Iterable[str]) -> list[str]:
+    """The codes that can match nothing: not shaped like a code (flake8 refuses them too), or
+    of this plugin's family and the prefix of no rule (a typo: SFX999). Other tools' codes
+    (E501, W503) are theirs to check: the [flake8] section is shared."""
+    return [code for code in codes if not VALID_CODE.match(code)
+            or code.startswith(PLUGIN_PREFIX) and not any(known.startswith(code) for known in RULES)]
 
 
 def _sorted(items: Sequence[str]) -> tuple[str, ...]:
@@ -167,4 +178,7 @@ def parse_per_file_ignores(value: str) -> list[tuple[str, list[str]]]:
             seen_sep, seen_colon, filenames, codes = False, False, [text], []
         else:
             raise ValueError(f"per-file-ignores is not a mapping of file patterns to codes: {value.strip()!r}")
+    unknown = unknown_codes(code for _, codes in found for code in codes)
+    if unknown:
+        raise ValueError(f"per-file-ignores: unknown code {', '.join(unknown)}")
     return found

@@ -1,4 +1,5 @@
-"""The [flake8] section `flake8-staticfx check` reads: found, read and normalised as flake8 does.
+"""The configuration the commands read: the [flake8] section, found, read and normalised as
+flake8 does, and pyproject.toml's [tool.flake8-staticfx] table on top of it.
 
 One source of configuration: the staticfx-* options (config.OPTION_SPECS) and flake8's own
 select/ignore/exclude keys are read from the same setup.cfg / tox.ini / .flake8 that flake8
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import OPTION_SPECS, parse_config_value, split_list, version_value
+from .selection import unknown_codes
 
 CANDIDATES = ("setup.cfg", "tox.ini", ".flake8")
 DEFAULT_EXCLUDE = (".svn", "CVS", ".bzr", ".hg", ".git", "__pycache__", ".tox", ".nox", ".eggs", "*.egg")
@@ -28,6 +30,7 @@ DEFAULT_FILENAME = ("*.py",)
 # (and per-file-ignores, kept as text for selection.parse_per_file_ignores).
 LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "filename")
 PATH_KEYS = ("exclude", "extend-exclude")
+CODE_KEYS = ("select", "ignore", "extend-select", "extend-ignore")
 
 
 class ConfigError(Exception):
@@ -80,14 +83,23 @@ class Settings:
 
 
 def load(config: str | None = None, isolated: bool = False, cwd: str | None = None) -> Settings:
-    """The [flake8] section's values that check understands, typed and normalised."""
+    """The values that check understands, typed and normalised: the [flake8] section flake8
+    would read, then pyproject.toml's [tool.flake8-staticfx] table, whose values win; or only
+    the file `config` names (a .toml file: its table)."""
     cwd = os.path.abspath(cwd or ".")
     if isolated:
         return Settings()
+    if config is not None and config.endswith(".toml"):
+        return load_pyproject(config, Settings())
+    settings = load_flake8(config or find_config_file(cwd))
+    pyproject = find_pyproject(cwd) if config is None else None
+    return load_pyproject(pyproject, settings) if pyproject else settings
+
+
+def load_flake8(config: str | None) -> Settings:
+    """The [flake8] section of `config`."""
     if config is None:
-        config = find_config_file(cwd)
-        if config is None:
-            return Settings()
+        return Settings()
     cfg = configparser.RawConfigParser()
     try:
         if not cfg.read(config, encoding="UTF-8"):
@@ -95,27 +107,95 @@ def load(config: str | None = None, isolated: bool = False, cwd: str | None = No
     except (UnicodeDecodeError, configparser.Error) as exc:
         raise ConfigError(f"cannot read {config}: {exc}") from None
     settings = Settings(config_file=config)
-    if "flake8" not in cfg:
-        return settings
-    section = cfg["flake8"]
+    if "flake8" in cfg:
+        read_section(dict(cfg["flake8"]), config, settings)
+    return settings
+
+
+def read_section(section: dict[str, str], config: str, settings: Settings) -> None:
+    """A section's keys (the flag names without `--`; flake8 accepts the dest spelling too,
+    staticfx_fullgraph), as text, into `settings`; keys of other tools are left alone."""
     cfg_dir = os.path.dirname(os.path.abspath(config))
     specs = {spec.config_name: spec for spec in OPTION_SPECS}
-    for key in section:
-        # flake8 accepts the option's dest spelling too (staticfx_fullgraph); its keys are
-        # the flag names without `--`.
+    for key, text in section.items():
         name = key.replace("_", "-")
         if name in specs:
             try:
-                settings.values[specs[name].dest] = parse_config_value(specs[name], section[key])
+                settings.values[specs[name].dest] = parse_config_value(specs[name], text)
             except ValueError as exc:
                 raise ConfigError(f"{config}: {exc}") from None
         elif name == "per-file-ignores":
-            settings.values["per_file_ignores"] = section[key]
+            settings.values["per_file_ignores"] = text
         elif name in LIST_KEYS:
-            items = list(split_list(section[key]))
+            items = list(split_list(text))
+            if name in CODE_KEYS and unknown_codes(items):
+                raise ConfigError(f"{config}: {name}: unknown code {', '.join(unknown_codes(items))}")
             if name in PATH_KEYS:
                 items = [normalize_path(item, cfg_dir) for item in items]
             settings.values[name.replace("-", "_")] = items
+
+
+# -- pyproject.toml's [tool.flake8-staticfx] ----------------------------------------------------
+
+PYPROJECT = "pyproject.toml"
+TOOL_TABLE = "flake8-staticfx"
+
+
+def _read_toml(path: str) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: setup.cfg installs tomli there
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+
+
+def find_pyproject(path: str) -> str | None:
+    """The nearest pyproject.toml upwards from `path` with a [tool.flake8-staticfx] table (as
+    ruff looks for its own: the first pyproject.toml that configures the tool)."""
+    while True:
+        candidate = os.path.join(path, PYPROJECT)
+        if os.path.isfile(candidate) and TOOL_TABLE in _read_toml(candidate).get("tool", {}):
+            return candidate
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def _toml_text(key: str, value: Any, path: str) -> str:
+    """A TOML value as the text the [flake8] section would hold for it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, str)):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return ",".join(value)
+    if key == "per-file-ignores" and isinstance(value, dict):
+        return " ".join(f"{pattern}:{','.join(codes) if isinstance(codes, list) else codes}"
+                        for pattern, codes in value.items())
+    raise ConfigError(f"{path}: [tool.{TOOL_TABLE}] {key}: expected a string, number, boolean or list "
+                      f"of strings, not {value!r}")
+
+
+def load_pyproject(path: str, settings: Settings) -> Settings:
+    """`settings` with the [tool.flake8-staticfx] table of `path` on top."""
+    table = _read_toml(path).get("tool", {}).get(TOOL_TABLE)
+    if table is None:
+        raise ConfigError(f"{path} has no [tool.{TOOL_TABLE}] table")
+    known = {spec.config_name for spec in OPTION_SPECS} | {*LIST_KEYS, "per-file-ignores"}
+    section = {}
+    for key, value in table.items():
+        # the table is this tool's: `fullgraph` says what [flake8]'s `staticfx-fullgraph` says
+        name = next((n for n in (key.replace("_", "-"), f"staticfx-{key.replace('_', '-')}") if n in known), None)
+        if name is None:  # a key this tool does not know is a mistake, not another tool's
+            raise ConfigError(f"{path}: [tool.{TOOL_TABLE}]: unknown key {key}")
+        section[name] = _toml_text(key, value, path)
+    read_section(section, path, settings)
+    settings.config_file = path
     return settings
 
 
