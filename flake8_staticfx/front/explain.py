@@ -7,9 +7,10 @@ Per compile root, in the shape of dynamo's ExplainOutput: the graph count, the b
 break with its reason, GB ids and user stack (the chain of calls from the root to the construct,
 `file:line in function`), and the operations of each predicted graph. The counts are the ones
 `graph` prints (segments.py): like `graph`, it takes the instance view unless
-`--view lint` asks for the lint's. The break count is per source line, as flake8
-reports breaks; dynamo's own count adds one each time a frame stops at it (a break inside an
-inlined call also stops the caller).
+`--view lint` asks for the lint's. Under torch's names, torch's numbers: its "Graph Break Count"
+is the graph count less one (torch._dynamo.explain computes it so), which counts only the breaks
+that split a graph (a break with nothing compiled before it splits none); the lines where the
+graph breaks, as flake8 reports them, are counted under their own name, "Break Lines".
 """
 from __future__ import annotations
 
@@ -72,10 +73,11 @@ def unique_breaks(graph: Graph) -> list[RepeatedBreak]:
 
 
 def explain_root(graph: Graph, torch: TorchVersion, frame_compiles: list[FrameCompiles] = ()) -> dict:
-    """The root's ExplainOutput fields: graph_count, graph_break_count, break_reasons, ops_per_graph;
-    each break's GB ids with their titles in the registry of the torch release answered for;
-    compile_count (graph_count and the recompiles within one call) and, for each driver of the
-    file that calls the root, the root's compiles over that driver's calls."""
+    """The root's ExplainOutput fields (graph_count, graph_break_count, break_reasons,
+    ops_per_graph), and break_lines, the source lines where its graph breaks; each break's GB
+    ids with their titles in the registry of the torch release answered for; compile_count
+    (graph_count and the recompiles within one call) and, for each driver of the file that calls
+    the root, the root's compiles over that driver's calls."""
     assignment = segments.assign(graph)
     registry = facts(torch.minor)
     recompiles = data_size_recompiles(graph, assignment.graph_of)
@@ -93,7 +95,8 @@ def explain_root(graph: Graph, torch: TorchVersion, frame_compiles: list[FrameCo
             "unknown_values": graph.unknown_values(),
             "graph_count": assignment.count,
             "compile_count": assignment.count + recompiles,
-            "graph_break_count": len(graph.break_sites()),
+            "graph_break_count": assignment.count - 1,  # torch's: len(graphs) - 1, even with no graph
+            "break_lines": len(graph.break_sites()),
             "break_reasons": breaks,
             "ops_per_graph": [ops[number] for number in sorted(ops)],
             "call_sequences": [{"driver": f.driver, "calls": f.calls, "compiles": f.compiles,
@@ -118,6 +121,7 @@ def render(item: dict) -> str:
                + (f", then eager (recompile limit {RECOMPILE_LIMIT})" if seq["eager_after_limit"] else "")
                for seq in item["call_sequences"]),
              f"Op Count: {sum(len(ops) for ops in item['ops_per_graph'])}",
+             f"Break Lines: {item['break_lines']} (source lines where the graph breaks, as flake8 reports them)",
              *([f"Not Followed: {item['unknown_values']} value(s), drawn <?>: the counts hold as far as "
                 "the analysis went"] if item["unknown_values"] else []),
              "Break Reasons:"]
