@@ -139,3 +139,13 @@ def test_the_readme_gate_fails_on_a_mistyped_path(project):
                             cwd=project, timeout=120)
     assert result.returncode == 1
     assert "exmaples/:0:1: E902 FileNotFoundError" in result.stdout
+
+
+def test_flake8_with_the_plugin_refuses_an_unknown_code(project):
+    """flake8 checks a code's shape only: `--select=SFX999` selected nothing and passed."""
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX999,E999", "model.py"], capture_output=True,
+                            text=True, cwd=project, timeout=120)
+    assert result.returncode != 0 and "unknown code SFX999" in result.stderr
+    good = subprocess.run([sys.executable, "-m", "flake8", "--select=SFX1,E9", "--extend-ignore=W503", "model.py"],
+                          capture_output=True, text=True, cwd=project, timeout=120)
+    assert good.returncode == 1 and "SFX101" in good.stdout, good.stderr

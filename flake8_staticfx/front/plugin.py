@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from .. import __version__
 from ..config import OPTION_SPECS, Options, might_have_roots, options_from, version_value
 from ..rules import OFF_BY_DEFAULT
+from .selection import unknown_codes
 
 if TYPE_CHECKING:
     from ..analysis import FileAnalysis
@@ -89,6 +90,11 @@ class Checker:
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
+        unknown = unknown_codes(code for key in ("select", "ignore", "extend_select", "extend_ignore")
+                                for code in getattr(options, key, None) or ())
+        if unknown:  # flake8 checks a code's shape, not that it exists: SFX999 would select nothing
+            raise SystemExit(f"flake8-staticfx: unknown code {', '.join(unknown)} in --select/--ignore "
+                             f"(the codes: flake8-staticfx rule --all)")
         _relax_garbage_collector()
         cls.options = options_from(vars(options))
 
