@@ -54,6 +54,9 @@ class Options:
     # ("float32", "float16", "bfloat16"): "" for any, each break of one only labelled with it.
     mode: str = ""
     dtype: str = ""
+    # Where answers are kept between runs (front/cache.py): "" for the user's cache directory.
+    cache_dir: str = ""
+    no_cache: bool = False
 
     def settles(self, condition: Condition) -> bool | None:
         """Does `condition` hold in the run these options describe (--staticfx-mode,
@@ -102,7 +105,7 @@ def might_have_roots(source: str) -> bool:
 @dataclass(frozen=True)
 class OptionSpec:
     flag: str  # the command-line flag; the config key is the flag without its leading `--`
-    kind: str  # "bool" (a switch), "int", "list" (comma separated names), "version" (X.Y) or "choice"
+    kind: str  # "bool" (a switch), "int", "list" (comma separated names), "version" (X.Y), "choice" or "path"
     field: str  # the Options field it sets
     help: str
     default: Any = None  # None: the Options field's own default
@@ -169,6 +172,12 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "The floating dtype of the inputs: only the breaks in that dtype are reported. Default: "
                "any, each break of one dtype only labelled with it (`in float16`).",
                choices=("float32", "float16", "bfloat16")),
+    OptionSpec("--staticfx-cache-dir", "path", "cache_dir",
+               "Where each file's diagnostics are kept between runs. Default: $FLAKE8_STATICFX_CACHE_DIR, "
+               "else $XDG_CACHE_HOME/flake8-staticfx (~/.cache/flake8-staticfx)."),
+    OptionSpec("--staticfx-no-cache", "bool", "no_cache",
+               "Analyse every file again instead of using the diagnostics kept between runs (also "
+               "$FLAKE8_STATICFX_NO_CACHE=1)."),
 )
 
 _LIST_SEPARATOR = re.compile(r"[,\s]")  # flake8's COMMA_SEPARATED_LIST_RE
@@ -203,6 +212,8 @@ def parse_config_value(spec: OptionSpec, text: str) -> Any:
     if spec.kind == "choice":
         if text.strip() not in spec.choices:
             raise ValueError(f"{spec.config_name}: not one of {', '.join(spec.choices)}: {text!r}")
+        return text.strip()
+    if spec.kind == "path":
         return text.strip()
     return split_list(text)
 

@@ -25,6 +25,8 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Generic, Mapping, TypeVar
 
+from .discover.reads import note, remembered
+
 MODELED = ("2.13", "2.14", "2.15")
 NEWEST = MODELED[-1]
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -152,6 +154,7 @@ class TorchVersion:
 def installed_torch(search_path: tuple[str, ...]) -> tuple[str, str] | None:
     """(version, METADATA path) of the first torch dist-info on the search path."""
     for directory in search_path:
+        note(directory)  # a torch-*.dist-info among its entries
         for metadata in sorted(glob.glob(os.path.join(glob.escape(directory), "torch-*.dist-info", "METADATA"))):
             version = _metadata_version(metadata)
             if version:
@@ -160,6 +163,7 @@ def installed_torch(search_path: tuple[str, ...]) -> tuple[str, str] | None:
 
 
 def _metadata_version(path: str) -> str:
+    note(path)
     try:
         with open(path, encoding="utf-8") as handle:
             for line in handle:
@@ -214,9 +218,11 @@ def pinned_torch(root: str) -> tuple[str, str, list[str]] | None:
     above it: pyproject.toml, setup.cfg, requirements*.txt, in that order per directory."""
     directory = os.path.abspath(root)
     for _ in range(MAX_PIN_SEARCH_DEPTH + 1):
+        note(directory)  # a requirements*.txt among its entries
         candidates = [os.path.join(directory, name) for name in PIN_FILES]
         candidates += sorted(glob.glob(os.path.join(glob.escape(directory), "requirements*.txt")))
         for path in candidates:
+            note(path)
             try:
                 with open(path, encoding="utf-8") as handle:
                     text = handle.read()
@@ -237,7 +243,7 @@ def pinned_torch(root: str) -> tuple[str, str, list[str]] | None:
 _TOLD: set[str] = set()
 
 
-@functools.lru_cache(maxsize=64)
+@remembered(maxsize=64)
 def resolve(option: str, search_path: tuple[str, ...], root: str) -> TorchVersion:
     """The version the answers are for (see the module's docstring for the order)."""
     if option:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import weakref
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,8 @@ def test_help_documents_every_option():
     for option in ("--staticfx-fullgraph", "--staticfx-capture-scalar-outputs",
                    "--staticfx-capture-dynamic-output-shape-ops", "--staticfx-ignore-logging-functions",
                    "--staticfx-module-bases", "--staticfx-max-inline-depth", "--staticfx-notices",
-                   "--staticfx-library-path", "--staticfx-library-roots", "--staticfx-mode", "--staticfx-dtype"):
+                   "--staticfx-library-path", "--staticfx-library-roots", "--staticfx-mode", "--staticfx-dtype",
+                   "--staticfx-cache-dir", "--staticfx-no-cache"):
         assert option in result.stdout
 
 
@@ -599,6 +601,9 @@ def test_a_linted_file_freezes_the_cached_trees_out_of_the_collector(tmp_path, t
 
 def test_a_frozen_tree_dropped_from_its_cache_is_collected_after_a_thaw(tmp_path, monkeypatch, thawed_collector):
     monkeypatch.setattr(projects, "PROJECT_CACHE_SIZE", 1)
+    # Only this test's parses are dropped: the projects and libraries earlier tests left are not.
+    monkeypatch.setattr(projects, "_PROJECTS", OrderedDict())
+    monkeypatch.setattr(projects, "_LIBRARIES", OrderedDict())
     monkeypatch.setattr(plugin, "_evictions_at_thaw", projects.evicted_parses())  # as if thawed just now
     write(tmp_path / "pkg" / "__init__.py", "")
     model = write(tmp_path / "pkg" / "model.py", MODEL)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from .projects import project_root
 from .roots import COMPILE_DECORATORS, COMPILE_SETTINGS
 from .importers import imported_from, iter_project_files
+from .reads import note, note_all, recording
 
 MAX_DEFAULT_INDEX_BYTES = 4_000_000
 
@@ -166,8 +167,16 @@ class CompileIndex:
     def __init__(self, root: str, packages: frozenset[str] | None, max_bytes: int | None):
         self.calls_by_file: dict[str, list[CompileCall]] = {}
         self.complete = True
+        with recording() as paths:
+            self._index(root, packages, max_bytes)
+        self.read = frozenset(paths)  # noted again for each file whose answer the index gives
+
+    def _index(self, root: str, packages: frozenset[str] | None, max_bytes: int | None) -> None:
         files, sources, total = [], {}, 0
+        note(root)
         for path in iter_project_files(root, packages):
+            note(path)
+            note(os.path.dirname(path))  # a module added beside it
             try:
                 total += os.path.getsize(path)
             except OSError:
@@ -190,6 +199,7 @@ class CompileIndex:
     def calls(self, linted_path: str, linted_calls: list[CompileCall]) -> list[CompileCall]:
         """Every compile call of the project, the linted file's taken from its current text."""
         own = os.path.abspath(linted_path)
+        note_all(self.read)
         others = [c for path, calls in self.calls_by_file.items() if path != own for c in calls]
         return linted_calls + others
 
@@ -207,7 +217,10 @@ def project_compile_calls(root: str, packages: frozenset[str] | None, path: str,
         index = _INDEXES[key] = CompileIndex(root, packages, None if required else MAX_DEFAULT_INDEX_BYTES)
         if len(_INDEXES) > 8:
             _INDEXES.pop(next(iter(_INDEXES)))
-    return index.calls(path, own) if index.complete else None
+    if not index.complete:
+        note_all(index.read)  # a file removed could make it small enough
+        return None
+    return index.calls(path, own)
 
 
 _TOLD: set[str] = set()

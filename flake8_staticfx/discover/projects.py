@@ -3,7 +3,6 @@ modules parsed on demand and cached per process."""
 from __future__ import annotations
 
 import ast
-import functools
 import os
 import sys
 from collections import OrderedDict
@@ -13,6 +12,7 @@ from astroid import nodes
 
 from ..torch_versions import MODELED, facts
 from .parse import parse_source
+from .reads import note, note_all, recording, remembered
 
 PROJECT_CACHE_SIZE = 64
 # Imported project modules larger than this (characters) are not analysed whole: their classes
@@ -48,7 +48,7 @@ def project_root(path: str) -> tuple[str, str]:
     directory, base = os.path.split(path)
     stem = os.path.splitext(base)[0]
     parts = [] if stem == "__init__" else [stem]
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
+    while _noted_isfile(os.path.join(directory, "__init__.py")):
         directory, package = os.path.split(directory)
         parts.insert(0, package)
         if not package:
@@ -91,7 +91,7 @@ class Project:
             return None
         base = os.path.join(self.root, *modname.split("."))
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if os.path.isfile(candidate):
+            if _noted_isfile(candidate):
                 return candidate
         return None
 
@@ -171,24 +171,28 @@ class Libraries:
 
     def __init__(self, search_path: tuple[str, ...]):
         self.search_path = search_path
-        self._packages: OrderedDict[str, Project | None] = OrderedDict()
+        # Each package with the paths its search tested, noted again whenever it is asked for.
+        self._packages: OrderedDict[str, tuple[Project | None, frozenset[str]]] = OrderedDict()
 
     def package(self, top: str) -> Project | None:
         """The project of top-level package (or module) `top`: the first directory of the
         search path holding its Python source; None if followed nowhere."""
         if top in self._packages:
             self._packages.move_to_end(top)
-            return self._packages[top]
+            found, tested = self._packages[top]
+            note_all(tested)
+            return found
         found = None
-        if top not in NEVER_FOLLOWED and top.isidentifier():
-            for directory in self.search_path:
-                if os.path.isfile(os.path.join(directory, top, "__init__.py")) \
-                        or os.path.isfile(os.path.join(directory, top + ".py")):
-                    found = Project(directory, frozenset({top}))
-                    break
-        self._packages[top] = found
+        with recording() as tested:
+            if top not in NEVER_FOLLOWED and top.isidentifier():
+                for directory in self.search_path:
+                    if _noted_isfile(os.path.join(directory, top, "__init__.py")) \
+                            or _noted_isfile(os.path.join(directory, top + ".py")):
+                        found = Project(directory, frozenset({top}))
+                        break
+        self._packages[top] = found, frozenset(tested)
         if len(self._packages) > LIBRARY_PACKAGES_KEPT:
-            _dropped(self._packages.popitem(last=False)[1])
+            _dropped(self._packages.popitem(last=False)[1][0])
         return found
 
     def missing(self, qname: str) -> str | None:
@@ -218,12 +222,14 @@ def libraries_for(configured: tuple[str, ...], root: str) -> Libraries:
         if venv:
             candidates.extend(venv_site_packages(venv))
     candidates.extend(entry for entry in sys.path if entry)
+    for candidate in candidates:
+        note(os.path.abspath(candidate))
     search_path = tuple(dict.fromkeys(os.path.abspath(c) for c in candidates if os.path.isdir(c)))
     libraries = _LIBRARIES.get(search_path)
     if libraries is None:
         libraries = _LIBRARIES[search_path] = Libraries(search_path)
         if len(_LIBRARIES) > 8:
-            for project in _LIBRARIES.popitem(last=False)[1]._packages.values():  # noqa: SLF001
+            for project, _ in _LIBRARIES.popitem(last=False)[1]._packages.values():  # noqa: SLF001
                 _dropped(project)
     return libraries
 
@@ -232,6 +238,7 @@ def venv_site_packages(venv: str) -> list[str]:
     """The site-packages directories of a virtual environment, by path: lib/pythonX.Y/site-packages
     (this interpreter's version first), Lib/site-packages on Windows."""
     own = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    note(os.path.join(venv, "lib"))
     try:
         versions = sorted((e.name for e in os.scandir(os.path.join(venv, "lib"))
                            if e.name.startswith("python") and e.is_dir()), key=lambda name: name != own)
@@ -239,14 +246,22 @@ def venv_site_packages(venv: str) -> list[str]:
         versions = []
     found = [os.path.join(venv, "lib", version, "site-packages") for version in versions]
     found.append(os.path.join(venv, "Lib", "site-packages"))
+    for directory in found:
+        note(directory)
     return [directory for directory in found if os.path.isdir(directory)]
 
 
-@functools.lru_cache(maxsize=32)
+@remembered(maxsize=32)
 def is_install_dir(directory: str) -> bool:
     if os.path.basename(directory) in ("site-packages", "dist-packages"):
         return True
+    note(directory)  # its entries: a .dist-info among them
     try:
         return any(name.endswith(".dist-info") for name in os.listdir(directory))
     except OSError:
         return False
+
+
+def _noted_isfile(path: str) -> bool:
+    note(path)
+    return os.path.isfile(path)

@@ -24,7 +24,7 @@ from .selection import Selection, file_is_skipped, noqa_lines, silenced
 from .sources import UnusableInput, decode, syntax_error_position
 
 if TYPE_CHECKING:
-    from .report import Diagnostic
+    from .diagnostic import Diagnostic
 
 # Not one of ours: a file that does not parse (flake8 reports it as E999 too, and E902 for a
 # file it cannot read). check always reports them, whatever select/ignore say: a file that

@@ -4,16 +4,19 @@ from __future__ import annotations
 import ast
 import atexit
 import gc
+import time
 from typing import TYPE_CHECKING, Any, Iterator
 
 from .. import __version__
 from ..config import OPTION_SPECS, Options, might_have_roots, options_from, version_value
+from ..discover.reads import recording
+from .cache import ResultCache, cache_dir, entry_key
 from ..rules import OFF_BY_DEFAULT
 from .selection import unknown_codes
 
 if TYPE_CHECKING:
     from ..analysis import FileAnalysis
-    from .report import Diagnostic
+    from .diagnostic import Diagnostic
 
 GC_THRESHOLDS = (20_000, 50, 100)
 
@@ -83,6 +86,9 @@ class Checker:
                 manager.add_option(spec.flag, type=version_value, parse_from_config=True, help=spec.help)
             elif spec.kind == "choice":
                 manager.add_option(spec.flag, choices=spec.choices, parse_from_config=True, help=spec.help)
+            elif spec.kind == "path":
+                manager.add_option(spec.flag, default="", parse_from_config=True, normalize_paths=True,
+                                   help=spec.help)
             else:
                 manager.add_option(spec.flag, default=",".join(spec.default_value), parse_from_config=True,
                                    comma_separated_list=True, help=spec.help)
@@ -109,8 +115,22 @@ def diagnose(source: str, filename: str, tree: ast.Module | None, options: Optio
     plugin and `flake8-staticfx check` both report through here, so their messages are the same."""
     if not might_have_roots(source):
         return []  # before importing the analysis (and astroid): other projects pay nothing
+    directory = cache_dir(options)
+    if directory is None:
+        _settle_collector()
+        return analysed(source, filename, tree, options)[1]
+    results = ResultCache(directory)
+    key = entry_key(source, filename, options)
+    kept = results.load(key)
+    if kept is not None:
+        return kept
     _settle_collector()
-    return analysed(source, filename, tree, options)[1]
+    started = time.process_time()
+    with recording() as reads:
+        analysis, found = analysed(source, filename, tree, options)
+    if analysis is not None and time.process_time() - started < options.file_time_budget:
+        results.store(key, reads, found)  # not an answer cut short by the CPU budget: the machine's load decides those
+    return found
 
 
 def analysed(source: str, filename: str, tree: ast.Module | None,
@@ -121,7 +141,8 @@ def analysed(source: str, filename: str, tree: ast.Module | None,
     if not might_have_roots(source):
         return None, []
     from ..analysis import analyze
-    from .report import Diagnostic, diagnostics
+    from .diagnostic import Diagnostic
+    from .report import diagnostics
 
     try:
         analysis = analyze(source, filename, tree, options)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass
 from typing import Iterator
 
 from .. import messages, segments
@@ -12,6 +11,7 @@ from ..fixable import announced_fixes
 from ..ir import Graph, GraphBreakRegion, Node, format_arg
 from ..recompiles import RECOMPILE_LIMIT, Recompile
 from ..rules import RULES
+from .diagnostic import Diagnostic
 
 
 def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
@@ -19,27 +19,6 @@ def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
                            skip_context=region.skip_context, skips_rest=region.skips_rest, site=region.site,
                            fails_compile=region.fails_compile, fixable=fixable, versions=region.versions,
                            conditions=region.conditions)
-
-
-@dataclass(frozen=True, order=True)
-class Diagnostic:
-    """One diagnostic as the front ends receive it, its parts apart: the plugin gives flake8
-    `message`, `check` prints `code` and `text` and its formats the GB ids, and none of them
-    reads a part back out of the message."""
-
-    line: int  # 1-based
-    col: int  # 0-based, as flake8 expects
-    message: str  # as flake8 prints it: the code, a space, the text (messages.render composes it)
-    code: str
-    gb_ids: tuple[str, ...] = ()
-    # When the break happens, when only in some ways of running the model ('when training'):
-    # messages.condition_label of its region's conditions.
-    condition: str | None = None
-
-    @property
-    def text(self) -> str:
-        """The message after its code."""
-        return self.message[len(self.code) + 1:]
 
 
 def diagnostics(analysis: FileAnalysis, notices: bool = False, tree: ast.Module | None = None) -> list[Diagnostic]:

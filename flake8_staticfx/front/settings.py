@@ -121,7 +121,10 @@ def read_section(section: dict[str, str], config: str, settings: Settings) -> No
         name = key.replace("_", "-")
         if name in specs:
             try:
-                settings.values[specs[name].dest] = parse_config_value(specs[name], text)
+                value = parse_config_value(specs[name], text)
+                if specs[name].kind == "path" and value:
+                    value = normalize_path(value, cfg_dir)  # as flake8's normalize_paths: from the file's directory
+                settings.values[specs[name].dest] = value
             except ValueError as exc:
                 raise ConfigError(f"{config}: {exc}") from None
         elif name == "per-file-ignores":
@@ -214,6 +217,8 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
             group.add_argument(spec.flag, type=version_value, default=None, metavar="X.Y", help=text)
         elif spec.kind == "choice":
             group.add_argument(spec.flag, choices=spec.choices, default=None, help=text)
+        elif spec.kind == "path":
+            group.add_argument(spec.flag, default=None, metavar="DIR", help=text)
         else:
             group.add_argument(spec.flag, default=None, metavar="LIST", help=text)
 

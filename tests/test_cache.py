@@ -1,0 +1,257 @@
+"""The diagnostics kept between runs (front/cache.py): a warm run answers as a cold one, byte for
+byte, and an entry whose file, settings, linter or dependencies changed is never used.
+
+A kept entry is proved used by "poisoning" it (its diagnostics replaced by one no analysis
+gives): the warm answer is then the poison, and a stale entry must never give it."""
+from __future__ import annotations
+
+import glob
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from flake8_staticfx.config import Options
+from flake8_staticfx.front import cache, plugin
+from flake8_staticfx.front.cache import ResultCache, evict
+from flake8_staticfx.front.report import Diagnostic
+
+ROOT = Path(__file__).resolve().parent.parent
+POISON = {"line": 1, "col": 0, "message": "SFX999 kept", "code": "SFX999", "gb_ids": [], "condition": None}
+
+
+@pytest.fixture(autouse=True)
+def cache_on(monkeypatch):
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)  # conftest turns it off for the other tests
+    monkeypatch.delenv(cache.CACHE_DIR_ENV, raising=False)
+
+
+def write(path: Path, source: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def lines_of(path: Path, options: Options) -> list[str]:
+    """Every field of each diagnostic of `path`, as text."""
+    source = path.read_text(encoding="utf-8")
+    return [f"{path}:{d.line}:{d.col}:{d.code}:{d.message}:{d.gb_ids}:{d.condition}"
+            for d in plugin.diagnose(source, str(path), None, options)]
+
+
+def entries(directory: Path) -> list[Path]:
+    return sorted(directory.glob("*/*.json"))
+
+
+def poison(directory: Path) -> None:
+    for entry in entries(directory):
+        document = json.loads(entry.read_text())
+        document["diagnostics"] = [POISON]
+        entry.write_text(json.dumps(document))
+
+
+def test_warm_answers_as_cold_byte_for_byte_on_the_cases_and_examples(tmp_path, monkeypatch):
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    files = sorted(Path(p) for p in glob.glob(str(ROOT / "tests" / "cases" / "*.py")) + glob.glob(str(ROOT / "examples" / "*.py")))
+    cold = [lines_of(path, options) for path in files]
+    assert sum(map(len, cold)) > 100  # the cases break: a real comparison
+    assert len(entries(tmp_path / "cache")) > 100
+
+    def not_analysed(*args, **kwargs):
+        raise AssertionError("a warm run analysed a file again")
+
+    monkeypatch.setattr(plugin, "analysed", not_analysed)
+    warm = [lines_of(path, options) for path in files]
+    assert warm == cold
+
+
+MODEL = """
+    import torch
+    from torch import nn
+
+    from .helpers import scale
+
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return scale(x) + x.sum().item()
+"""
+
+
+def project(tmp_path: Path, helper_body: str) -> Path:
+    write(tmp_path / "proj" / "pkg" / "__init__.py", "")
+    write(tmp_path / "proj" / "pkg" / "helpers.py", f"def scale(x):\n{helper_body}    return x * 2\n")
+    return write(tmp_path / "proj" / "pkg" / "model.py", MODEL)
+
+
+def fresh_answer(path: Path, options: Options) -> list[str]:
+    return lines_of(path, replace(options, no_cache=True))
+
+
+def test_an_edited_project_file_the_linted_file_imports_gives_a_new_answer(tmp_path):
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    model = project(tmp_path, "    print(x)\n")
+    before = lines_of(model, options)
+    assert any("print" in line for line in before)
+    poison(tmp_path / "cache")
+    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None"]  # the entry is used
+
+    write(tmp_path / "proj" / "pkg" / "helpers.py", "def scale(x):\n    return x * 2\n")
+    after = lines_of(model, options)
+    assert after == fresh_answer(model, options)
+    assert not any("print" in line for line in after)
+
+
+def test_an_edited_library_file_gives_a_new_answer(tmp_path):
+    site = tmp_path / "site-packages"
+    write(site / "fakelib" / "__init__.py", "from .layers import scale\n")
+    write(site / "fakelib" / "layers.py", "def scale(x):\n    return x / x.abs().max().item()\n")
+    model = write(tmp_path / "user" / "model.py", """
+        from torch import nn
+        from fakelib import scale
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return scale(x)
+    """)
+    options = Options(cache_dir=str(tmp_path / "cache"), library_path=(str(site),))
+    assert any("fakelib/layers.py" in line for line in lines_of(model, options))
+    poison(tmp_path / "cache")
+    write(site / "fakelib" / "layers.py", "def scale(x):\n    return x / 2\n")
+    assert lines_of(model, options) == fresh_answer(model, options) == []
+
+
+def test_a_module_appearing_where_the_import_looked_gives_a_new_answer(tmp_path):
+    """A path tested and found empty is a dependency too: the module found first changes."""
+    site = tmp_path / "site-packages"
+    write(site / "fakelib" / "__init__.py", "def scale(x):\n    return x / 2\n")
+    model = write(tmp_path / "user" / "model.py", """
+        from torch import nn
+        from fakelib import scale
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return scale(x)
+    """)
+    options = Options(cache_dir=str(tmp_path / "cache"), library_path=(str(site),))
+    assert lines_of(model, options) == []
+    poison(tmp_path / "cache")
+    write(tmp_path / "user" / "fakelib.py", "def scale(x):\n    print(x)\n    return x\n")  # the project's shadows it
+    assert lines_of(model, options) == fresh_answer(model, options) != []
+
+
+def test_a_changed_setting_gives_its_own_answer(tmp_path):
+    model = project(tmp_path, "")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    assert any(".item()" in line for line in lines_of(model, options))
+    poison(tmp_path / "cache")
+    captured = replace(options, capture_scalar_outputs=True)
+    assert lines_of(model, captured) == fresh_answer(model, captured)
+    assert not any(".item()" in line for line in lines_of(model, captured))
+
+
+def test_a_new_linter_version_never_uses_an_older_entry(tmp_path, monkeypatch):
+    model = project(tmp_path, "")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    expected = lines_of(model, options)
+    poison(tmp_path / "cache")
+    monkeypatch.setattr(cache, "_linter_stamp", cache.linter_stamp() + " edited")
+    assert lines_of(model, options) == expected
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", '{"key": 3}', "\x00\xff garbage"])
+def test_a_corrupt_entry_is_ignored(tmp_path, text):
+    model = project(tmp_path, "")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    expected = lines_of(model, options)
+    (entry,) = entries(tmp_path / "cache")
+    entry.write_bytes(text.encode("utf-8", "surrogateescape"))
+    assert lines_of(model, options) == expected
+    document = json.loads(entry.read_text())  # and the entry is written anew
+    assert document["diagnostics"] and document["diagnostics"] != [POISON]
+
+
+def test_an_entry_of_another_form_is_ignored(tmp_path):
+    model = project(tmp_path, "")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    expected = lines_of(model, options)
+    (entry,) = entries(tmp_path / "cache")
+    document = json.loads(entry.read_text())
+    document["diagnostics"] = [{"line": "one"}]
+    entry.write_text(json.dumps(document))
+    assert lines_of(model, options) == expected
+
+
+def _store_many(directory: str, worker: int) -> None:
+    results = ResultCache(directory)
+    for index in range(60):
+        key = f"{index % 7:02d}" + "ab" * 31  # the same few keys from every writer
+        results.store(key, {__file__}, [Diagnostic(worker, index, f"SFX100 from {worker}", "SFX100")])
+
+
+def test_concurrent_writers_leave_a_valid_cache(tmp_path):
+    directory = str(tmp_path / "cache")
+    processes = [multiprocessing.get_context("spawn").Process(target=_store_many, args=(directory, worker))
+                 for worker in range(4)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(60)
+        assert process.exitcode == 0
+    found = entries(tmp_path / "cache")
+    assert len(found) == 7
+    assert not list((tmp_path / "cache").glob("*/*.tmp"))
+    results = ResultCache(directory)
+    for entry in found:
+        kept = results.load(entry.stem)
+        assert kept is not None and len(kept) == 1 and kept[0].message == f"SFX100 from {kept[0].line}"
+
+
+def test_flake8_jobs_with_a_cache_dir_answer_as_without(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in (cache.NO_CACHE_ENV, cache.CACHE_DIR_ENV)}
+    command = [sys.executable, "-m", "flake8", "--select=SFX", "--isolated", "--jobs=2", str(ROOT / "examples")]
+    without = subprocess.run([*command, "--staticfx-no-cache"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert without.stdout.count("SFX") > 3
+    assert not (tmp_path / "cache").exists()
+    runs = [subprocess.run([*command, f"--staticfx-cache-dir={tmp_path / 'cache'}"], capture_output=True, text=True,
+                           env=env, cwd=tmp_path) for _ in range(2)]
+    assert runs[0].stdout == runs[1].stdout == without.stdout
+    assert len(entries(tmp_path / "cache")) >= len(glob.glob(str(ROOT / "examples" / "*.py")))
+
+
+def test_eviction_keeps_the_most_recently_used_within_the_bound(tmp_path):
+    for index in range(10):
+        entry = write(tmp_path / f"{index:02d}" / f"{index:02d}.json", "x" * 1000)
+        os.utime(entry, ns=(index * 10**9, index * 10**9))
+    evict(str(tmp_path), 4500)
+    assert [path.stem for path in entries(tmp_path)] == ["06", "07", "08", "09"]
+
+
+def test_a_later_file_reusing_an_earlier_files_parse_depends_on_it_too(tmp_path):
+    """The parses are cached per process: the second file never reads the library, and its
+    answer depends on it all the same."""
+    site = tmp_path / "site-packages"
+    write(site / "fakelib" / "__init__.py", "def scale(x):\n    return x / x.abs().max().item()\n")
+    user = """
+        from torch import nn
+        from fakelib import scale
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return scale(x)
+    """
+    first, second = write(tmp_path / "a" / "first.py", user), write(tmp_path / "a" / "second.py", user + "\n")
+    options = Options(cache_dir=str(tmp_path / "cache"), library_path=(str(site),))
+    assert lines_of(first, options) and lines_of(second, options)
+    poison(tmp_path / "cache")
+    write(site / "fakelib" / "__init__.py", "def scale(x):\n    return x / 2\n")
+    assert lines_of(second, options) == []
