@@ -108,20 +108,28 @@ def test_an_edited_project_file_the_linted_file_imports_gives_a_new_answer(tmp_p
     assert not any("print" in line for line in after)
 
 
+LIBRARY_USER = """
+    from torch import nn
+    from fakelib import scale
+
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return scale(x)
+"""
+
+
+def library_user(tmp_path: Path) -> tuple[Path, Options]:
+    """user/model.py calling fakelib.scale, the options that find fakelib in tmp_path/site-packages."""
+    model = write(tmp_path / "user" / "model.py", LIBRARY_USER)
+    return model, Options(cache_dir=str(tmp_path / "cache"), library_path=(str(tmp_path / "site-packages"),))
+
+
 def test_an_edited_library_file_gives_a_new_answer(tmp_path):
     site = tmp_path / "site-packages"
     write(site / "fakelib" / "__init__.py", "from .layers import scale\n")
     write(site / "fakelib" / "layers.py", "def scale(x):\n    return x / x.abs().max().item()\n")
-    model = write(tmp_path / "user" / "model.py", """
-        from torch import nn
-        from fakelib import scale
-
-
-        class Model(nn.Module):
-            def forward(self, x):
-                return scale(x)
-    """)
-    options = Options(cache_dir=str(tmp_path / "cache"), library_path=(str(site),))
+    model, options = library_user(tmp_path)
     assert any("fakelib/layers.py" in line for line in lines_of(model, options))
     poison(tmp_path / "cache")
     write(site / "fakelib" / "layers.py", "def scale(x):\n    return x / 2\n")
@@ -130,18 +138,8 @@ def test_an_edited_library_file_gives_a_new_answer(tmp_path):
 
 def test_a_module_appearing_where_the_import_looked_gives_a_new_answer(tmp_path):
     """A path tested and found empty is a dependency too: the module found first changes."""
-    site = tmp_path / "site-packages"
-    write(site / "fakelib" / "__init__.py", "def scale(x):\n    return x / 2\n")
-    model = write(tmp_path / "user" / "model.py", """
-        from torch import nn
-        from fakelib import scale
-
-
-        class Model(nn.Module):
-            def forward(self, x):
-                return scale(x)
-    """)
-    options = Options(cache_dir=str(tmp_path / "cache"), library_path=(str(site),))
+    write(tmp_path / "site-packages" / "fakelib" / "__init__.py", "def scale(x):\n    return x / 2\n")
+    model, options = library_user(tmp_path)
     assert lines_of(model, options) == []
     poison(tmp_path / "cache")
     write(tmp_path / "user" / "fakelib.py", "def scale(x):\n    print(x)\n    return x\n")  # the project's shadows it
@@ -240,17 +238,8 @@ def test_a_later_file_reusing_an_earlier_files_parse_depends_on_it_too(tmp_path)
     answer depends on it all the same."""
     site = tmp_path / "site-packages"
     write(site / "fakelib" / "__init__.py", "def scale(x):\n    return x / x.abs().max().item()\n")
-    user = """
-        from torch import nn
-        from fakelib import scale
-
-
-        class Model(nn.Module):
-            def forward(self, x):
-                return scale(x)
-    """
-    first, second = write(tmp_path / "a" / "first.py", user), write(tmp_path / "a" / "second.py", user + "\n")
-    options = Options(cache_dir=str(tmp_path / "cache"), library_path=(str(site),))
+    first, options = library_user(tmp_path)
+    second = write(tmp_path / "user" / "second.py", LIBRARY_USER + "\n")
     assert lines_of(first, options) and lines_of(second, options)
     poison(tmp_path / "cache")
     write(site / "fakelib" / "__init__.py", "def scale(x):\n    return x / 2\n")
