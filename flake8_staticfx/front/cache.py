@@ -122,7 +122,7 @@ class ResultCache:
             handle, temporary = tempfile.mkstemp(dir=os.path.dirname(entry_path), suffix=".tmp")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    json.dump(entry, out)
+                    out.write(json.dumps(entry))  # dumps encodes in C; dump to a file, chunk by chunk in Python (5x slower)
                 os.replace(temporary, entry_path)
             except BaseException:
                 os.unlink(temporary)
