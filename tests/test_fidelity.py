@@ -69,7 +69,11 @@ def _multiset(pairs) -> collections.Counter:
 
 
 def _fx_graphs() -> list[dict]:
-    names = sorted(p.stem for p in CASES.glob("*.py") if p.stem not in ("__init__", "ops"))
+    # ver_* cases probe what moved between torch releases: device queries, a metaclass's
+    # __instancecheck__, min/max keys and torch.compiler.disable, each decided or traced by fx on
+    # the real module at trace time where dynamo (and so the static graph) does otherwise.
+    names = sorted(p.stem for p in CASES.glob("*.py")
+                   if p.stem not in ("__init__", "ops") and not p.stem.startswith("ver_"))
     result = subprocess.run([sys.executable, "-c", TRACE, str(CASES.parent), *names], capture_output=True,
                             text=True, timeout=600, cwd=CASES.parent)
     assert result.returncode == 0, result.stderr[-2000:]
