@@ -209,12 +209,15 @@ class BufferLint:
     def hover(self, shown: Shown) -> str:
         """Markdown: the rule (its name, summary, GB pages, fix) and the predicted graph count
         of each compile root the diagnostic is in, as `flake8-staticfx report` counts them."""
-        rule = RULES[shown.finding.code]
-        gb = ", ".join(f"[{gb_id}]({GB_DOCS.format(gb_id.lower())})" for gb_id in shown.finding.gb_ids or rule.gb_ids)
-        parts = [f"**{rule.code}** `{rule.name}`: {rule.summary} ({gb})",
-                 f"**Fix**: {rule.workaround}."]
-        if rule.code in _rewritten_forms():
-            parts.append(f"**`{FIX_COMMAND}`** rewrites: {_rewritten_forms()[rule.code]}.")
+        from .rule_docs import documentation  # imports fix (libcst): only once a hover asks
+
+        doc = documentation(RULES[shown.finding.code])
+        gb = ", ".join(f"[{gb_id}]({GB_DOCS.format(gb_id.lower())})"
+                       for gb_id in shown.finding.gb_ids or [entry["id"] for entry in doc["gb_ids"]])
+        parts = [f"**{doc['code']}** `{doc['name']}`: {doc['summary']} ({gb})",
+                 f"**Fix**: {doc['workaround']}."]
+        if doc["fix"]:
+            parts.append(f"**`{FIX_COMMAND}`** rewrites: {doc['fix']}.")
         counts = self.graph_counts()
         for root in dict.fromkeys(graph.root for graph, _ in shown.regions):
             if root in counts:
@@ -234,12 +237,6 @@ class BufferLint:
             analysis = analyze(self.text, self.path, options=full_graph_options(self.options))
             self._graph_counts = {graph.root: predicted_graphs(graph) for graph in analysis.graphs}
         return self._graph_counts
-
-
-def _rewritten_forms() -> dict[str, str]:
-    from ..fix import REWRITTEN_FORMS
-
-    return REWRITTEN_FORMS
 
 
 def _regions_by_line(analysis) -> dict[tuple[int, str], list[tuple[Graph, GraphBreakRegion]]]:
