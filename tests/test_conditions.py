@@ -16,11 +16,12 @@ from flake8_staticfx.config import Options
 from flake8_staticfx.front.plugin import diagnose
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
-FILES = ["cond_training.py", "cond_optional_input.py", "cond_float16.py", "cond_grad_enabled.py"]
+FILES = ["cond_training.py", "cond_optional_input.py", "cond_optional_none.py", "cond_float16.py",
+         "cond_grad_enabled.py"]
 # The label of a break reached only in the setting a case is named by.
 LABELS = {
     "train": "when training", "eval": "in eval mode", "grad": "with grad enabled",
-    "given": "when `attention_mask` is given",
+    "given": "when `attention_mask` is given", "none": "when `attention_mask` is None",
     "float16": "in float16", "float32": "not in float16",
 }
 

@@ -118,13 +118,13 @@ def unary(tx: Interpreter, op: str, operand: Value, expr: nodes.NodeNG, frame: F
 
 def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
     if op in ("is", "is not"):
-        same = identity(left, right)
+        given = optional_input_given(left, right)
+        same = None if given is not None else identity(left, right)
         if same is None:
             # Whether an optional input was passed differs between ordinary calls.
-            result = Static(varies=any(isinstance(v, Tensor) and v.weak for v in (left, right)))
+            result = Static(varies=given is not None or any(isinstance(v, Tensor) and v.weak for v in (left, right)))
         else:
             result = derived(same if op == "is" else not same, left, right)
-        given = optional_input_given(left, right)
         if given is None:
             return result
         tested = given if op == "is not" else given.negated()
