@@ -8,7 +8,6 @@ then static values, then sequences), which a table keyed by the pair of kinds, a
 from __future__ import annotations
 
 import operator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from astroid import nodes
@@ -119,16 +118,12 @@ def unary(tx: Interpreter, op: str, operand: Value, expr: nodes.NodeNG, frame: F
 def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
     if op in ("is", "is not"):
         given = optional_input_given(left, right)
-        same = None if given is not None else identity(left, right)
-        if same is None:
-            # Whether an optional input was passed differs between ordinary calls.
-            result = Static(varies=given is not None or any(isinstance(v, Tensor) and v.weak for v in (left, right)))
-        else:
-            result = derived(same if op == "is" else not same, left, right)
-        if given is None:
-            return result
-        tested = given if op == "is not" else given.negated()
-        return replace(result, when_true=(tested,), when_false=(tested.negated(),))
+        if given is not None:  # whether an optional input was passed differs between ordinary calls
+            return Static.testing(given if op == "is not" else given.negated(), tx.options)
+        same = identity(left, right)
+        if same is None:  # an input assumed a tensor may be None, or something else
+            return Static(varies=any(isinstance(v, Tensor) and v.weak for v in (left, right)))
+        return derived(same if op == "is" else not same, left, right)
     if op in ("in", "not in"):
         return membership(tx, op, left, right, expr, frame)
     tested_dtype = float_dtype_test(tx, op, left, right)
