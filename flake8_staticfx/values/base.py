@@ -70,6 +70,19 @@ class Value:
                    frame: Frame) -> None:
         """`self[key] = value` on this value."""
 
+    def joined(self, other: Value) -> Value | None:
+        """This value on one path and `other` on the other, after the paths meet, when this kind
+        knows what they agree on; None lets `other`'s kind decide (joins.join), else unknown."""
+        return None
+
+    def is_none(self) -> bool | None:
+        """Is the value None? None when that is not known."""
+        return None
+
+    def instance_of(self) -> nodes.ClassDef | None:
+        """The project class this value is an instance of (an object, a module of the project)."""
+        return None
+
     def as_arg(self) -> Any:
         """The argument torch.fx would print for this value in a node."""
         return UNKNOWN_ARG

@@ -7,13 +7,15 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from .. import rules, tables
+from ..discover.resolver import is_torch_layer
 from ..interpret.resume import WhollyEagerly
 from .base import NOTHING, UNKNOWN, Value, as_args, as_kwargs
 from .containers import Dict, Seq
 from .externals import External
 from .folding import fold
+from .functions import Function, Partial
 from .modules import Module
-from .objects import ClassRef, Function, Super, metaclass_method
+from .objects import ClassRef, Super, metaclass_method
 from .static import Static, derived
 from .tensors import NdArray, Tensor, is_definite_tensor, only_weak, python_scalar
 
@@ -138,8 +140,6 @@ class Builtin(External):
     call_sum = call_round = call_pow = call_divmod = call_abs
 
     def call_len(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .modules import Module
-
         first = args[0] if args else UNKNOWN
         if isinstance(first, Seq) and first.items is not None:
             return Static(len(first.items))
@@ -234,8 +234,6 @@ class Builtin(External):
         types (transformers' `isinstance(content, tuple)` on the activation class a name maps to);
         the callable, iterable, function, partial and torch classes are decided by the kind of
         value (`library_type_test`)."""
-        from ..discover.resolver import is_torch_layer
-
         if len(args) == 2 and is_definite_tensor(args[0]) and isinstance(args[1], ClassRef) \
                 and metaclass_method(tx.resolver, args[1].node, "__instancecheck__") is not None:
             return custom_instance_check(tx, args, expr, frame)
@@ -298,6 +296,11 @@ class Builtin(External):
         return Static(None)
 
 
+def external(qname: str) -> External:
+    """The value of an outside name: a builtin when it has no module."""
+    return Builtin(qname) if "." not in qname else External(qname)
+
+
 # The type tests a layer factory makes of its argument beyond Python's value types (timm's
 # get_norm_layer: `isinstance(norm_layer, functools.partial)`; get_attn:
 # `isinstance(attn_type, torch.nn.Module)`; to_2tuple: `isinstance(x, collections.abc.Iterable)`),
@@ -312,9 +315,6 @@ def library_type_test(tx: Interpreter, value: Value, cls: Value) -> bool | None:
     """isinstance(value, cls) for one of the classes above or a torch class, when the kind of
     `value` decides it: None or a known number, a class (a torch layer or a module class of the
     project), a def, a functools.partial; None when it does not (a text may stand for a dtype)."""
-    from ..discover.resolver import is_torch_layer
-    from .objects import ClassRef, Partial
-
     if not isinstance(cls, External) or isinstance(cls, Builtin):
         return None
     name = cls.qname

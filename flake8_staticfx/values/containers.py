@@ -5,8 +5,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import rules
-from .base import UNKNOWN, Value
-from .static import Static, assume
+from .base import UNKNOWN, Value, holds_object, signature_of
+from .functions import BoundMethod, Function
+from .joins import join, join_all
+from .static import Static
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -38,23 +40,25 @@ class Seq(Value):
 
     def element_kind(self) -> Value:
         """What any one item is: the join of the items."""
-        from .joins import join_all
-
         if self.items is None:
             return self.elem
         return join_all(self.items) if self.items else UNKNOWN
 
-    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .objects import BoundMethod
+    def is_none(self) -> bool | None:
+        return False
 
+    def joined(self, other: Value) -> Value | None:
+        if isinstance(other, Seq) and self.is_list == other.is_list and self.fields == other.fields:
+            return _join_sequences(self, other)
+        return _join_with_none(self, other)
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if name in self.fields and self.items is not None:
             return self.items[self.fields.index(name)]
         return BoundMethod(self, name)
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .objects import Function
-
         if name in LIST_MUTATIONS and self.is_list and tx.breaks.checkpoint_calls and not _local_receiver(expr, frame):
             # A list from outside a checkpointed function, appended to in it: dynamo's
             # checkpoint op cannot hold the mutation (GB0067, measured: cfg_checkpoint_side_effects.py).
@@ -91,8 +95,6 @@ class Seq(Value):
 
     def join_states(self, a: tuple, b: tuple) -> tuple:
         """Same length: item by item; otherwise only the element kind, of the non-empty sides."""
-        from .joins import join, join_all
-
         (items_a, elem_a), (items_b, _) = a, b
         if items_a is not None and items_b is not None and len(items_a) == len(items_b):
             return [join(x, y) for x, y in zip(items_a, items_b)], elem_a
@@ -127,8 +129,6 @@ class Seq(Value):
         return tuple(v.as_arg() for v in self.items) if self.items is not None else "<seq>"
 
     def signature(self, depth: int) -> Any:
-        from .base import signature_of
-
         if self.items is None or len(self.items) > 16:
             return ("Q", signature_of(self.element_kind(), depth + 1))
         return ("Q", tuple(signature_of(v, depth + 1) for v in self.items))
@@ -148,8 +148,6 @@ class Seq(Value):
         return Seq(items, elem=elem, is_list=self.is_list, fields=self.fields)
 
     def holds_object(self, depth: int = 0) -> bool:
-        from .base import holds_object
-
         if depth > 3 or self.items is None:
             return False
         return any(holds_object(v, depth + 1) for v in self.items)
@@ -177,9 +175,13 @@ class Dict(Value):
             return None if key in self.maybe else True
         return False if self.complete else None
 
-    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .objects import BoundMethod
+    def is_none(self) -> bool | None:
+        return False
 
+    def joined(self, other: Value) -> Value | None:
+        return _join_with_none(self, other)
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         return BoundMethod(self, name)
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
@@ -219,8 +221,6 @@ class Dict(Value):
 
     def lookup(self, args: list[Value]) -> Value:
         """`get(key, default)`, and `pop`'s result: what the key holds, when that is known."""
-        from .joins import join
-
         key = args[0] if args else UNKNOWN
         default = args[1] if len(args) > 1 else Static(None)
         if not (isinstance(key, Static) and key.known):
@@ -244,8 +244,6 @@ class Dict(Value):
 
     def join_states(self, a: tuple, b: tuple) -> tuple:
         """A key set on one path only keeps its value, but may be missing."""
-        from .joins import join
-
         (items_a, complete_a, maybe_a), (items_b, complete_b, maybe_b) = a, b
         items = {key: join(items_a[key], items_b[key]) if key in items_a and key in items_b
                  else items_a.get(key, items_b.get(key)) for key in {**items_a, **items_b}}
@@ -253,8 +251,6 @@ class Dict(Value):
         return items, complete_a and complete_b, frozenset(maybe_a | maybe_b | one_path)
 
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .joins import join_all
-
         if isinstance(key, Static) and key.known:
             try:
                 if key.value in self.items:
@@ -291,8 +287,6 @@ class Dict(Value):
         return Static()
 
     def signature(self, depth: int) -> Any:
-        from .base import signature_of
-
         return ("D", self.complete, len(self.maybe), tuple(sorted(
             ((repr(k), signature_of(v, depth + 1)) for k, v in self.items.items()))))
 
@@ -306,8 +300,6 @@ class Dict(Value):
         return Dict(items, self.complete, self.maybe)
 
     def holds_object(self, depth: int = 0) -> bool:
-        from .base import holds_object
-
         if depth > 3:
             return False
         return any(holds_object(v, depth + 1) for v in self.items.values())
@@ -320,6 +312,9 @@ class OrNone(Value):
     lookup, a loop, a method) can only go on with the container, so those are the container's."""
 
     container: Seq | Dict
+
+    def joined(self, other: Value) -> Value | None:
+        return _join_with_none(self, other)
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         return self.container.var_getattr(tx, name, expr, frame)
@@ -348,3 +343,34 @@ class OrNone(Value):
 
     def holds_object(self, depth: int = 0) -> bool:
         return self.container.holds_object(depth)
+
+
+def _join_sequences(a: Seq, b: Seq) -> Seq:
+    """Two tuples of one length keep their items, joined; otherwise (a list is one object,
+    which the code after may change) only what any item is."""
+    if not a.is_list and a.items is not None and b.items is not None and len(a.items) == len(b.items):
+        return Seq([join(x, y) for x, y in zip(a.items, b.items)], fields=a.fields)
+    return Seq(None, elem=join(a.element_kind(), b.element_kind()), is_list=a.is_list)
+
+
+def _join_with_none(a: Value, b: Value) -> Value | None:
+    """A container on one path and None (or a container or None) on the other."""
+    container = a.container if isinstance(a, OrNone) else a
+    if not isinstance(container, (Seq, Dict)):
+        return None
+    if isinstance(b, Static) and b.known and b.value is None:
+        return OrNone(container)
+    other = b.container if isinstance(b, OrNone) else b
+    if isinstance(a, OrNone) or isinstance(b, OrNone):
+        joined = join(container, other)
+        return OrNone(joined) if isinstance(joined, (Seq, Dict)) else None
+    return None
+
+
+def assume(value: Value) -> Value:
+    """A default argument's value, marked as only assumed."""
+    if isinstance(value, Static) and value.known:
+        return Static(value.value, assumed=True)
+    if isinstance(value, Seq) and value.items is not None:
+        return Seq([assume(v) for v in value.items], is_list=value.is_list)
+    return value

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 
 from .. import tables
 from .base import UNKNOWN, Value
+from .containers import Seq
+from .functions import BoundMethod
 from .static import Static
-from .tensors import Tensor
+from .tensors import Tensor, tensor_binop, tensor_unary
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from .objects import Obj
+
 
 def distributions_base(resolver: Resolver, cls: nodes.ClassDef) -> str | None:
     """The torch.distributions class (a Transform or a TransformedDistribution) among the
@@ -101,8 +104,6 @@ class InverseTransform(Value):
     transform: Value
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .objects import BoundMethod
-
         if name == "inv":
             return self.transform
         return BoundMethod(self, name) if name == "log_abs_det_jacobian" else UNKNOWN
@@ -145,24 +146,20 @@ class TransformedMethod(Value):
                  expr: nodes.NodeNG, frame: Frame) -> Value:
         """`0.0 - jacobian - ... + base.log_prob(x)`, as torch computes it: the base's
         log-density of the inverted value, less each transform's Jacobian."""
-        from .operators import binop
-
         result: Value = Static(0.0)
         y = value
         for transform in reversed(transforms):
             x = transform.var_getattr(tx, "inv", expr, frame).call(tx, [y], {}, expr, frame)
             jacobian = transform.var_getattr(tx, "log_abs_det_jacobian", expr, frame)
-            result = binop(tx, "-", result, as_tensor(jacobian.call(tx, [x, y], {}, expr, frame)), expr, frame)
+            result = tensor_binop(tx, "-", result, as_tensor(jacobian.call(tx, [x, y], {}, expr, frame)), expr, frame)
             y = x
         density = base.var_getattr(tx, "log_prob", expr, frame).call(tx, [y], {}, expr, frame)
-        return binop(tx, "+", result, as_tensor(density), expr, frame)
+        return tensor_binop(tx, "+", result, as_tensor(density), expr, frame)
 
 
 def transform_list(tx: Interpreter, transforms: Value, expr: nodes.NodeNG, frame: Frame) -> list[Value]:
     """The transforms a TransformedDistribution keeps: a list, or one transform (torch's
     `__init__` makes it a list of one); a list of unknown length as its one kind of item."""
-    from .containers import Seq
-
     if isinstance(transforms, Seq):
         items = transforms.iterate(tx)
         return items if items is not None else [transforms.element(tx, expr, frame)]
@@ -170,19 +167,14 @@ def transform_list(tx: Interpreter, transforms: Value, expr: nodes.NodeNG, frame
 
 
 def is_transform(tx: Interpreter, value: Value) -> bool:
-    from .modules import UserModule
-    from .objects import Obj
-
     if isinstance(value, InverseTransform):
         return True
-    cls = value.cls if isinstance(value, (Obj, UserModule)) else None
+    cls = value.instance_of()
     return cls is not None and distributions_base(tx.resolver, cls) in tables.TRANSFORM_CLASSES
 
 
 def negated(tx: Interpreter, value: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-    from .operators import unary
-
-    return unary(tx, "-", as_tensor(value), expr, frame)
+    return tensor_unary(tx, "-", as_tensor(value), expr, frame)
 
 
 def as_tensor(value: Value) -> Tensor:

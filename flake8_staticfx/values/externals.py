@@ -6,13 +6,17 @@ from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
 from ..fx_names import FX_NAMES
-from ..discover.resolver import DISABLE_DECORATORS
+from ..discover.resolver import CONTAINERS, DISABLE_DECORATORS, is_torch_layer
 from ..interpret.resume import RestEagerly, WhollyEagerly
 from ..ir import Condition, Node
 from ..torch_versions import in_each_release
 from .base import UNKNOWN, Value, as_args, as_kwargs
+from .containers import Dict, Seq
 from .distributions import TransformedDistribution
-from .objects import BoundMethod, DisabledFunction, Function, OutputRecord, Partial
+from .folding import MAX_FOLDED_SIZE
+from .functions import BoundMethod, DisabledFunction, Function, Partial
+from .modules import ContainerModule, LeafModule, Module, with_path
+from .objects import OutputRecord, UserModule
 from .static import Static
 from .tensors import NdArray, Tensor, is_definite_tensor, named_tensors, needs_grad_from, reduced_in_graph, \
     sparse_operand
@@ -66,8 +70,6 @@ class External(Value):
         if qname == "functools.partial" and args and not unknown_rest:
             return Partial(args[0], args[1:], kwargs)
         if qname in tables.CALL_FIRST_ARGUMENT:
-            from .modules import Module
-
             if args and isinstance(args[0], (Function, Module)):
                 kept = {k: v for k, v in kwargs.items() if k != "use_reentrant"}
                 return tx.breaks.checkpointed(args[0], args[1:], kept, expr, frame)
@@ -101,6 +103,13 @@ class External(Value):
                 return repeated
         tx.call_not_followed(qname, expr, frame)
         return opaque_call(tx, qname, args, kwargs, expr, frame)
+
+    def is_none(self) -> bool | None:
+        # `norm_layer=nn.BatchNorm2d` handed in; other imports may be None-guarded
+        return False if self.qname.split(".", 1)[0] == "torch" else None
+
+    def joined(self, other: Value) -> Value | None:
+        return self if isinstance(other, External) and _same_external(self.qname, other.qname) else None
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
         return True, None
@@ -161,9 +170,6 @@ class Instance(Value):
 def repeat_items(args: list[Value], kwargs: dict[str, Value]) -> Value | None:
     """`itertools.repeat(x, n)` of a known count (timm's `to_2tuple(x)` is `tuple(repeat(x, 2))`):
     the n items; None for an endless or unknown count."""
-    from .containers import Seq
-    from .folding import MAX_FOLDED_SIZE
-
     times = args[1] if len(args) > 1 else kwargs.get("times")
     if not args or not isinstance(times, Static) or type(times.value) is not int \
             or not 0 <= times.value <= MAX_FOLDED_SIZE:
@@ -186,9 +192,6 @@ def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value
 def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str, Value],
                expr: nodes.NodeNG, frame: Frame) -> Value:
     """A torch function, layer or class: a graph op unless it makes a module or a Python value."""
-    from ..discover.resolver import CONTAINERS, is_torch_layer
-    from .modules import LeafModule, Module, make_container
-
     last = qname.rsplit(".", 1)[-1]
     if qname in tables.RETURNS_ITS_MODULE:
         return args[0] if args and isinstance(args[0], Module) else UNKNOWN
@@ -260,8 +263,6 @@ def numpy_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
 
 def is_sequence(value: Value) -> bool:
     """A tuple or list of Python values (`[h, w]`, a tensor's shape `x.shape[1:]`)."""
-    from .containers import Seq
-
     if isinstance(value, Seq) or (isinstance(value, Static) and isinstance(value.value, (tuple, list))):
         return True
     return isinstance(value, Static) and is_shape_node(value.node)
@@ -300,10 +301,32 @@ def fx_target(qname: str) -> str:
     return FX_NAMES.get(qname, qname)
 
 
-def external(qname: str) -> External:
-    """The value of an outside name: a builtin when it has no module."""
-    if "." not in qname:
-        from .builtins import Builtin
+def _same_external(a: str, b: str) -> bool:
+    """One name, or two that do the same (`parametrizations.weight_norm` if torch has it, else
+    `utils.weight_norm`: either returns the module it is given)."""
+    return a == b or (a in tables.RETURNS_ITS_MODULE and b in tables.RETURNS_ITS_MODULE)
 
-        return Builtin(qname)
-    return External(qname)
+
+def make_container(qname: str, args: list[Value]) -> ContainerModule:
+    """`nn.Sequential(...)`, `nn.ModuleList(...)`, `nn.ModuleDict(...)`, `nn.Module()`."""
+    items: Any = None
+    if qname == "torch.nn.ModuleDict":
+        source = args[0] if args else Dict({})
+        if isinstance(source, Dict) and source.complete:
+            items = dict(source.items)
+    elif not args:
+        items = []
+    elif qname == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], Dict) and args[0].complete:
+        items = dict(args[0].items)
+    elif qname == "torch.nn.Sequential" and not isinstance(args[0], Seq):
+        items = list(args)
+    elif isinstance(args[0], Seq) and args[0].items is not None:
+        items = list(args[0].items)
+    elif qname == "torch.nn.ModuleList" and isinstance(args[0], Seq) and isinstance(args[0].elem, UserModule):
+        return ContainerModule("", qname=qname, each=with_path(args[0].elem, "?"))
+    if isinstance(items, dict) and qname == "torch.nn.Sequential":
+        items = [with_path(v, str(k)) for k, v in items.items()]
+        return ContainerModule("", qname=qname, items=items)
+    if isinstance(items, list):
+        items = [with_path(v, str(i)) for i, v in enumerate(items)]
+    return ContainerModule("", qname=qname, items=items)

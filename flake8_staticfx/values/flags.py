@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .base import Value
+from .base import Value, signature_of
+from .joins import join
 
 if TYPE_CHECKING:
     from ..interpret.interpreter import Interpreter
@@ -28,8 +29,6 @@ class ChosenByFlag(Value):
 
     def chosen(self, tx: Interpreter, module: Module) -> Value:
         """What `module.<attribute>` is where the code now runs."""
-        from .joins import join
-
         truth = tx.heap.flags.truth(module, self.flag)
         if truth is None:
             return join(self.then, self.orelse)
@@ -37,8 +36,6 @@ class ChosenByFlag(Value):
         return side.chosen(tx, module) if isinstance(side, ChosenByFlag) else side
 
     def signature(self, depth: int) -> Any:
-        from .base import signature_of
-
         return ("F", self.flag, signature_of(self.then, depth + 1), signature_of(self.orelse, depth + 1))
 
 

@@ -1,4 +1,5 @@
-"""nn.Module instances: torch.nn layers, the project's own modules, and containers."""
+"""nn.Module instances: torch.nn layers and containers, and what every module does (the
+project's own modules, `UserModule`, are with its other classes in objects.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
@@ -7,11 +8,13 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from .. import rules, tables
+from ..discover.resolver import is_torch_layer
 from ..interpret.resume import RestEagerly
 from ..ir import TRAINING, Condition
-from .base import UNKNOWN, Value, as_args, as_kwargs
-from .distributions import torch_attribute
-from .flags import ChosenByFlag
+from .base import UNKNOWN, Value, as_args, as_kwargs, signature_of
+from .containers import Dict, Seq
+from .functions import BoundMethod
+from .joins import join_all
 from .static import Static
 from .tensors import Tensor, needs_grad_from
 
@@ -33,6 +36,12 @@ class Module(Value):
     ctor_args: tuple[list[Value], dict[str, Value]] | None = None
     attrs: dict[str, Value] | None = None
 
+    def is_none(self) -> bool | None:
+        return False
+
+    def joined(self, other: Value) -> Value | None:
+        return self if isinstance(other, Module) and self.path == other.path and _same_layer(self, other) else None
+
     def describe(self) -> str:
         return f"module {self.path or self.qname}"
 
@@ -53,8 +62,6 @@ class Module(Value):
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .containers import Seq
-
         if name in ("__call__", "forward"):
             return self.call(tx, args, kwargs, expr, frame)
         if name in ("register_buffer", "register_parameter", "add_module") and args:
@@ -88,8 +95,6 @@ class Module(Value):
     def signature(self, depth: int) -> Any:
         """Its attributes once `__init__` ran; before, the constructor arguments they will come
         from (two blocks of one class built with other arguments are not the same call)."""
-        from .base import signature_of
-
         built = id(self.attrs) if self.attrs is not None else signature_of(self.ctor_args, depth + 1)
         return ("M", self.cls or self.qname, built)
 
@@ -98,8 +103,6 @@ class Module(Value):
         own configuration: instances that agree have the same parameter shapes and attributes,
         so dynamo reuses a frame compiled for one on the other (measured: two QueryHead(16, n)
         of n 5 and 3 compile the head's frame twice, query_selector.py)."""
-        from .base import signature_of
-
         if self.ctor_args is None or depth > 3:
             return (self.cls or self.qname, None)
         args, kwargs = self.ctor_args
@@ -113,8 +116,6 @@ class LeafModule(Module):
     """A torch.nn layer: a `call_module` node, never inlined."""
 
     def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
-        from .objects import BoundMethod
-
         if name in tables.MODULE_TENSOR_ATTRIBUTES:
             return tx.get_attr(join_path(self.path, name), expr, frame)
         if name == "forward":
@@ -160,54 +161,6 @@ def rnn_call_breaks(tx: Interpreter, node: Node, expr: nodes.NodeNG, frame: Fram
 
 
 @dataclass(eq=False)
-class UserModule(Module):
-    """A module class of the project (or of a library the analysis reads): its forward is inlined."""
-
-    def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
-        from .objects import class_attribute, reassigned_attributes
-
-        attrs = tx.module_attrs(self)
-        if name in attrs:
-            value = attrs[name]
-            if isinstance(value, ChosenByFlag):
-                value = value.chosen(tx, self)
-            if isinstance(value, Tensor):
-                return tx.get_attr(join_path(self.path, name), expr, frame, needs_grad=not value.buffer)
-            if name in reassigned_attributes(tx, self.cls) and not isinstance(value, Module):
-                return Static() if isinstance(value, Static) else UNKNOWN
-            return value.in_graph(tx)
-        if self.cls is not None:
-            return class_attribute(tx, self.cls, name, self, frame, site=expr)
-        return UNKNOWN
-
-    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
-             frame: Frame, unknown_rest: bool = False) -> Value:
-        from .objects import Function
-
-        if self.cls is not None and tx.resolver.class_is_opaque(self.cls):
-            tx.graph.call_module(self.path or self.cls.name, as_args(args), as_kwargs(kwargs),
-                                 meta=tx.meta(expr, frame))
-            return UNKNOWN
-        override = tx.resolver.find_method(self.cls, "__call__") if self.cls else None
-        if override is not None:  # nn.Module.__call__ replaced: what runs is the override
-            function, owner = override
-            return tx.call_function(Function(function, bound=self, cls=owner), args, kwargs, expr, frame,
-                                    unknown_rest=unknown_rest)
-        forward = tx.resolver.find_method(self.cls, "forward") if self.cls else None
-        if forward is None:
-            hook = torch_attribute(tx, self.cls, "__call__", self) if self.cls else None
-            if hook is not None:  # a torch.distributions Transform: its `_call`
-                return hook.call(tx, args, kwargs, expr, frame, unknown_rest)
-            base = torch_base(tx.resolver, self.cls) if self.cls else ""
-            if base:
-                return self.converted(LeafModule, qname=base).call(tx, args, kwargs, expr, frame)
-            return UNKNOWN
-        function, owner = forward
-        return tx.call_function(Function(function, bound=self, cls=owner), args, kwargs, expr, frame,
-                                unknown_rest=unknown_rest)
-
-
-@dataclass(eq=False)
 class ContainerModule(Module):
     """nn.Sequential, nn.ModuleList, nn.ModuleDict: `items` when `__init__` tells them; `each`
     when only what every item is, is known (a ModuleList of one project layer per
@@ -216,8 +169,6 @@ class ContainerModule(Module):
     each: Module | None = None
 
     def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
-        from .objects import BoundMethod
-
         return BoundMethod(self, name)
 
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
@@ -232,8 +183,6 @@ class ContainerModule(Module):
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .containers import Seq
-
         if isinstance(self.items, list) and name in ("append", "extend", "insert", "add_module", "register_module"):
             return self.add_items(tx, name, args)
         if isinstance(self.items, dict) and name in ("add_module", "register_module", "update"):
@@ -253,8 +202,6 @@ class ContainerModule(Module):
     def add_items(self, tx: Interpreter, name: str, args: list[Value]) -> Value:
         """`blocks.append(Block())`, `.extend(...)`, `.insert(i, ...)`, `.add_module(name, ...)`:
         the new items are submodules at their path (`blocks.3`, `blocks.proj`)."""
-        from .containers import Dict, Seq
-
         tx.heap.record(self)
         items = self.items
         if name in ("add_module", "register_module") and len(args) == 2 and isinstance(args[0], Static) \
@@ -287,8 +234,6 @@ class ContainerModule(Module):
         return a if a == b else None
 
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .joins import join_all
-
         if isinstance(key, Static) and key.known:
             return self.item(key.value)
         items = self.items
@@ -321,8 +266,6 @@ class ContainerModule(Module):
         return None
 
     def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
-        from .joins import join_all
-
         items = self.items
         if isinstance(items, dict):
             return Static()
@@ -357,8 +300,6 @@ def with_path(module: Value, path: str) -> Value:
 
 def torch_base(resolver: Resolver, cls: nodes.ClassDef) -> str:
     """The torch.nn layer a project class derives from (HookedLinear(nn.Linear)), if any."""
-    from ..discover.resolver import is_torch_layer
-
     for owner in resolver.mro(cls):
         for binding in resolver.base_classes(owner):
             if binding.kind == "external" and is_torch_layer(binding.qname):
@@ -366,28 +307,11 @@ def torch_base(resolver: Resolver, cls: nodes.ClassDef) -> str:
     return ""
 
 
-def make_container(qname: str, args: list[Value]) -> ContainerModule:
-    """`nn.Sequential(...)`, `nn.ModuleList(...)`, `nn.ModuleDict(...)`, `nn.Module()`."""
-    from .containers import Dict, Seq
-
-    items: Any = None
-    if qname == "torch.nn.ModuleDict":
-        source = args[0] if args else Dict({})
-        if isinstance(source, Dict) and source.complete:
-            items = dict(source.items)
-    elif not args:
-        items = []
-    elif qname == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], Dict) and args[0].complete:
-        items = dict(args[0].items)
-    elif qname == "torch.nn.Sequential" and not isinstance(args[0], Seq):
-        items = list(args)
-    elif isinstance(args[0], Seq) and args[0].items is not None:
-        items = list(args[0].items)
-    elif qname == "torch.nn.ModuleList" and isinstance(args[0], Seq) and isinstance(args[0].elem, UserModule):
-        return ContainerModule("", qname=qname, each=with_path(args[0].elem, "?"))
-    if isinstance(items, dict) and qname == "torch.nn.Sequential":
-        items = [with_path(v, str(k)) for k, v in items.items()]
-        return ContainerModule("", qname=qname, items=items)
-    if isinstance(items, list):
-        items = [with_path(v, str(i)) for i, v in enumerate(items)]
-    return ContainerModule("", qname=qname, items=items)
+def _same_layer(a: Module, b: Module) -> bool:
+    """Two modules at one place that do the same when called: of one class, or two torch
+    layers whose calls both trace, each a `call_module` of that place (timm's `_create_fc` makes
+    an nn.Identity or an nn.Linear). Not an LSTM and a Linear: the two paths of `__init__`'s
+    `if mode == "lstm":` decide whether the call breaks."""
+    if type(a) is type(b) and a.qname == b.qname and a.cls is b.cls:
+        return True
+    return isinstance(a, LeafModule) and isinstance(b, LeafModule) and not {a.qname, b.qname} & tables.RNN_MODULES

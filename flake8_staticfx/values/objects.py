@@ -1,4 +1,5 @@
-"""Functions, classes and objects of the project: what dynamo inlines and tracks."""
+"""Classes of the project and their instances (objects, the project's own modules): what dynamo
+constructs, inlines and tracks."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,9 +9,15 @@ from astroid import nodes
 
 from .. import rules, tables
 from ..discover.parse import attributes_set_on_self, nodes_of_class
-from .base import UNKNOWN, Value
+from .base import UNKNOWN, Value, as_args, as_kwargs, holds_object, signature_of
+from .containers import Dict
 from .distributions import Hook, distributions_base, keep_init_arguments, torch_attribute
+from .flags import ChosenByFlag
+from .functions import BoundMethod, Function
+from .joins import join, join_attributes
+from .modules import LeafModule, Module, join_path, torch_base
 from .static import EnumMember, Static
+from .tensors import Tensor, is_definite_tensor
 
 if TYPE_CHECKING:
     from ..interpret.frame import Frame
@@ -19,77 +26,13 @@ if TYPE_CHECKING:
 
 
 @dataclass(eq=False)
-class Function(Value):
-    """Something the interpreter can inline: a def or lambda, possibly bound to `self`."""
-
-    node: nodes.FunctionDef | nodes.Lambda
-    bound: Value | None = None
-    closure: Any = None  # the Frame the nested def or lambda was created in
-    cls: nodes.ClassDef | None = None  # the class the method was found in (for super())
-
-    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
-             frame: Frame, unknown_rest: bool = False) -> Value:
-        return tx.call_function(self, args, kwargs, expr, frame, unknown_rest=unknown_rest)
-
-    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
-        return True, None
-
-    def signature(self, depth: int) -> Any:
-        return ("F", self.node)
-
-
-@dataclass(eq=False)
-class DisabledFunction(Value):
-    """`torch.compiler.disable(f)` made in the compiled code: calling it runs `f` eagerly, a
-    break whose GB ids moved between releases (tables.DISABLED_WRAPPER_CALL_BREAKS)."""
-
-    function: Function
-
-    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
-             frame: Frame, unknown_rest: bool = False) -> Value:
-        from .base import as_args, as_kwargs
-
-        moved, version = tables.DISABLED_WRAPPER_CALL_BREAKS, tx.options.torch_version
-        call = tx.graph.python_call(self.function.node.name, as_args(args), as_kwargs(kwargs),
-                                    meta=tx.meta(expr, frame))
-        tx.graph_break(rules.COMPILER_DISABLED_CALL, call, expr, frame, gb_ids=moved.at(version),
-                       versions=moved.span(version))
-        return UNKNOWN
-
-
-@dataclass(eq=False)
-class BoundMethod(Value):
-    """`receiver.name` before the call: a method of a tensor, a module or a Python value."""
-
-    receiver: Value
-    name: str
-
-    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
-             frame: Frame, unknown_rest: bool = False) -> Value:
-        return self.receiver.call_method(tx, self.name, args, kwargs, expr, frame)
-
-
-@dataclass(eq=False)
-class Partial(Value):
-    """`functools.partial(function, *args, **kwargs)`: dynamo inlines the call with the arguments."""
-
-    function: Value
-    args: list[Value]
-    kwargs: dict[str, Value]
-
-    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
-             frame: Frame, unknown_rest: bool = False) -> Value:
-        return self.function.call(tx, [*self.args, *args], {**self.kwargs, **kwargs}, expr, frame, unknown_rest)
-
-    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
-        return True, None
-
-
-@dataclass(eq=False)
 class ClassRef(Value):
     """A project class (not called yet)."""
 
     node: nodes.ClassDef
+
+    def is_none(self) -> bool | None:
+        return False
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         return class_attribute(tx, self.node, name, None, frame)
@@ -97,8 +40,6 @@ class ClassRef(Value):
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
         """Construct: a module is built lazily; a plain object's `__init__` runs here, as dynamo traces it."""
-        from .modules import UserModule
-
         cls = self.node
         if tx.resolver.is_module_class(cls):
             return UserModule("", cls=cls, ctor_args=None if unknown_rest else (args, kwargs))
@@ -254,9 +195,6 @@ class OutputRecord(Value):
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
         """`out[i]` is `to_tuple()[i]`: known when the None-ness of every field before it is,
         and the first field is a tensor (else `__post_init__` may unpack it into the dict)."""
-        from .operators import identity
-        from .tensors import is_definite_tensor
-
         if not (isinstance(key, Static) and key.known):
             return UNKNOWN
         if isinstance(key.value, str):
@@ -266,7 +204,7 @@ class OutputRecord(Value):
             return UNKNOWN
         present, all_known = [], True
         for value in self.fields.values():
-            is_none = identity(value, Static(None))
+            is_none = value.is_none()
             if is_none is None:
                 all_known = False
                 break
@@ -278,8 +216,6 @@ class OutputRecord(Value):
 
     def store_attribute(self, tx: Interpreter, name: str, value: Value, target: nodes.NodeNG,
                         frame: Frame) -> None:
-        from .joins import join
-
         tx.heap.record(self)
         old = self.fields.get(name)
         self.fields[name] = join(old, value) if frame.resume.short_circuit and old is not None else value
@@ -291,8 +227,6 @@ class OutputRecord(Value):
         self.fields = dict(state)
 
     def join_states(self, a: dict, b: dict) -> dict:
-        from .joins import join_attributes
-
         return join_attributes(a, b)
 
     def in_graph(self, tx: Interpreter) -> Value:
@@ -303,21 +237,15 @@ class OutputRecord(Value):
         return OutputRecord({name: value.rebind(node) for name, value in self.fields.items()})
 
     def holds_object(self, depth: int = 0) -> bool:
-        from .base import holds_object
-
         return depth <= 3 and any(holds_object(value, depth + 1) for value in self.fields.values())
 
     def signature(self, depth: int) -> Any:
-        from .base import signature_of
-
         return ("R", signature_of(self.fields, depth + 1))
 
 
 def construct_dict_subclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value], kwargs: dict[str, Value],
                             unknown_rest: bool) -> Value:
     """`ClassInstantier(ACT2CLS)` of a dict subclass: an object holding a copy of the dict."""
-    from .containers import Dict
-
     source = args[0] if args else Dict({})
     if len(args) > 1 or kwargs or unknown_rest or not isinstance(source, Dict):
         return UNKNOWN
@@ -364,8 +292,6 @@ class Super(Value):
     cls: nodes.ClassDef | None
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
-        from .modules import LeafModule, Module, torch_base
-
         if name == "__call__" and self.cls is not None and reaches_type_call(tx.resolver, self.cls):
             return TypeCall()
         receiver = self.receiver
@@ -422,6 +348,9 @@ class Obj(Value):
     attrs: dict[str, Value] = field(default_factory=dict)
     mapping: Any = None  # containers.Dict: the items of an instance of a dict subclass
 
+    def instance_of(self) -> nodes.ClassDef | None:
+        return self.cls
+
     def describe(self) -> str:
         return f"{self.cls.name} object"
 
@@ -458,8 +387,6 @@ class Obj(Value):
 
     def store_attribute(self, tx: Interpreter, name: str, value: Value, target: nodes.NodeNG,
                         frame: Frame) -> None:
-        from .joins import join
-
         old = self.attrs.get(name)
         if frame.resume.short_circuit:
             value = join(old, value) if old is not None else UNKNOWN  # set on some calls
@@ -473,16 +400,12 @@ class Obj(Value):
         self.attrs = dict(state)
 
     def join_states(self, a: dict, b: dict) -> dict:
-        from .joins import join_attributes
-
         return join_attributes(a, b)
 
     def in_graph(self, tx: Interpreter) -> Value:
         """An object made elsewhere (by a module's `__init__`): this graph works on its own copy,
         in which what other methods reassign (scheduler.set_timesteps() before forward) is not
         a fact."""
-        from .modules import Module
-
         objects = tx.heap.objects
         copy = objects.get(id(self))
         if copy is None:
@@ -500,9 +423,54 @@ class Obj(Value):
     def signature(self, depth: int) -> Any:
         """The class and the attributes' values: modules built from two configs of one class
         with other values are other modules (the key of `__init__`'s cached attributes)."""
-        from .base import signature_of
-
         return ("O", self.cls, signature_of(self.attrs, depth + 1), signature_of(self.mapping, depth + 1))
+
+
+@dataclass(eq=False)
+class UserModule(Module):
+    """A module class of the project (or of a library the analysis reads): its forward is inlined."""
+
+    def instance_of(self) -> nodes.ClassDef | None:
+        return self.cls
+
+    def own_attribute(self, tx: Interpreter, name: str, expr: nodes.NodeNG | None, frame: Frame) -> Value:
+        attrs = tx.module_attrs(self)
+        if name in attrs:
+            value = attrs[name]
+            if isinstance(value, ChosenByFlag):
+                value = value.chosen(tx, self)
+            if isinstance(value, Tensor):
+                return tx.get_attr(join_path(self.path, name), expr, frame, needs_grad=not value.buffer)
+            if name in reassigned_attributes(tx, self.cls) and not isinstance(value, Module):
+                return Static() if isinstance(value, Static) else UNKNOWN
+            return value.in_graph(tx)
+        if self.cls is not None:
+            return class_attribute(tx, self.cls, name, self, frame, site=expr)
+        return UNKNOWN
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        if self.cls is not None and tx.resolver.class_is_opaque(self.cls):
+            tx.graph.call_module(self.path or self.cls.name, as_args(args), as_kwargs(kwargs),
+                                 meta=tx.meta(expr, frame))
+            return UNKNOWN
+        override = tx.resolver.find_method(self.cls, "__call__") if self.cls else None
+        if override is not None:  # nn.Module.__call__ replaced: what runs is the override
+            function, owner = override
+            return tx.call_function(Function(function, bound=self, cls=owner), args, kwargs, expr, frame,
+                                    unknown_rest=unknown_rest)
+        forward = tx.resolver.find_method(self.cls, "forward") if self.cls else None
+        if forward is None:
+            hook = torch_attribute(tx, self.cls, "__call__", self) if self.cls else None
+            if hook is not None:  # a torch.distributions Transform: its `_call`
+                return hook.call(tx, args, kwargs, expr, frame, unknown_rest)
+            base = torch_base(tx.resolver, self.cls) if self.cls else ""
+            if base:
+                return self.converted(LeafModule, qname=base).call(tx, args, kwargs, expr, frame)
+            return UNKNOWN
+        function, owner = forward
+        return tx.call_function(Function(function, bound=self, cls=owner), args, kwargs, expr, frame,
+                                unknown_rest=unknown_rest)
 
 
 def class_attribute(tx: Interpreter, cls: nodes.ClassDef, name: str, receiver: Value | None, frame: Frame,

@@ -13,29 +13,21 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from .. import rules, tables
-from ..interpret.resume import RestEagerly, WhollyEagerly
 from ..ir import FLOAT_DTYPE, INPUT_GIVEN, Condition
 from .base import NOTHING, UNKNOWN, Value
 from .containers import Dict, Seq
 from .externals import External
 from .folding import fold
 from .joins import join
-from .modules import Module
-from .objects import ClassRef, Function
 from .static import EnumMember, Static, TensorDtype, derived
-from .tensors import NdArray, Tensor, all_scalar, is_definite_tensor, needs_grad_from, only_weak
+from .tensors import (BINOPS, UNARY_OPS, NdArray, Tensor, all_scalar, is_definite_tensor, only_weak, tensor_binop,
+                      tensor_unary)
 
 if TYPE_CHECKING:
     from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
 
-BINOPS = {
-    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
-    "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift",
-    ">>": "rshift",
-}
 COMPARE_OPS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
-UNARY_OPS = {"-": "neg", "+": "pos", "~": "invert"}
 PY_BINOPS = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
     "//": operator.floordiv, "%": operator.mod, "**": operator.pow,
@@ -48,28 +40,10 @@ PY_UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
 
 
 def binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
-    randoms = [v for v in (left, right) if isinstance(v, Tensor) and v.python_random]
-    if randoms and not any(isinstance(v, Tensor) and not v.python_random for v in (left, right)):
-        node = tx.graph.python_call(f"operator.{BINOPS.get(op, 'add')}", meta=tx.meta(expr, frame))
-        # GB0213 cannot be resumed. Once a random number went into a tensor operation of this
-        # frame, dynamo compiles up to that state and runs the rest eagerly; before that it gives
-        # up on the whole frame (measured: noise_injection.py, grad_mode_blocks.py).
-        why = "arithmetic on a Python random number"
-        if frame.resume.random_in_graph:
-            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, eagerly=RestEagerly(frame.name, why))
-        else:
-            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, eagerly=WhollyEagerly(frame.name, why))
-        return Tensor(None, python_random=True)
-    if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
-        return NdArray(any_array_holds_data(left, right))  # arange(n) * step: an array whatever the number
     if isinstance(left, Tensor) or isinstance(right, Tensor):
-        frame.resume.random_in_graph |= bool(randoms)
-        node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
-                                      meta=tx.meta(expr, frame))
-        is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)
-                                      if isinstance(v, Tensor))
-        return Tensor(node, weak=only_weak(left, right), is_bool=is_bool, scalar=all_scalar(left, right),
-                      needs_grad=not is_bool and needs_grad_from(left, right))
+        return tensor_binop(tx, op, left, right, expr, frame)
+    if NdArray in (type(left), type(right)):
+        return NdArray(any_array_holds_data(left, right))  # arange(n) * step: an array whatever the number
     if isinstance(left, Static) and isinstance(right, Static) and (left.node or right.node):
         node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
                                       meta=dict(tx.meta(expr, frame), on_python_numbers=True))
@@ -101,8 +75,7 @@ def repeat_sequence(tx: Interpreter, seq: Seq, count: Static) -> Seq:
 def unary(tx: Interpreter, op: str, operand: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
     """`-x`, `+x`, `~x` (`not` is a truth test: see the expression evaluator)."""
     if isinstance(operand, Tensor):
-        node = tx.graph.call_function(f"operator.{UNARY_OPS[op]}", (operand.as_arg(),), meta=tx.meta(expr, frame))
-        return Tensor(node, weak=operand.weak, is_bool=operand.is_bool and op == "~", scalar=operand.scalar)
+        return tensor_unary(tx, op, operand, expr, frame)
     if isinstance(operand, Static) and operand.node is not None:  # `-x.shape[-1]`, drawn as fx does
         node = tx.graph.call_function(f"operator.{UNARY_OPS[op]}", (operand.as_arg(),),
                                       meta=dict(tx.meta(expr, frame), on_python_numbers=True))
@@ -250,13 +223,7 @@ def identity(left: Value, right: Value) -> bool | None:
     """`left is right` when the answer is known statically."""
     for a, b in ((left, right), (right, left)):
         if isinstance(b, Static) and b.known and b.value is None:
-            if isinstance(a, Static) and a.known:
-                return a.value is None
-            if isinstance(a, (Module, Function, Seq, Dict, ClassRef)) or is_definite_tensor(a):
-                return False
-            if isinstance(a, External) and a.qname.split(".", 1)[0] == "torch":
-                return False  # `norm_layer=nn.BatchNorm2d` handed in; other imports may be None-guarded
-            return None
+            return a.is_none()
     if isinstance(left, Static) and isinstance(right, Static) and left.known and right.known:
         singletons = (bool, type(None), EnumMember)
         if isinstance(left.value, singletons) and isinstance(right.value, singletons):

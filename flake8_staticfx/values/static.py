@@ -9,6 +9,7 @@ from .. import tables
 from ..ir import Condition
 from .base import NOTHING, UNKNOWN, Value
 from .folding import fold, printable
+from .functions import BoundMethod
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -52,13 +53,27 @@ class Static(Value):
     def known(self) -> bool:
         return self.value is not NOTHING
 
+    def is_none(self) -> bool | None:
+        return self.value is None if self.known else None
+
+    def joined(self, other: Value) -> Value | None:
+        if not isinstance(other, Static):
+            return None
+        if self.node is not other.node:
+            return Static()
+        if self.known and other.known and type(self.value) is type(other.value):
+            try:
+                if self.value == other.value:
+                    return self if not other.assumed else other
+            except Exception:  # noqa: BLE001 - arbitrary __eq__ of a static value
+                pass
+        return Static()
+
     def describe(self) -> str:
         return f"static {self.value!r}" if self.known else "static"
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if self.known and isinstance(self.value, (str, bytes)) and name.startswith(("__",)) is False:
-            from .objects import BoundMethod
-
             return BoundMethod(self, name)
         return Static() if not name[:1].isupper() else UNKNOWN
 
@@ -162,17 +177,6 @@ def plain_fields(template: str) -> bool:
 def derived(value: Any, *operands: Value) -> Static:
     """A static value computed from `operands`: assumed if any of them is."""
     return Static(value, assumed=any(isinstance(o, Static) and o.assumed for o in operands))
-
-
-def assume(value: Value) -> Value:
-    """A default argument's value, marked as only assumed."""
-    from .containers import Seq
-
-    if isinstance(value, Static) and value.known:
-        return Static(value.value, assumed=True)
-    if isinstance(value, Seq) and value.items is not None:
-        return Seq([assume(v) for v in value.items], is_list=value.is_list)
-    return value
 
 
 def assumed_truth(value: Value) -> bool | None:

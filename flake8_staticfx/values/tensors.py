@@ -9,6 +9,8 @@ from ..fx_names import TENSOR_MEMBERS
 from ..interpret.resume import RestEagerly, WhollyEagerly
 from ..segments import is_metadata
 from .base import UNKNOWN, Value, as_args, as_kwargs
+from .containers import Seq
+from .functions import BoundMethod
 from .static import Static, TensorDtype
 
 if TYPE_CHECKING:
@@ -45,6 +47,15 @@ class Tensor(Value):
     # graph value, so the first operation on it gives up on the rest of the function (GB0015).
     sparse: bool = False
 
+    def is_none(self) -> bool | None:
+        return False if is_definite_tensor(self) else None
+
+    def joined(self, other: Value) -> Value | None:
+        if isinstance(other, Tensor):
+            return Tensor(other.node, weak=self.weak or other.weak, is_bool=self.is_bool and other.is_bool,
+                          scalar=self.scalar and other.scalar)
+        return None
+
     def describe(self) -> str:
         return "tensor"
 
@@ -68,8 +79,6 @@ class Tensor(Value):
             if name == "dtype" and not self.is_bool:
                 return TensorDtype(node=node)
             return Tensor(node) if name in tables.TENSOR_TENSOR_ATTRIBUTES else Static(node=node)
-        from .objects import BoundMethod
-
         return BoundMethod(self, name)
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
@@ -114,8 +123,6 @@ class Tensor(Value):
 
     def method_tolist(self, tx: Interpreter, node: Node, args: list[Value], expr: nodes.NodeNG,
                       frame: Frame) -> Value:
-        from .containers import Seq
-
         tx.graph_break(rules.TENSOR_TOLIST, node, expr, frame)
         return Seq(None, elem=Static(), is_list=True)
 
@@ -204,18 +211,17 @@ class NdArray(Value):
 
     holds_data: bool = False
 
+    def joined(self, other: Value) -> Value | None:
+        return NdArray(holds_data=self.holds_data or other.holds_data) if isinstance(other, NdArray) else None
+
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
         if name in tables.NDARRAY_METHODS or name == "tolist":
-            from .objects import BoundMethod
-
             return BoundMethod(self, name)
         return Static() if name in ("shape", "ndim", "size", "dtype") else UNKNOWN
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
         if name == "tolist":
-            from .containers import Seq
-
             node = tx.graph.python_call("numpy.ndarray.tolist", meta=tx.meta(expr, frame))
             tx.graph_break(rules.TENSOR_TOLIST, node, expr, frame)
             return Seq(None, elem=Static(), is_list=True)
@@ -249,16 +255,12 @@ class TensorSlice(Value):
 
 def slices_of(key: Value) -> list[TensorSlice]:
     """The slices with a tensor bound in an index (`x[:n]`, `x[:, :n]`)."""
-    from .containers import Seq
-
     parts = key.items if isinstance(key, Seq) and key.items is not None else [key]
     return [part for part in parts if isinstance(part, TensorSlice)]
 
 
 def named_tensors(tx: Interpreter, node: Node, fields: tuple[str, ...], expr: nodes.NodeNG, frame: Frame) -> Value:
     """The named tuple of tensors an op returns (`lo, hi = torch.aminmax(x)`, `.max`)."""
-    from .containers import Seq
-
     items = [Tensor(tx.graph.call_function("operator.getitem", (node, index), meta=tx.meta(expr, frame)))
              for index in range(len(fields))]
     return Seq(items, fields=fields)
@@ -295,8 +297,6 @@ def reduced_in_graph(tx: Interpreter, values: list[Value]) -> bool:
     Python (GB0033). Measured with 2.13, it does not break when the size is a forward
     input or was computed before an earlier graph break (it is an input of the resumed
     graph then), nor when it is a torch op on Python ints (`torch.div(size, 2)`)."""
-    from .containers import Seq
-
     for value in values:
         if isinstance(value, Seq) and value.items is not None and reduced_in_graph(tx, value.items):
             return True
@@ -341,8 +341,6 @@ def all_scalar(*values: Value) -> bool:
 def has_bool_mask(key: Value) -> bool:
     """A boolean tensor index. Comparisons of assumed tensors count too: nobody indexes a
     tensor with the Python bool they would give for an int."""
-    from .containers import Seq
-
     if isinstance(key, Tensor):
         return key.is_bool
     if isinstance(key, Seq) and key.items is not None:
@@ -355,3 +353,41 @@ def sparse_operand(tx: Interpreter, node: Node, expr: nodes.NodeNG, frame: Frame
     torch.sparse.mm and to_dense), compiles what came before and runs the rest eagerly."""
     tx.graph_break(rules.SPARSE_TENSOR, node, expr, frame, eagerly=RestEagerly(frame.name, "a sparse tensor"))
     return Tensor(node)
+
+
+# The functions of Python's `operator` module torch.fx records for each operator.
+BINOPS = {
+    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+    "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift",
+    ">>": "rshift",
+}
+UNARY_OPS = {"-": "neg", "+": "pos", "~": "invert"}
+
+
+def tensor_binop(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
+    """`left op right` with a tensor on one side (operators.binop): a graph op."""
+    randoms = [v for v in (left, right) if isinstance(v, Tensor) and v.python_random]
+    if randoms and not any(isinstance(v, Tensor) and not v.python_random for v in (left, right)):
+        node = tx.graph.python_call(f"operator.{BINOPS.get(op, 'add')}", meta=tx.meta(expr, frame))
+        # GB0213 cannot be resumed. Once a random number went into a tensor operation of this
+        # frame, dynamo compiles up to that state and runs the rest eagerly; before that it gives
+        # up on the whole frame (measured: noise_injection.py, grad_mode_blocks.py).
+        why = "arithmetic on a Python random number"
+        if frame.resume.random_in_graph:
+            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, eagerly=RestEagerly(frame.name, why))
+        else:
+            tx.graph_break(rules.RANDOM_NUMBER_ARITHMETIC, node, expr, frame, eagerly=WhollyEagerly(frame.name, why))
+        return Tensor(None, python_random=True)
+    frame.resume.random_in_graph |= bool(randoms)
+    node = tx.graph.call_function(f"operator.{BINOPS.get(op, 'add')}", (left.as_arg(), right.as_arg()),
+                                  meta=tx.meta(expr, frame))
+    is_bool = op in "&|^" and all(isinstance(v, Tensor) and v.is_bool for v in (left, right)
+                                  if isinstance(v, Tensor))
+    return Tensor(node, weak=only_weak(left, right), is_bool=is_bool, scalar=all_scalar(left, right),
+                  needs_grad=not is_bool and needs_grad_from(left, right))
+
+
+def tensor_unary(tx: Interpreter, op: str, operand: Tensor, expr: nodes.NodeNG, frame: Frame) -> Tensor:
+    """`-x`, `+x`, `~x` of a tensor: a graph op."""
+    node = tx.graph.call_function(f"operator.{UNARY_OPS[op]}", (operand.as_arg(),), meta=tx.meta(expr, frame))
+    return Tensor(node, weak=operand.weak, is_bool=operand.is_bool and op == "~", scalar=operand.scalar)
