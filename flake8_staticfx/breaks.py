@@ -66,11 +66,6 @@ def no_size_first(args: list[Value], kwargs: dict[str, Value]) -> bool:
     return _size_missing(args, kwargs, 0)
 
 
-def no_size_second(args: list[Value], kwargs: dict[str, Value]) -> bool:
-    """`np.random.choice(a, size=None)`: a Python number without a size."""
-    return _size_missing(args, kwargs, 1)
-
-
 def no_size_third(args: list[Value], kwargs: dict[str, Value]) -> bool:
     """`np.random.uniform(low, high, size=None)` (`normal`, `randint`): a Python number without a size."""
     return _size_missing(args, kwargs, 2)
@@ -183,7 +178,8 @@ DYNAMIC_SHAPE = BreakingCall(rules.DYNAMIC_OUTPUT_SHAPE, tensor_result, in_graph
 AUTOGRAD = BreakingCall(rules.AUTOGRAD_IN_FORWARD, tensor_result, in_graph=True)
 UNTRACEABLE = BreakingCall(rules.UNTRACEABLE_BUILTIN, unknown_result)
 # numpy.random: dynamo traces the draws torch._numpy.random implements, as tensor ops; a draw
-# without a size gives a Python number made from a tensor (GB0033), one with a size an array.
+# without a size gives a Python number made from a tensor (GB0033), one with a size an array;
+# choice reads its data with a size too (GB0033: val_numpy_array_item.py).
 # Every other numpy.random function is a numpy function torch lacks (GB0294: np.random.permutation).
 # Measured with 2.13: val_numpy_random_ids.py.
 NUMPY_RANDOM_UNSUPPORTED = BreakingCall(rules.DATA_DEPENDENT_OPERATOR, unknown_result, gb_ids=("GB0294",))
@@ -198,7 +194,7 @@ def numpy_draw(without_size: Callable[[list[Value], dict[str, Value]], bool]) ->
 NUMPY_DRAWS = {
     **{f"numpy.random.{name}": numpy_draw(no_size_argument) for name in ("rand", "randn")},
     **{f"numpy.random.{name}": numpy_draw(no_size_first) for name in ("random", "random_sample", "sample")},
-    "numpy.random.choice": numpy_draw(no_size_second),
+    "numpy.random.choice": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, unknown_result),
     **{f"numpy.random.{name}": numpy_draw(no_size_third) for name in ("uniform", "normal", "randint")},
     # in place on an array, but a list raises inside torch._numpy: not measured, kept a break
     "numpy.random.shuffle": BreakingCall(rules.DATA_DEPENDENT_OPERATOR, unknown_result),

@@ -762,6 +762,17 @@ def test_numpy_random_draws_break_as_torch_numpy_traces_them(tmp_path):
             in zip(codes_of(found), found)] == [("SFX104", "GB0294)"), ("SFX104", "GB0033)"), ("SFX104", "GB0033)")]
 
 
+def test_a_number_read_from_a_random_array_breaks(tmp_path):
+    """Measured with 2.13 (tests/cases/val_numpy_array_item.py, from transformers' wav2vec2):
+    `.item()` of an array holding data needs it in Python, and np.random.choice breaks with a
+    size as without one (GB0033); a draw that stays an array traces."""
+    found = lint(tmp_path, net("e = np.random.rand(1).item()\ns = np.random.choice(np.arange(8), 2, replace=False)\n"
+                               "n = np.random.rand(2, 3)\nk = np.zeros(3).item()",
+                               extra="import numpy as np\n\n\n"))
+    assert [(code, message.split(";")[0].rsplit("(", 1)[1]) for (_, code), (_, _, message)
+            in zip(codes_of(found), found)] == [("SFX102", "GB0033)"), ("SFX104", "GB0033)")]
+
+
 def test_a_break_in_a_try_body_gives_up_on_the_function(tmp_path):
     """Measured with 2.13 (tests/cases/cfg_try_except.py): dynamo cannot resume inside a `try`
     body; a try whose body traces is no break at all."""

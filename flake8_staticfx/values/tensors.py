@@ -215,7 +215,7 @@ class NdArray(Value):
         return NdArray(holds_data=self.holds_data or other.holds_data) if isinstance(other, NdArray) else None
 
     def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
-        if name in tables.NDARRAY_METHODS or name == "tolist":
+        if name in tables.NDARRAY_METHODS or name in ("tolist", "item"):
             return BoundMethod(self, name)
         return Static() if name in ("shape", "ndim", "size", "dtype") else UNKNOWN
 
@@ -225,7 +225,18 @@ class NdArray(Value):
             node = tx.graph.python_call("numpy.ndarray.tolist", meta=tx.meta(expr, frame))
             tx.graph_break(rules.TENSOR_TOLIST, node, expr, frame)
             return Seq(None, elem=Static(), is_list=True)
+        if name == "item":
+            return self.python_number(tx, expr, frame)
         return NdArray(self.holds_data)
+
+    def python_number(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value:
+        """`a.item()`: an array holding data is a traced tensor, its value needed in Python (GB0033,
+        measured: `np.random.rand(1).item()`); one made from static values is a number."""
+        if not self.holds_data:
+            return Static()
+        node = tx.graph.python_call("numpy.ndarray.item", meta=tx.meta(expr, frame))
+        tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, gb_ids=("GB0033",))
+        return Static(node=node)
 
     def subscript(self, tx: Interpreter, key: Value, expr: nodes.NodeNG, frame: Frame) -> Value:
         return NdArray(self.holds_data)
