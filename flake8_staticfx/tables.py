@@ -86,6 +86,9 @@ NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
     "abs", "absolute", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "flip", "square",
     "mean", "sum", "prod", "max", "min", "amax", "amin", "std", "var",
 ))
+# numpy functions whose first arguments are a size (arange: every positional one): a size that
+# is data (`np.zeros((2, np.sum(counts)))`, `np.arange(counts.sum())`) needs its value, GB0033.
+NUMPY_SIZED_FACTORIES = frozenset("numpy." + name for name in ("zeros", "ones", "empty", "full", "arange"))
 # numpy functions whose output size depends on the values: on an array made from a tensor,
 # dynamo traces them as the torch ops they are (np.bincount(labels.numpy()): GB0036, measured).
 NUMPY_DYNAMIC_SHAPE_FUNCTIONS = frozenset("numpy." + name for name in (
@@ -108,7 +111,8 @@ TENSOR_BOOL_METHODS = frozenset({
 TENSOR_SAME_DTYPE_METHODS = frozenset({
     "view", "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "expand",
     "expand_as", "contiguous", "clone", "detach", "t", "repeat", "to", "__getitem__",
-    "any", "all", "cpu", "cuda", "bitwise_not", "logical_not_",
+    "any", "all", "cpu", "cuda", "bitwise_not", "logical_not_", "repeat_interleave", "flip", "roll",
+    "view_as", "reshape_as", "movedim", "unflatten", "narrow", "tile",
 })
 
 # Methods whose result keeps a sparse tensor's layout, so that its next use breaks again
@@ -268,6 +272,12 @@ STATIC_FUNCTIONS = {
     "inspect.isfunction": NOTHING,
     "typing.cast": NOTHING,
 }
+# Names of torch that hold a string or None, which dynamo reads as a constant: torch.__version__
+# is a TorchVersion (a str), not a torch function; `int(torch.__version__.split(".")[0])` traces.
+STATIC_ATTRIBUTES = frozenset({
+    "torch.__version__", "torch.version.__version__", "torch.version.cuda", "torch.version.hip",
+    "torch.version.git_version", "torch.version.debug",
+})
 # torch functions whose first argument is a size or data, not a tensor.
 TORCH_FACTORIES = frozenset({
     "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand",

@@ -296,8 +296,11 @@ class Builtin(External):
         return Static(None)
 
 
-def external(qname: str) -> External:
-    """The value of an outside name: a builtin when it has no module."""
+def external(qname: str) -> Value:
+    """The value of an outside name: a builtin when it has no module, a static value for a
+    string torch holds."""
+    if qname in tables.STATIC_ATTRIBUTES:
+        return Static()
     return Builtin(qname) if "." not in qname else External(qname)
 
 

@@ -225,7 +225,8 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
         tx.graph_break(rules.REQUIRES_GRAD_MUTATION, node, expr, frame, gb_ids=("GB0225",))
     if last in tables.TENSOR_NAMED_TUPLES:
         return named_tensors(tx, node, tables.TENSOR_NAMED_TUPLES[last], expr, frame)
-    is_bool = last in tables.TENSOR_BOOL_METHODS
+    is_bool = last in tables.TENSOR_BOOL_METHODS or (  # torch.repeat_interleave(mask, 2) is a mask
+        last in tables.TENSOR_SAME_DTYPE_METHODS and bool(args) and isinstance(args[0], Tensor) and args[0].is_bool)
     return Tensor(node, is_bool=is_bool, needs_grad=not is_bool and needs_grad_from(*args, *kwargs.values()))
 
 
@@ -254,11 +255,32 @@ def numpy_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
         node = tx.graph.call_function(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
         tx.graph_break(rules.DYNAMIC_OUTPUT_SHAPE, node, expr, frame, qname=qname)
         return NdArray(holds_data=True)
+    if qname in tables.NUMPY_SIZED_FACTORIES and any(size_is_data(size) for size in numpy_sizes(qname, args, kwargs)):
+        node = tx.graph.call_function(qname, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+        tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, gb_ids=("GB0033",))
+        return NdArray(holds_data=True)
     if qname in ("numpy.asarray", "numpy.array") and args and is_definite_tensor(args[0]):
         return NdArray(holds_data=True)
     if qname in tables.NUMPY_ARRAY_FUNCTIONS and not any(isinstance(a, Tensor) for a in args):
         return NdArray(holds_data=holds_data)
     return None
+
+
+def numpy_sizes(qname: str, args: list[Value], kwargs: dict[str, Value]) -> list[Value]:
+    """The sizes a numpy factory is given: arange's bounds, the others' shape (an int or a tuple)."""
+    from .containers import Seq
+
+    if qname == "numpy.arange":
+        return [*args, *(kwargs[k] for k in ("start", "stop", "step") if k in kwargs)]
+    shape = args[0] if args else kwargs.get("shape")
+    if isinstance(shape, Seq) and shape.items is not None:
+        return list(shape.items)
+    return [shape] if shape is not None else []
+
+
+def size_is_data(size: Value) -> bool:
+    """A size dynamo has only as traced data: an array holding data (`np.sum(counts)`) or a tensor."""
+    return (isinstance(size, NdArray) and size.holds_data) or (is_definite_tensor(size) and not size.scalar)
 
 
 def is_sequence(value: Value) -> bool:
