@@ -153,7 +153,8 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "never imported."),
     OptionSpec("--staticfx-library-roots", "bool", "library_roots",
                "Lint a library: every public function and method of the file, and every __call__, "
-               "is a compile root (parameters annotated Tensor are tensors, others unknown)."),
+               "is a compile root, its parameters typed as a forward's (*args and unannotated "
+               "None defaults unknown)."),
     OptionSpec("--staticfx-compiled-only", "bool", "compiled_only",
                "Lint only what the project compiles: classes and functions its torch.compile calls "
                "(in any file of the project) and decorators compile. Without a compile call, every "

@@ -433,12 +433,15 @@ LIBRARY_FILE = """
 """
 
 
-def test_library_roots_are_public_functions_with_annotated_tensors(tmp_path):
+def test_library_roots_are_public_functions_typed_as_forwards(tmp_path):
+    """A library's public function is typed as a forward is (issue 34): `unannotated(x)` uses
+    `x` as a tensor, so callers pass one (before, only annotated parameters were tensors)."""
     path = write(tmp_path / "lib" / "mylib.py", LIBRARY_FILE)
     assert flake8(str(path), cwd=path.parent) == []
     found = flake8("--staticfx-library-roots", str(path), cwd=path.parent)
     assert [(line, code) for line, code, _ in found] == [
         (10, "SFX102"),  # annotated Tensor
+        (14, "SFX102"),  # unannotated, used as a tensor
         (18, "SFX101"),  # a module-level alias of Optional[Tensor]
         (24, "SFX103"),  # Optional[torch.Tensor]
         (33, "SFX103"),  # public method of a plain class
@@ -496,8 +499,10 @@ def test_library_roots_in_options_table():
 def test_a_break_after_a_libraries_early_return_runs_only_on_some_calls(tmp_path):
     """pytorch-metric-learning's convert_to_weights returns `weights + 1` when `indices_tuple`
     is None, before its `torch.unique(indices, return_counts=True)`: dynamo traced the loss with
-    no miner to the return and did not break (the package oracle). A `raise` guard is not such
-    a return: the calls that get past it all break."""
+    no miner to the return and did not break (the package oracle). The loss's `pairs=None` is
+    the miner's `indices_tuple=None`: a root's parameter is typed as a forward's (issue 34), so
+    one without a default would be a tensor passed in. A `raise` guard is not such a return: the
+    calls that get past it all break."""
     site = tmp_path / "site-packages"
     write(site / "weightlib" / "__init__.py", """
         import torch
@@ -522,7 +527,7 @@ def test_a_break_after_a_libraries_early_return_runs_only_on_some_calls(tmp_path
         from weightlib import checked, weights
 
 
-        def loss(embeddings, labels, pairs):
+        def loss(embeddings, labels, pairs=None):
             return weights(pairs, labels)
 
 

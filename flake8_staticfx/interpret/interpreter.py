@@ -121,7 +121,7 @@ class Interpreter:
         receiver: Value | None = None
         if root.cls is not None and not self.resolver.is_staticmethod(function):
             receiver = UserModule("", cls=root.cls) if self.resolver.is_module_class(root.cls) else UNKNOWN
-        env = root_parameters(self, function, receiver, annotated_only=root.library)
+        env = root_parameters(self, function, receiver, library=root.library)
         frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
         frame.resume.is_property = self.resolver.is_property(function)
         try:

@@ -1,5 +1,5 @@
-"""What a compile root's parameters are: tensors unless annotated or defaulted otherwise; for a
-library root (--staticfx-library-roots), tensors only when annotated so."""
+"""What a compile root's parameters are: tensors unless annotated or defaulted otherwise, for a
+library root (--staticfx-library-roots) too, except its *args."""
 from __future__ import annotations
 
 import functools
@@ -17,14 +17,16 @@ if TYPE_CHECKING:
 
 
 def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None,
-                    annotated_only: bool = False) -> dict[str, Value]:
+                    library: bool = False) -> dict[str, Value]:
     """The environment a root starts in: one placeholder per parameter, as fx makes them.
 
-    `annotated_only`: a library's public function may be called with anything, so only an
-    annotation makes a parameter a tensor (the others are unknown, a default makes them static).
+    `library`: a library's public function is typed as a forward is (its callers pass tensors
+    where its body uses them, and a default is one value it may take), except what may be
+    anything: its *args (einops' `einsum(*tensors_and_pattern)` ends with a string) and an
+    unannotated input defaulting to None (torchdiffeq's `odeint(func, y0, t, method=None)`).
     """
     # The body is walked only when a parameter neither annotated nor defaulted asks (most
-    # library forwards annotate theirs); a library root's never does.
+    # library forwards annotate theirs).
     used_as_tensor = functools.cache(lambda: _names_used_as_tensors(tx, function, receiver))
     spec = function.args
     params = [*spec.posonlyargs, *spec.args]
@@ -38,13 +40,13 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
     for index, param in enumerate(params):
         default = defaults[index - first_default] if index >= first_default else None
         annotation = annotations[index] if index < len(annotations) else None
-        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, annotated_only)
+        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, library)
     for param, annotation, default in zip(spec.kwonlyargs, spec.kwonlyargs_annotations,
                                           spec.kw_defaults or [None] * len(spec.kwonlyargs)):
-        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, annotated_only)
+        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, library)
     if spec.vararg:
         placeholder = tx.graph.placeholder(spec.vararg)
-        env[spec.vararg] = Seq(None, elem=UNKNOWN if annotated_only else Tensor(placeholder, weak=True))
+        env[spec.vararg] = Seq(None, elem=UNKNOWN if library else Tensor(placeholder, weak=True))
     if spec.kwarg:
         tx.graph.placeholder(spec.kwarg)
         env[spec.kwarg] = Dict({}, complete=False, absent_assumed=True)
@@ -80,10 +82,11 @@ def _takes_tensor(tx: Interpreter, func: nodes.NodeNG, receiver: Value | None) -
 
 def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.NodeNG | None,
                  default: nodes.NodeNG | None, used_as_tensor: Callable[[], frozenset[str]],
-                 annotated_only: bool) -> Value:
-    """Forward inputs are tensors unless annotated or defaulted otherwise."""
+                 library: bool) -> Value:
+    """Forward inputs are tensors unless annotated or defaulted otherwise; a library's input
+    defaulting to None is unknown (`method=None`, `options=None` are seldom tensors)."""
     kind = tables.annotation_kind(tx.resolver, annotation)
-    if kind is None and annotated_only:
+    if kind is None and library and isinstance(default, nodes.Const) and default.value is None:
         kind = "unknown"
     if isinstance(default, nodes.Const) and default.value is not None:
         kind = "static"  # `output_attentions: Tensor | None = False` is a flag
