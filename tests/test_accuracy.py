@@ -162,3 +162,21 @@ def test_heldout_cases_are_recorded_under_each_release(version):
         document = json.load(handle)
     assert minor_of(document["torch"]) == version
     assert sorted(document["files"]) == record_truth.case_files(HELDOUT)
+
+
+MODEL_HELDOUT = os.path.join(HERE, "model_heldout")
+
+
+def test_model_heldout_truth_covers_every_case_file():
+    """tests/model_heldout: real model files of repositories used nowhere else, never used to tune
+    the rules (issue 34); scored apart (`python tests/oracle/scoring.py --cases
+    tests/model_heldout`), so each case file needs its dynamo 2.13 truth, each case its record."""
+    import record_truth
+    from flake8_staticfx.torch_versions import minor_of
+
+    with open(os.path.join(MODEL_HELDOUT, "truth.json"), encoding="utf-8") as handle:
+        document = json.load(handle)
+    assert minor_of(document["torch"]) == "2.13"
+    assert sorted(document["files"]) == record_truth.case_files(MODEL_HELDOUT)
+    for name, recorded in document["files"].items():
+        assert len(recorded["cases"]) == record_truth.number_of_cases(os.path.join(MODEL_HELDOUT, name)), name
