@@ -217,6 +217,9 @@ def run_case(cases_dir: str, file_name: str, case: str) -> dict:
     path = os.path.join(cases_dir, file_name)
     spec = importlib.util.spec_from_file_location(f"recompile_case_{file_name[:-3]}", path)
     module = importlib.util.module_from_spec(spec)
+    # Registered as an import would be: dynamo looks a traced function's module up by name
+    # (an @torch.inference_mode() method fails without it, which no project would see).
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     run = dict((name, driver) for name, driver in module.RECOMPILE_CASES)[case]
     try:
