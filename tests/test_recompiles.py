@@ -135,3 +135,95 @@ def test_explain_counts_the_experts_second_compile():
         analysis = analyze(handle.read(), path, options=replace(Options(), reuse_inlined=False))
     counts = {graph.root: explain_root(graph, analysis.torch)["compile_count"] for graph in analysis.graphs}
     assert counts == {"Expert.forward": 1, "MoELayer.forward": 2}
+
+
+FED_BACK = """\
+    import torch
+    import torch.nn as nn
+
+
+    class Smoother(nn.Module):
+        def __init__(self, width: int = 8):
+            super().__init__()
+            self.proj = nn.Linear(width, {out})
+
+        def forward(self, x, scale: float):
+            return x + scale * self.proj(x)
+
+
+    def run():
+        model = torch.compile(Smoother())
+        x = torch.randn(2, 8)
+        {context}
+            for scale in {scales}:
+                x = model(x, scale)
+"""
+
+
+@pytest.mark.parametrize("out, context, scales, compiles, lines", [
+    ("8", "if True:", "(0.5, 0.5, 0.5)", 2, [10]),  # the output requires grad from the 2nd call
+    ("8", "with torch.no_grad():", "(0.5, 0.5, 0.5)", 1, []),
+    ("8", "with torch.no_grad():", "(0.5, 0.25, 0.125)", 2, [11]),  # the float becomes symbolic
+    ("4", "with torch.no_grad():", "(0.5, 0.5, 0.5)", None, []),  # not the input's shape: no claim
+])
+def test_an_output_fed_back_is_the_next_calls_input(out, context, scales, compiles, lines):
+    """tests/recompile_cases/tuned/fed_back.py measures each (torch 2.13)."""
+    source = FED_BACK.format(out=out, context=context, scales=scales)
+    frames, recompiles = _predict(source)
+    (frame,) = frames
+    assert (frame.compiles if frame.known else None) == compiles
+    assert [r.line for r in recompiles] == lines
+
+
+CACHE = """\
+    import torch
+    import torch.nn as nn
+
+
+    class Appending(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+            self.keys = torch.zeros(1, {start}, 8)
+
+        def forward(self, x):
+            self.keys = torch.cat([self.keys, self.proj(x)], dim=1)
+            return self.keys.sum(dim=1)
+
+
+    def run():
+        model = torch.compile(Appending())
+        with torch.no_grad():
+            for _ in range(6):
+                model(torch.randn(1, 1, 8))
+"""
+
+
+@pytest.mark.parametrize("start, compiles", [(0, 3), (2, 2)])
+def test_a_cache_the_forward_grows_recompiles_until_its_size_is_symbolic(start, compiles):
+    """Sizes 0 and 1 are never symbolic: a cache grown from empty compiles 3 times (measured:
+    tests/recompile_cases/tuned/cache_growth.py), one that starts at 2 twice."""
+    (frame,), _ = _predict(CACHE.format(start=start))
+    assert (frame.known, frame.compiles) == (True, compiles)
+
+
+def test_a_compiled_function_whose_callers_are_unknown_claims_nothing():
+    """Its callers pass what the file does not show (a function with parameters is no driver):
+    whatever its body guards on, no count and no line is claimed."""
+    source = """\
+        import torch
+
+
+        @torch.compile
+        def smooth(x, passes: int):
+            for _ in range(passes):
+                x = 0.5 * (x + x.roll(1, dims=-1))
+            return x
+
+
+        def sample(x, schedule):
+            for passes in schedule:
+                x = smooth(x, passes)
+            return x
+    """
+    assert _predict(source) == ([], [])

@@ -119,8 +119,8 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
             first_seen.setdefault(slot, value)
             if first_seen[slot] != value:
                 changed.add(slot)
-        entries.append({slot: DYNAMIC if _symbolic(slot, call.dynamic, changed) else value
-                        for slot, value in key.items()})
+        entries.append({slot: DYNAMIC if _symbolic(slot, call.dynamic, changed) and not _specialized(slot, value)
+                        else value for slot, value in key.items()})
         result.compiles += 1
     return result
 
@@ -137,6 +137,13 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
     key: dict = {}
     params = [a.arg for a in frame.args.args][1 if call.instance is not None else 0:]
     for guard in guarded:
+        attribute = call.attributes.get(guard.name[5:]) if guard.index is None else None
+        if guard.kind in (CONSTANT, COUNTER) and isinstance(attribute, TensorValue) and attribute.shape is not None:
+            # a tensor attribute is guarded as an input is: by shape, with automatic dynamic
+            # (measured: a key cache grown by torch.cat compiles 3 times, sizes 0 and 1 kept)
+            _tensor_slots(key, Guarded(TENSOR, guard.name, None, frame.lineno, frame.col_offset,
+                                       f"def {frame.name}"), attribute)
+            continue
         value = _guarded_value(guard, call, number)
         if value is UNKNOWN:
             return None
@@ -160,16 +167,23 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
     for index, arg in enumerate(call.args):
         if isinstance(arg, TensorValue):
             guard = tensor_guard(frame, index, params[index] if index < len(params) else "?")
-            shape = arg.guard_shape()
-            if shape is None:
+            if not _tensor_slots(key, guard, arg):
                 return None
-            key[(guard, "requires_grad")] = arg.requires_grad
-            key[(guard, "rank")] = len(shape)
-            for dim, size in enumerate(shape):
-                key[(guard, dim)] = DYNAMIC if size is None else size
     global_state = Guarded("global", "global state", None, frame.lineno, frame.col_offset, f"def {frame.name}")
     key[(global_state, None)] = (call.grad_mode, call.autocast)
     return key
+
+
+def _tensor_slots(key: dict, guard: Guarded, tensor: TensorValue) -> bool:
+    """A tensor's guarded properties into `key`; False when its shape is not known."""
+    shape = tensor.guard_shape()
+    if shape is None:
+        return False
+    key[(guard, "requires_grad")] = tensor.requires_grad
+    key[(guard, "rank")] = len(shape)
+    for dim, size in enumerate(shape):
+        key[(guard, dim)] = DYNAMIC if size is None else size
+    return True
 
 
 def _guarded_value(guard: Guarded, call: Call, number: int):
@@ -215,17 +229,31 @@ def _container(text: str, call: Call, params: list[str]):
     return None
 
 
+def _specialized(slot: tuple, value) -> bool:
+    """A dimension of size 0 or 1 is never symbolic: dynamo specialises it (and a symbolic
+    dimension does not take those sizes)."""
+    return isinstance(slot[1], int) and value in (0, 1)
+
+
 def _matches(entry: dict, key: dict) -> bool:
     return entry.keys() == key.keys() and all(
-        expected is DYNAMIC or expected == key[slot] for slot, expected in entry.items())
+        expected is DYNAMIC and not _specialized(slot, key[slot]) or expected == key[slot]
+        for slot, expected in entry.items())
 
 
 def _cause(entry: dict, key: dict) -> Guarded:
-    """The guard of the newest entry that fails first: global state, then the frame's inputs in
-    source order."""
-    failing = [slot[0] for slot, expected in entry.items()
+    """The guard of the newest entry that fails first: global state, an int parameter, tensors,
+    then the other inputs in source order (measured: an int used in arithmetic is reported before
+    a tensor's requires_grad, a float after it; tuned/fed_back.py)."""
+    failing = [(slot[0], key.get(slot)) for slot, expected in entry.items()
                if expected is not DYNAMIC and key.get(slot) != expected]
-    return min(failing, key=lambda g: (g.kind != "global", g.kind != TENSOR, g.line, g.col))
+    guard, _ = min(failing, key=lambda item: (
+        item[0].kind != "global", not _int_parameter(*item), item[0].kind != TENSOR, item[0].line, item[0].col))
+    return guard
+
+
+def _int_parameter(guard: Guarded, value) -> bool:
+    return guard.kind == SCALAR and isinstance(value, tuple) and value[:2] == ("const", "int")
 
 
 RULE_OF_KIND = {CONSTANT: "PYTHON_CONSTANT_INPUT", COUNTER: "COUNTER_IN_FORWARD",

@@ -14,6 +14,8 @@ import copy
 import operator
 from dataclasses import dataclass
 
+from .effects import call_effects
+from .syntax import dotted, forward_of
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
                      ListValue, TensorValue)
 
@@ -114,7 +116,7 @@ class Replay:
         saved = self.grad_mode, self.autocast
         for item in node.items:
             func = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
-            name = _dotted(func) if func is not None else ""
+            name = dotted(func) if func is not None else ""
             if name.startswith("torch.") and name.split(".")[-1] in GRAD_CONTEXTS:
                 self.grad_mode = GRAD_CONTEXTS[name.split(".")[-1]]
             elif name in ("torch.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast"):
@@ -227,9 +229,9 @@ class Replay:
         raise StopReplay(type(node).__name__)
 
     def attribute(self, node: ast.Attribute, env: dict):
-        dotted = _dotted(node)
-        if dotted and dotted.split(".")[0] not in env:
-            return Function(dotted)  # F.relu, torch.float32: named objects
+        name = dotted(node)
+        if name and name.split(".")[0] not in env:
+            return Function(name)  # F.relu, torch.float32: named objects
         owner = self.expr(node.value, env)
         if isinstance(owner, Instance) and node.attr in owner.attributes:
             return owner.attributes[node.attr]
@@ -280,7 +282,7 @@ class Replay:
             if short in ("ModuleList", "Sequential"):
                 items = args[0].items if short == "ModuleList" and args and isinstance(args[0], ListValue) else args
                 return ListValue(list(items))
-            return Layer(short)
+            return Layer(short, tuple(a.value if isinstance(a, Const) else None for a in args))
         if name in ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round"):
             return _builtin(name, args)
         if name == "print":
@@ -333,21 +335,33 @@ class Replay:
     def compiled_call(self, compiled: Compiled, args: list, node: ast.Call):
         target = compiled.target
         if isinstance(target, Instance) and target.cls.name in self.skipped_classes:
-            self.record(target, _forward(target.cls), args, compiled.dynamic, compiled.line, node, skipped=True)
+            self.record(target, forward_of(target.cls), args, compiled.dynamic, compiled.line, node, skipped=True)
             return self.run_eagerly(target, args, node)
         if isinstance(target, Instance):
-            self.record(target, _forward(target.cls), args, compiled.dynamic, compiled.line, node)
+            frame, instance = forward_of(target.cls), target
         elif isinstance(target, ast.FunctionDef):
-            self.record(None, target, args, compiled.dynamic, compiled.line, node)
+            frame, instance = target, None
         else:
             raise StopReplay("compiled object")
+        self.record(instance, frame, args, compiled.dynamic, compiled.line, node)
+        return self.after_call(frame, instance, args)
+
+    def after_call(self, frame: ast.FunctionDef, instance: Instance | None, args: list):
+        """What the call returns and the attributes it rebinds (a cache it grows), for the calls
+        after it; a tensor attribute of a shape not followed is no longer known."""
+        result, writes = call_effects(frame, instance, args, self.grad_mode == "grad", self.functions)
+        for name, value in writes.items():
+            unknown_shape = isinstance(value, TensorValue) and value.shape is None
+            instance.attributes[name] = UNKNOWN if unknown_shape else value
+        if isinstance(result, (TensorValue, ListValue)):
+            return result
         return TensorValue(None, self.grad_mode == "grad")
 
     def instance_call(self, instance: Instance, args: list, node: ast.Call):
         """A module called eagerly: its compiled blocks are frames of their own."""
         if self.eager_call is not None and args and isinstance(args[0], TensorValue):
             # called from a forward dynamo skipped: dynamo compiles the module's forward as a frame
-            self.record(instance, _forward(instance.cls), args, None, 0, self.eager_call, regional=True)
+            self.record(instance, forward_of(instance.cls), args, None, 0, self.eager_call, regional=True)
             x = args[0]
             return TensorValue(x.shape, self.grad_mode == "grad" and (x.requires_grad or instance.has_parameters()))
         if instance.compiled:
@@ -360,13 +374,13 @@ class Replay:
         for block in blocks[0].items:
             if not (isinstance(block, Instance) and block.compiled):
                 raise StopReplay("mixed blocks")
-            self.record(block, _forward(block.cls), [x], block.dynamic, block.compile_line, node, regional=True)
+            self.record(block, forward_of(block.cls), [x], block.dynamic, block.compile_line, node, regional=True)
             x = TensorValue(x.shape, self.grad_mode == "grad" and (x.requires_grad or block.has_parameters()))
         return x
 
     def run_eagerly(self, instance: Instance, args: list, node: ast.Call):
         """The forward dynamo skipped, run eagerly: the project modules it calls are frames."""
-        forward = _forward(instance.cls)
+        forward = forward_of(instance.cls)
         env = _bind(forward, [instance, *args], {}, self)
         saved, self.eager_call = self.eager_call, node
         try:
@@ -447,27 +461,14 @@ def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -
     return env
 
 
-def _forward(cls: ast.ClassDef) -> ast.FunctionDef | None:
-    return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
-
-
 def _is_super_init(statement: ast.stmt) -> bool:
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
         statement.value.func, ast.Attribute) and statement.value.func.attr == "__init__"
 
 
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else ""
-    return ""
-
-
 def _is_compile(decorator: ast.expr) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return _dotted(target) == "torch.compile"
+    return dotted(target) == "torch.compile"
 
 
 def _compile_setting(decorator: ast.expr) -> bool | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .syntax import is_self_attribute
+
 CONSTANT, SCALAR, COUNTER, TENSOR, TRAINING = "constant", "scalar", "counter", "tensor", "training"
 CONSTANT_KEYWORDS = frozenset({"p", "label_smoothing"})
 CONSTANT_POSITIONS = {"dropout": 1, "dropout1d": 1, "dropout2d": 1, "dropout3d": 1, "alpha_dropout": 1}
@@ -151,15 +153,15 @@ class _Uses(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_AugAssign(self, node):
-        if _self_attribute(node.target):
+        if is_self_attribute(node.target):
             self.attribute_writes.setdefault(node.target.attr, node)
             self.attribute_reads.setdefault(node.target.attr, node)
         self.generic_visit(node)
 
     def visit_Assign(self, node):
         for target in node.targets:
-            if _self_attribute(target) and any(
-                    _self_attribute(n) and n.attr == target.attr for n in ast.walk(node.value)):
+            if is_self_attribute(target) and any(
+                    is_self_attribute(n) and n.attr == target.attr for n in ast.walk(node.value)):
                 self.attribute_writes.setdefault(target.attr, node)  # self.n = self.n + 1
         self.generic_visit(node)
 
@@ -167,11 +169,7 @@ class _Uses(ast.NodeVisitor):
 def _sureness(site: ast.AST) -> int:
     if not isinstance(site, ast.Subscript):
         return 0
-    return 1 if _self_attribute(site.value) else 2
-
-
-def _self_attribute(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+    return 1 if is_self_attribute(site.value) else 2
 
 
 def _called_name(func: ast.expr) -> str:
@@ -185,4 +183,4 @@ def _called_name(func: ast.expr) -> str:
 def _is_tensor_like(value: ast.expr) -> bool:
     """A subscript of something that is not `self.<list>` or a parameter: a tensor being sliced
     (`x[:, :n]` keeps n symbolic), left alone."""
-    return not (_self_attribute(value) or isinstance(value, ast.Name))
+    return not (is_self_attribute(value) or isinstance(value, ast.Name))

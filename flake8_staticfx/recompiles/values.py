@@ -58,9 +58,11 @@ class TensorValue:
 
 @dataclass(eq=False)
 class Layer:
-    """A torch.nn layer (nn.Linear, nn.Dropout, ...), known by its class name."""
+    """A torch.nn layer (nn.Linear, nn.Dropout, ...), known by its class name, and the numbers
+    it was built with (None where not known): an nn.Linear's output width."""
 
     name: str
+    sizes: tuple = ()
 
     @property
     def reads_training(self) -> bool:

@@ -1,0 +1,404 @@
+"""What one call of a compiled forward leaves for the next call, read from its source: the shape
+of the tensor it returns (a sampler feeds it back: `x = model(x, t)`) and the module attributes it
+rebinds (a key cache it concatenates onto, the longest length it has seen). Measured with torch
+2.13 (tests/recompile_cases/tuned/fed_back.py, cache_growth.py): dynamo guards the next call on
+what these became.
+
+Only what follows from the inputs' shapes is known: shape-preserving layers, `nn.Linear`,
+elementwise arithmetic and functions (with broadcasting), reductions over one dimension,
+transposes, matmul, concatenation, `view`/`expand` to given sizes, `x.shape[i]`. Anything else
+is UNKNOWN, and so is an attribute written where the replay cannot tell whether or what: the
+next call that depends on it claims nothing.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import operator
+
+from .syntax import dotted, forward_of, is_self_attribute
+from .values import UNKNOWN, Const, DictValue, Instance, Layer, ListValue, TensorValue
+
+MAX_DEPTH = 4  # project submodules followed into
+MAX_UNROLL = 64  # iterations of a loop over a known range
+SHAPE_LAYERS = frozenset({
+    "GELU", "ReLU", "SiLU", "Tanh", "Sigmoid", "Identity", "LayerNorm", "RMSNorm", "GroupNorm", "Softmax",
+    "LeakyReLU", "Mish", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "BatchNorm1d", "BatchNorm2d",
+    "BatchNorm3d"})
+ELEMENTWISE = frozenset({
+    "tanh", "relu", "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "gelu", "silu",
+    "softmax", "log_softmax", "where", "maximum", "minimum", "dropout", "layer_norm", "clamp", "leaky_relu",
+    "mish", "tanh_", "sigmoid_", "square", "erf"})
+SAME_SHAPE_METHODS = frozenset({
+    "detach", "float", "half", "double", "bfloat16", "clone", "contiguous", "type_as", "to", "tanh", "relu",
+    "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square"})
+BUILTINS = {"min": min, "max": max, "int": int, "float": float, "abs": abs, "len": len, "range": range}
+MATH = frozenset({"cos", "sin", "sqrt", "exp", "log", "floor", "ceil", "tanh"})
+REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "logsumexp"})
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+class _Unknown(Exception):
+    """An expression whose value or shape the reader does not follow."""
+
+
+def call_effects(frame: ast.FunctionDef, instance: Instance | None, args: list, grad_enabled: bool,
+                 functions: dict[str, ast.FunctionDef] | None = None) -> tuple[object, dict]:
+    """The value the frame returns for these arguments (a TensorValue, possibly of unknown
+    shape, or UNKNOWN) and the attributes of `instance` it rebinds (name -> value)."""
+    reader = _Reader(grad_enabled, functions or {})
+    return reader.run(frame, instance, args, 0)
+
+
+class _Reader:
+    def __init__(self, grad_enabled: bool, functions: dict[str, ast.FunctionDef]):
+        self.grad_enabled = grad_enabled
+        self.functions = functions
+
+    def run(self, frame: ast.FunctionDef, instance: Instance | None, args: list, depth: int):
+        params = [a.arg for a in frame.args.args][1 if instance is not None else 0:]
+        env: dict = {name: args[i] if i < len(args) else UNKNOWN for i, name in enumerate(params)}
+        for default, name in zip(reversed(frame.args.defaults), reversed(params)):
+            if params.index(name) >= len(args) and isinstance(default, ast.Constant):
+                env[name] = Const(default.value)
+        writes: dict = {}
+        result = self.block(frame.body, _Scope(env, instance, writes, depth))
+        return (UNKNOWN if result is None else result), writes
+
+    # -- statements: the value returned, None while none was -----------------------------
+
+    def block(self, statements: list[ast.stmt], scope: _Scope):
+        for statement in statements:
+            result = self.statement(statement, scope)
+            if result is not None:
+                return result
+        return None
+
+    def statement(self, node: ast.stmt, scope: _Scope):
+        if isinstance(node, ast.Return):
+            return self.value(node.value, scope) if node.value is not None else Const(None)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            self.assign(node.targets[0], self.value(node.value, scope), scope)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self.assign(node.target, self.value(node.value, scope), scope)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            combined = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+            self.assign(node.target, self.value(combined, scope), scope)
+        elif isinstance(node, ast.AugAssign) and is_self_attribute(node.target):
+            pass  # `self.step += 1`: frames.COUNTER counts it per call
+        elif isinstance(node, ast.If):
+            test = self.value(node.test, scope)
+            if isinstance(test, Const):
+                return self.block(node.body if test.value else node.orelse, scope)
+            self.forget(node, scope)
+        elif isinstance(node, ast.For) and not node.orelse and _short_range(self.value(node.iter, scope)):
+            for item in self.value(node.iter, scope).value:
+                self.assign(node.target, Const(item), scope)
+                if self.block(node.body, scope) is not None:
+                    return UNKNOWN  # a return inside a loop: not followed
+        elif isinstance(node, ast.Expr):
+            self.mutation(node.value, scope)
+        elif not isinstance(node, (ast.Pass, ast.Assert)):
+            self.forget(node, scope)
+            if any(isinstance(n, ast.Return) for n in ast.walk(node)):
+                return UNKNOWN
+        return None
+
+    def assign(self, target: ast.expr, value, scope: _Scope) -> None:
+        if isinstance(target, ast.Name):
+            scope.env[target.id] = value
+        elif is_self_attribute(target) and scope.instance is not None:
+            scope.writes[target.attr] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = value.items if isinstance(value, ListValue) and len(value.items) == len(target.elts) else None
+            for index, element in enumerate(target.elts):
+                self.assign(element, items[index] if items else UNKNOWN, scope)
+        elif isinstance(target, ast.Subscript):
+            owner = target.value
+            if is_self_attribute(owner) and not isinstance(scope.read(owner.attr), TensorValue):
+                scope.writes[owner.attr] = UNKNOWN  # an item of a list or dict attribute
+        # other targets write into tensors or objects the guards do not see here
+
+    def forget(self, node: ast.stmt, scope: _Scope) -> None:
+        """A statement not followed: what it may assign is no longer known."""
+        for inner in ast.walk(node):
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target] if isinstance(
+                inner, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        scope.env[name.id] = UNKNOWN
+                    elif is_self_attribute(name) and not isinstance(inner, ast.AugAssign):
+                        scope.writes[name.attr] = UNKNOWN
+            if isinstance(inner, ast.Call):
+                self.mutation(inner, scope)
+
+    def mutation(self, node: ast.expr, scope: _Scope) -> None:
+        """`self.history.append(x)`: a list or dict attribute changed in place."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_self_attribute(node.func.value):
+            if isinstance(scope.read(node.func.value.attr), (ListValue, DictValue)):
+                scope.writes[node.func.value.attr] = UNKNOWN
+
+    # -- expressions ----------------------------------------------------------------------
+
+    def value(self, node: ast.expr, scope: _Scope):
+        try:
+            return self.expr(node, scope)
+        except (_Unknown, ArithmeticError, TypeError, ValueError, IndexError, KeyError, RecursionError):
+            return UNKNOWN
+
+    def expr(self, node: ast.expr, scope: _Scope):
+        if isinstance(node, ast.Constant):
+            return Const(node.value)
+        if isinstance(node, ast.Name):
+            found = scope.env.get(node.id, UNKNOWN)
+            if found is UNKNOWN:
+                raise _Unknown(node.id)
+            return found
+        if is_self_attribute(node) and scope.instance is not None:
+            found = scope.read(node.attr)
+            if found is UNKNOWN:
+                raise _Unknown(node.attr)
+            return found
+        if isinstance(node, ast.Tuple):
+            items = [self.expr(e, scope) for e in node.elts]
+            if all(isinstance(i, Const) for i in items):
+                return Const(tuple(i.value for i in items))
+            return ListValue(items)
+        if isinstance(node, ast.List):
+            return ListValue([self.expr(e, scope) for e in node.elts])
+        if isinstance(node, ast.BinOp):
+            return self.binary(node, scope)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Not)):
+            operand = self.expr(node.operand, scope)
+            if isinstance(operand, TensorValue):
+                return operand
+            return Const(-operand.value if isinstance(node.op, ast.USub) else not operand.value) \
+                if isinstance(operand, Const) else _fail()
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+            left, right = self.expr(node.left, scope), self.expr(node.comparators[0], scope)
+            if isinstance(left, Const) and isinstance(right, Const):
+                return Const(_COMPARE[type(node.ops[0])](left.value, right.value))
+            return self.tensor(_broadcast(left, right), False)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, scope)
+        if isinstance(node, ast.Call):
+            return self.call(node, scope)
+        raise _Unknown(type(node).__name__)
+
+    def tensor(self, shape: tuple | None, grad: bool | None = None) -> TensorValue:
+        return TensorValue(shape, self.grad_enabled and bool(grad))
+
+    def binary(self, node: ast.BinOp, scope: _Scope):
+        left, right = self.expr(node.left, scope), self.expr(node.right, scope)
+        if isinstance(left, Const) and isinstance(right, Const) and type(node.op) in _ARITHMETIC:
+            return Const(_ARITHMETIC[type(node.op)](left.value, right.value))
+        grad = _requires_grad(left, right)
+        if isinstance(node.op, ast.MatMult):
+            return self.tensor(_matmul(left, right), grad)
+        return self.tensor(_broadcast(left, right), grad)
+
+    def subscript(self, node: ast.Subscript, scope: _Scope):
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            owner, index = self.expr(node.value.value, scope), self.expr(node.slice, scope)
+            if isinstance(owner, TensorValue) and owner.shape is not None and isinstance(index, Const) \
+                    and isinstance(index.value, int) and isinstance(owner.shape[index.value], int):
+                return Const(owner.shape[index.value])
+            raise _Unknown("size")
+        owner = self.expr(node.value, scope)
+        if isinstance(owner, TensorValue):
+            return self.tensor(_indexed(owner.shape, node.slice), owner.requires_grad)
+        index = self.expr(node.slice, scope)
+        if isinstance(owner, ListValue) and isinstance(index, Const) and isinstance(index.value, int):
+            return owner.items[index.value]
+        if isinstance(owner, Const) and isinstance(index, Const):
+            return Const(owner.value[index.value])
+        raise _Unknown("subscript")
+
+    def call(self, node: ast.Call, scope: _Scope):
+        func = node.func
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise _Unknown("starred")
+        args = [self.expr(a, scope) for a in node.args]
+        kwargs = {k.arg: self.value(k.value, scope) for k in node.keywords if k.arg}
+        if isinstance(func, ast.Attribute) and is_self_attribute(func) and scope.instance is not None:
+            module = scope.read(func.attr)
+            if isinstance(module, Layer):
+                return self.layer(module, args)
+            if isinstance(module, Instance) and scope.depth < MAX_DEPTH:
+                forward = forward_of(module.cls)
+                if forward is not None:
+                    result, writes = self.run(forward, module, args, scope.depth + 1)
+                    if writes:
+                        raise _Unknown("a submodule's own state")
+                    return result
+            raise _Unknown("module call")
+        if isinstance(func, ast.Attribute) and not _named(func.value):
+            owner = self.expr(func.value, scope)
+            if isinstance(owner, TensorValue):
+                return self.method(owner, func.attr, args, kwargs)
+            raise _Unknown("method")
+        name = dotted(func)
+        short = name.rsplit(".", 1)[-1]
+        if name in self.functions and scope.depth < MAX_DEPTH:
+            return self.run(self.functions[name], None, args, scope.depth + 1)[0]
+        if name.startswith(("torch.", "F.", "nn.functional.")) and short in ELEMENTWISE:
+            tensors = [a for a in args if isinstance(a, TensorValue)]
+            return self.tensor(_broadcast(*tensors) if tensors else None, _requires_grad(*tensors))
+        if name in ("torch.cat", "torch.concat") and args and isinstance(args[0], ListValue):
+            return self.tensor(_concatenated(args[0].items, _int(kwargs.get("dim", args[1] if len(args) > 1 else Const(0)))),
+                               _requires_grad(*args[0].items))
+        if name == "torch.arange" and len(args) == 1 and isinstance(args[0], Const) and isinstance(args[0].value, int):
+            return self.tensor((args[0].value,), False)
+        if name in ("torch.zeros", "torch.ones", "torch.empty", "torch.randn", "torch.rand"):
+            sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
+                args[0].value, tuple) else tuple(_int(a) for a in args)
+            return self.tensor(tuple(sizes), False)
+        if name in ("torch.zeros_like", "torch.ones_like", "torch.randn_like", "torch.empty_like") and args \
+                and isinstance(args[0], TensorValue):
+            return self.tensor(args[0].shape, False)
+        if name in BUILTINS and all(isinstance(a, Const) for a in args):
+            return Const(BUILTINS[name](*(a.value for a in args)))
+        if name.startswith("math.") and short in MATH and all(isinstance(a, Const) for a in args):
+            return Const(getattr(math, short)(*(a.value for a in args)))
+        raise _Unknown(name or "call")
+
+    def layer(self, layer: Layer, args: list) -> TensorValue:
+        x = args[0] if args and isinstance(args[0], TensorValue) else None
+        if x is None or x.shape is None:
+            raise _Unknown("layer input")
+        grad = True if layer.name in ("Linear", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+                                      "GroupNorm", "RMSNorm") else x.requires_grad
+        if layer.name in SHAPE_LAYERS:
+            return self.tensor(x.shape, grad)
+        if layer.name == "Linear" and len(layer.sizes) >= 2 and isinstance(layer.sizes[1], int) and x.shape:
+            return self.tensor((*x.shape[:-1], layer.sizes[1]), grad)
+        raise _Unknown(layer.name)
+
+    def method(self, owner: TensorValue, name: str, args: list, kwargs: dict):
+        shape = owner.shape
+        if name == "size" and len(args) == 1 and shape is not None:
+            return Const(shape[_int(args[0])])
+        if name in SAME_SHAPE_METHODS:
+            return self.tensor(shape, owner.requires_grad and name != "detach")
+        if shape is None:
+            raise _Unknown("shape")
+        if name in ("transpose", "swapaxes") and len(args) == 2:
+            dims = list(shape)
+            first, second = _int(args[0]), _int(args[1])
+            dims[first], dims[second] = dims[second], dims[first]
+            return self.tensor(tuple(dims), owner.requires_grad)
+        if name in REDUCTIONS:
+            dim = kwargs.get("dim", args[0] if args else None)
+            keep = kwargs.get("keepdim", args[1] if len(args) > 1 else Const(False))
+            if dim is None or not isinstance(keep, Const):
+                raise _Unknown("reduction")
+            axis = _int(dim) % len(shape)
+            kept = tuple(1 if i == axis else s for i, s in enumerate(shape))
+            return self.tensor(kept if keep.value else shape[:axis] + shape[axis + 1:], owner.requires_grad)
+        if name in ("view", "reshape", "expand"):
+            sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
+                args[0].value, tuple) else tuple(_int(a) for a in args)
+            if name == "expand":
+                sizes = tuple(s if n == -1 else n for n, s in zip(sizes, (None,) * (len(sizes) - len(shape)) + shape))
+            if -1 in sizes or None in sizes:
+                raise _Unknown("sizes")
+            return self.tensor(tuple(sizes), owner.requires_grad)
+        raise _Unknown(name)
+
+
+class _Scope:
+    """One frame's names, the module it runs on, and the attributes it has rebound so far."""
+
+    def __init__(self, env: dict, instance: Instance | None, writes: dict, depth: int):
+        self.env, self.instance, self.writes, self.depth = env, instance, writes, depth
+
+    def read(self, name: str):
+        if name in self.writes:
+            return self.writes[name]
+        return self.instance.attributes.get(name, UNKNOWN) if self.instance is not None else UNKNOWN
+
+
+def _short_range(value) -> bool:
+    """A loop the reader unrolls: over a range it knows, of at most MAX_UNROLL steps."""
+    return isinstance(value, Const) and isinstance(value.value, range) and len(value.value) <= MAX_UNROLL
+
+
+def _fail():
+    raise _Unknown("operand")
+
+
+def _int(value) -> int:
+    if isinstance(value, Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
+        return value.value
+    raise _Unknown("not an int")
+
+
+def _requires_grad(*values) -> bool:
+    return any(isinstance(v, TensorValue) and v.requires_grad for v in values)
+
+
+def _broadcast(*operands) -> tuple | None:
+    """The shape of an elementwise result: numbers broadcast, tensors align from the right."""
+    shapes = [o.shape for o in operands if isinstance(o, TensorValue)]
+    if not shapes:
+        raise _Unknown("no tensor")
+    if any(s is None for s in shapes) or not all(isinstance(o, (TensorValue, Const)) for o in operands):
+        return None
+    rank = max(len(s) for s in shapes)
+    result = []
+    for position in range(rank):
+        sizes = {s[len(s) - rank + position] for s in shapes if len(s) - rank + position >= 0} - {1}
+        if len(sizes) > 1:
+            return None
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def _matmul(left, right) -> tuple | None:
+    if not (isinstance(left, TensorValue) and isinstance(right, TensorValue)):
+        return None
+    a, b = left.shape, right.shape
+    if a is None or b is None or len(a) < 2 or len(b) < 2 or a[-1] != b[-2] or a[:-2] != b[:-2]:
+        return None
+    return (*a[:-1], b[-1])
+
+
+def _concatenated(items: list, dim: int) -> tuple | None:
+    shapes = [i.shape if isinstance(i, TensorValue) else None for i in items]
+    if not shapes or None in shapes or len({len(s) for s in shapes}) != 1:
+        return None
+    axis = dim % len(shapes[0])
+    others = {s[:axis] + s[axis + 1:] for s in shapes}
+    if len(others) != 1:
+        return None
+    return (*shapes[0][:axis], sum(s[axis] for s in shapes), *shapes[0][axis + 1:])
+
+
+def _indexed(shape: tuple | None, index: ast.expr) -> tuple | None:
+    """`x[:, None]`, `x[..., :]`: full slices keep a dimension, None adds one; else not followed."""
+    items = index.elts if isinstance(index, ast.Tuple) else [index]
+    if shape is None:
+        return None
+    result, position = [], 0
+    for item in items:
+        if isinstance(item, ast.Slice) and item.lower is None and item.upper is None and item.step is None:
+            if position >= len(shape):
+                return None
+            result.append(shape[position])
+            position += 1
+        elif isinstance(item, ast.Constant) and item.value is None:
+            result.append(1)
+        else:
+            return None
+    return (*result, *shape[position:])
+
+
+def _named(node: ast.expr) -> bool:
+    """`torch`, `F`, `nn.functional`: a module name, not a value of the frame."""
+    return isinstance(node, ast.Name) and node.id in ("torch", "F", "nn", "math") or isinstance(
+        node, ast.Attribute) and _named(node.value)
+
