@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from flake8_staticfx.config import Options
+from flake8_staticfx.discover import compiled
+from flake8_staticfx.discover.reads import Reads
 from flake8_staticfx.front import cache, plugin
 from flake8_staticfx.front.cache import ResultCache, evict
 from flake8_staticfx.front.report import Diagnostic
@@ -46,7 +48,12 @@ def lines_of(path: Path, options: Options) -> list[str]:
 
 
 def entries(directory: Path) -> list[Path]:
-    return sorted(directory.glob("*/*.json"))
+    """The files holding a file's answer (not the shared sets of stamps they name)."""
+    return [path for path in sorted(directory.glob("*/*.json")) if '"key"' in path.read_text()]
+
+
+def shared_sets(directory: Path) -> list[Path]:
+    return [path for path in sorted(directory.glob("*/*.json")) if '"shared": "' in path.read_text()]
 
 
 def poison(directory: Path) -> None:
@@ -106,6 +113,58 @@ def test_an_edited_project_file_the_linted_file_imports_gives_a_new_answer(tmp_p
     after = lines_of(model, options)
     assert after == fresh_answer(model, options)
     assert not any("print" in line for line in after)
+
+
+def new_process() -> None:
+    """What a new run starts without: the compile index is built, and the stamps of its files
+    looked at, once per process."""
+    compiled._INDEXES.clear()  # noqa: SLF001
+    cache._SHARED_UNCHANGED.clear()  # noqa: SLF001
+
+
+def test_a_file_only_the_compile_index_reads_gives_a_new_answer(tmp_path):
+    """train.py is not imported: the linted file depends on it through the compile index,
+    whose stamps the entries share (a set of their own)."""
+    model = project(tmp_path, "")
+    write(tmp_path / "proj" / "train.py", "from pkg.model import Model\n\nmodel = Model()\n")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    before = lines_of(model, options)
+    assert any(".item()" in line for line in before)
+    poison(tmp_path / "cache")
+    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None"]
+
+    write(tmp_path / "proj" / "train.py", "import torch\nfrom pkg.model import Model\n\n"
+                                          "model = torch.compile(Model(), fullgraph=True)\n")
+    new_process()
+    after = lines_of(model, options)
+    assert after == fresh_answer(model, options) != before
+
+
+def test_the_files_of_a_project_share_one_set_of_the_compile_index_stamps(tmp_path):
+    model = project(tmp_path, "")
+    train = write(tmp_path / "proj" / "train.py", "import torch\nfrom pkg.model import Model\n\n"
+                                                  "model = torch.compile(Model())\n")
+    other = write(tmp_path / "proj" / "pkg" / "other.py", MODEL.replace(".sum()", ".mean()"))
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    assert lines_of(model, options) and lines_of(other, options)
+    documents = [json.loads(entry.read_text()) for entry in entries(tmp_path / "cache")]
+    assert len(documents) == 2
+    assert documents[0]["shared"] == documents[1]["shared"] and len(documents[0]["shared"]) == 1
+    assert all(str(train) not in dict(document["reads"]) for document in documents)
+    (shared,) = shared_sets(tmp_path / "cache")
+    assert str(train) in dict(json.loads(shared.read_text())["reads"])
+
+
+@pytest.mark.parametrize("text", ["", "{", '{"shared": "0", "reads": []}'])
+def test_a_corrupt_shared_set_is_a_miss(tmp_path, text):
+    model = project(tmp_path, "")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    expected = lines_of(model, options)
+    poison(tmp_path / "cache")
+    new_process()
+    (shared,) = shared_sets(tmp_path / "cache")
+    shared.write_text(text)
+    assert lines_of(model, options) == expected
 
 
 LIBRARY_USER = """
@@ -192,7 +251,7 @@ def _store_many(directory: str, worker: int) -> None:
     results = ResultCache(directory)
     for index in range(60):
         key = f"{index % 7:02d}" + "ab" * 31  # the same few keys from every writer
-        results.store(key, {__file__}, [Diagnostic(worker, index, f"SFX100 from {worker}", "SFX100")])
+        results.store(key, Reads(paths={__file__}), [Diagnostic(worker, index, f"SFX100 from {worker}", "SFX100")])
 
 
 def test_concurrent_writers_leave_a_valid_cache(tmp_path):
@@ -230,7 +289,7 @@ def test_eviction_keeps_the_most_recently_used_within_the_bound(tmp_path):
         entry = write(tmp_path / f"{index:02d}" / f"{index:02d}.json", "x" * 1000)
         os.utime(entry, ns=(index * 10**9, index * 10**9))
     evict(str(tmp_path), 4500)
-    assert [path.stem for path in entries(tmp_path)] == ["06", "07", "08", "09"]
+    assert [path.stem for path in sorted(tmp_path.glob("*/*.json"))] == ["06", "07", "08", "09"]
 
 
 def test_a_later_file_reusing_an_earlier_files_parse_depends_on_it_too(tmp_path):

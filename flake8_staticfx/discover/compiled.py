@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from .projects import project_root
 from .roots import COMPILE_DECORATORS, COMPILE_SETTINGS
 from .importers import imported_from, iter_project_files
-from .reads import note, note_all, recording
+from .reads import note_shared
 
 MAX_DEFAULT_INDEX_BYTES = 4_000_000
 
@@ -167,23 +167,22 @@ class CompileIndex:
     def __init__(self, root: str, packages: frozenset[str] | None, max_bytes: int | None):
         self.calls_by_file: dict[str, list[CompileCall]] = {}
         self.complete = True
-        with recording() as paths:
-            self._index(root, packages, max_bytes)
-        self.read = frozenset(paths)  # noted again for each file whose answer the index gives
+        # The paths it read, noted as one set for each file whose answer the index gives (not
+        # one by one): every file of the project shares it, and the cache keeps its stamps once.
+        self.read = frozenset(self._index(root, packages, max_bytes))
 
-    def _index(self, root: str, packages: frozenset[str] | None, max_bytes: int | None) -> None:
+    def _index(self, root: str, packages: frozenset[str] | None, max_bytes: int | None) -> set[str]:
         files, sources, total = [], {}, 0
-        note(root)
+        read = {root}
         for path in iter_project_files(root, packages):
-            note(path)
-            note(os.path.dirname(path))  # a module added beside it
+            read.update((path, os.path.dirname(path)))  # the dirname: a module added beside it
             try:
                 total += os.path.getsize(path)
             except OSError:
                 continue
             if max_bytes is not None and total > max_bytes:
                 self.complete = False  # too big to read on every run: not indexed
-                return
+                return read
             files.append(path)
         for path in files:
             try:
@@ -195,11 +194,12 @@ class CompileIndex:
             calls = compile_calls(source, project_root(path)[1], path)
             if calls:
                 self.calls_by_file[os.path.abspath(path)] = calls
+        return read
 
     def calls(self, linted_path: str, linted_calls: list[CompileCall]) -> list[CompileCall]:
         """Every compile call of the project, the linted file's taken from its current text."""
         own = os.path.abspath(linted_path)
-        note_all(self.read)
+        note_shared(self.read)
         others = [c for path, calls in self.calls_by_file.items() if path != own for c in calls]
         return linted_calls + others
 
@@ -218,7 +218,7 @@ def project_compile_calls(root: str, packages: frozenset[str] | None, path: str,
         if len(_INDEXES) > 8:
             _INDEXES.pop(next(iter(_INDEXES)))
     if not index.complete:
-        note_all(index.read)  # a file removed could make it small enough
+        note_shared(index.read)  # a file removed could make it small enough
         return None
     return index.calls(path, own)
 

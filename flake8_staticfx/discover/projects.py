@@ -12,7 +12,7 @@ from astroid import nodes
 
 from ..torch_versions import MODELED, facts
 from .parse import parse_source
-from .reads import note, note_all, recording, remembered
+from .reads import Reads, note, note_reads, recording, remembered
 
 PROJECT_CACHE_SIZE = 64
 # Imported project modules larger than this (characters) are not analysed whole: their classes
@@ -172,7 +172,7 @@ class Libraries:
     def __init__(self, search_path: tuple[str, ...]):
         self.search_path = search_path
         # Each package with the paths its search tested, noted again whenever it is asked for.
-        self._packages: OrderedDict[str, tuple[Project | None, frozenset[str]]] = OrderedDict()
+        self._packages: OrderedDict[str, tuple[Project | None, Reads]] = OrderedDict()
 
     def package(self, top: str) -> Project | None:
         """The project of top-level package (or module) `top`: the first directory of the
@@ -180,7 +180,7 @@ class Libraries:
         if top in self._packages:
             self._packages.move_to_end(top)
             found, tested = self._packages[top]
-            note_all(tested)
+            note_reads(tested)
             return found
         found = None
         with recording() as tested:
@@ -190,7 +190,7 @@ class Libraries:
                             or _noted_isfile(os.path.join(directory, top + ".py")):
                         found = Project(directory, frozenset({top}))
                         break
-        self._packages[top] = found, frozenset(tested)
+        self._packages[top] = found, tested
         if len(self._packages) > LIBRARY_PACKAGES_KEPT:
             _dropped(self._packages.popitem(last=False)[1][0])
         return found

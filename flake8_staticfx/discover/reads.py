@@ -7,51 +7,71 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from typing import Callable, Iterable, Iterator, TypeVar
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, TypeVar
 
 T = TypeVar("T")
 
-# One set per recording in progress, innermost last; nothing is noted when none is.
-_RECORDING: list[set[str]] = []
+
+@dataclass
+class Reads:
+    """What an analysis depended on: paths noted one by one, and sets of paths noted whole
+    (`note_shared`: the files a project's compile index read, the same for every file of the
+    project), which the cache keeps once for all the entries that share them instead of in each."""
+
+    paths: set[str] = field(default_factory=set)
+    shared: set[frozenset[str]] = field(default_factory=set)
+
+
+# One Reads per recording in progress, innermost last; nothing is noted when none is.
+_RECORDING: list[Reads] = []
 
 
 def note(path: str) -> None:
     """The analysis depends on what is (or is not) at `path`: a file's text, a directory's
     entries, a candidate module's existence."""
     if _RECORDING:
-        _RECORDING[-1].add(path)
+        _RECORDING[-1].paths.add(path)
 
 
-def note_all(paths: Iterable[str]) -> None:
+def note_shared(paths: frozenset[str]) -> None:
+    """The analysis depends on every path of a set that many analyses depend on as a whole."""
     if _RECORDING:
-        _RECORDING[-1].update(paths)
+        _RECORDING[-1].shared.add(paths)
+
+
+def note_reads(reads: Reads) -> None:
+    """The analysis depends on what an earlier recording collected."""
+    if _RECORDING:
+        _RECORDING[-1].paths.update(reads.paths)
+        _RECORDING[-1].shared.update(reads.shared)
 
 
 @contextlib.contextmanager
-def recording() -> Iterator[set[str]]:
+def recording() -> Iterator[Reads]:
     """Collect the paths noted inside; they count for an enclosing recording too."""
-    paths: set[str] = set()
-    _RECORDING.append(paths)
+    reads = Reads()
+    _RECORDING.append(reads)
     try:
-        yield paths
+        yield reads
     finally:
         _RECORDING.pop()
-        note_all(paths)
+        note_reads(reads)
 
 
 def remembered(maxsize: int) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """functools.lru_cache that notes again, on each hit, the paths the first call noted."""
     def decorate(function: Callable[..., T]) -> Callable[..., T]:
         @functools.lru_cache(maxsize=maxsize)
-        def computed(*args: object) -> tuple[T, frozenset[str]]:
-            with recording() as paths:
+        def computed(*args: object) -> tuple[T, Reads]:
+            with recording() as reads:
                 value = function(*args)
-            return value, frozenset(paths)
+            return value, reads
 
         @functools.wraps(function)
         def cached(*args: object) -> T:
-            value, paths = computed(*args)
-            note_all(paths)
+            value, reads = computed(*args)
+            note_reads(reads)
             return value
 
         cached.cache_clear = computed.cache_clear  # type: ignore[attr-defined]

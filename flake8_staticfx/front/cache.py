@@ -6,7 +6,11 @@ An entry is found by the hash of what is known before the analysis (the file's t
 the linter's own files, the Options record, the interpreter, the working directory, $VIRTUAL_ENV
 and sys.path, from which the libraries and the torch release are found), and holds the paths the
 analysis depended on (discover/reads.py) with their stamps (mtime_ns, size) when it ran: an
-entry is used only while every one of them holds. Stamps, not content hashes: a warm run stats
+entry is used only while every one of them holds. The set every file of a project depends on
+alike (the files its compile index read: 280 of the 290 paths of an entry over tests/cases) is
+kept once, in a file named by the digest of its stamps, which the entries name: writing those
+stamps into each entry cost a cold run more than the cache saved it, and a warm run stats
+them once per process instead of once per file. Stamps, not content hashes: a warm run stats
 the hundreds of library files a model file reaches instead of reading them all again; an edit
 changes the mtime (nanoseconds) or the size, and replacing a file changes its mtime.
 
@@ -25,13 +29,13 @@ import sys
 import tempfile
 from .. import __version__
 from ..config import Options
-from ..discover.reads import stamp
+from ..discover.reads import Reads, stamp
 from .diagnostic import Diagnostic
 
 CACHE_DIR_ENV = "FLAKE8_STATICFX_CACHE_DIR"
 NO_CACHE_ENV = "FLAKE8_STATICFX_NO_CACHE"  # any value but "" or "0" turns the cache off
 MAX_CACHE_BYTES = 256 * 1024 * 1024
-FORMAT = 1  # the entries' layout: a change makes every older entry a miss
+FORMAT = 2  # the entries' layout: a change makes every older entry a miss
 # Options fields that say where answers are kept, not what they are.
 NOT_ANSWERS = frozenset({"cache_dir", "no_cache"})
 
@@ -93,45 +97,94 @@ class ResultCache:
                 entry = json.load(handle)
             if entry["key"] != key:
                 return None
-            for path, kept in entry["reads"]:
-                now = stamp(path)
-                if (list(now) if now is not None else None) != kept:
-                    return None
+            if not all(self._shared_unchanged(str(digest)) for digest in entry["shared"]):
+                return None
+            if not _unchanged(entry["reads"]):
+                return None
             found = [Diagnostic(int(d["line"]), int(d["col"]), str(d["message"]), str(d["code"]),
                                 tuple(str(gb) for gb in d["gb_ids"]),
                                 None if d["condition"] is None else str(d["condition"]))
                      for d in entry["diagnostics"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None  # absent, half-removed by an eviction, corrupt or of another form: a miss
-        try:
-            os.utime(entry_path)  # recently used: the last to be evicted
-        except OSError:
-            pass
+        _touch(entry_path)
         return found
 
-    def store(self, key: str, reads: set[str], diagnostics: list[Diagnostic]) -> None:
+    def _shared_unchanged(self, digest: str) -> bool:
+        """Does every path of the shared set kept under `digest` still have its stamp? Looked at
+        once per process, as the compile index it comes from is built once per process."""
+        if digest not in _SHARED_UNCHANGED:
+            try:
+                with open(self._entry_path(digest), encoding="utf-8") as handle:
+                    stamps = json.load(handle)["reads"]
+            except (OSError, ValueError, KeyError, TypeError):
+                return False
+            if _digest(stamps) != digest or not _unchanged(stamps):
+                return False
+            _touch(self._entry_path(digest))
+            _SHARED_UNCHANGED.add(digest)
+        return True
+
+    def store(self, key: str, reads: Reads, diagnostics: list[Diagnostic]) -> None:
         """Keep `diagnostics` under `key` with the stamps of `reads` as they are now. The stamps
         are taken after the analysis: a file edited while it ran gives a stamp its answer does
-        not match only if edited again, which the mtime shows."""
-        entry = {"key": key, "reads": sorted([path, _stamp_once(path)] for path in reads),
+        not match only if edited again, which the mtime shows. A shared set of paths is written
+        once per process, to a file of its own, which each entry names by its digest."""
+        shared = sorted(self._store_shared(paths) for paths in reads.shared)
+        entry = {"key": key, "shared": shared, "reads": sorted([path, _stamp_once(path)] for path in reads.paths),
                  "diagnostics": [{"line": d.line, "col": d.col, "message": d.message, "code": d.code,
                                   "gb_ids": list(d.gb_ids), "condition": d.condition} for d in diagnostics]}
+        self._write(key, entry)
+        if self.directory not in _BOUNDED:  # once per process and directory: a run adds only its own files
+            _BOUNDED.add(self.directory)
+            evict(self.directory, MAX_CACHE_BYTES)
+
+    def _store_shared(self, paths: frozenset[str]) -> str:
+        written = (self.directory, paths)
+        if written not in _SHARED_STORED:
+            stamps = sorted([path, _stamp_once(path)] for path in paths)
+            digest = _SHARED_STORED[written] = _digest(stamps)
+            self._write(digest, {"shared": digest, "reads": stamps})
+        return _SHARED_STORED[written]
+
+    def _write(self, key: str, document: dict) -> None:
+        """Write the file of `key` whole; on a read-only or full disk the answer stands, it is
+        only not kept."""
         entry_path = self._entry_path(key)
         try:
             os.makedirs(os.path.dirname(entry_path), exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=os.path.dirname(entry_path), suffix=".tmp")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    out.write(json.dumps(entry))  # dumps encodes in C; dump to a file, chunk by chunk in Python (5x slower)
+                    # dumps encodes in C; dump to a file, chunk by chunk in Python (5x slower)
+                    out.write(json.dumps(document))
                 os.replace(temporary, entry_path)
             except BaseException:
                 os.unlink(temporary)
                 raise
         except OSError:
-            return  # a read-only or full disk: the answer stands, it is only not kept
-        if self.directory not in _BOUNDED:  # once per process and directory: a run adds only its own files
-            _BOUNDED.add(self.directory)
-            evict(self.directory, MAX_CACHE_BYTES)
+            return
+
+
+def _unchanged(stamps: list) -> bool:
+    """Does every path still have the stamp it was kept with?"""
+    for path, kept in stamps:
+        now = stamp(path)
+        if (list(now) if now is not None else None) != kept:
+            return False
+    return True
+
+
+def _digest(stamps: list) -> str:
+    return hashlib.sha256(json.dumps(stamps).encode()).hexdigest()
+
+
+def _touch(path: str) -> None:
+    """Recently used: the last to be evicted."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
 
 
 _BOUNDED: set[str] = set()
@@ -140,6 +193,10 @@ _BOUNDED: set[str] = set()
 # cost a cold run a fifth of its time. A stamp older than the file it names only makes the
 # next run analyse again.
 _STORED_STAMPS: dict[str, tuple[int, int] | None] = {}
+# The shared sets this process wrote, by directory, with their digests; the digests of those it
+# found unchanged.
+_SHARED_STORED: dict[tuple[str, frozenset[str]], str] = {}
+_SHARED_UNCHANGED: set[str] = set()
 
 
 def _stamp_once(path: str) -> tuple[int, int] | None:
