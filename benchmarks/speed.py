@@ -1,7 +1,9 @@
 #!/usr/bin/env python
 """How much flake8-staticfx adds to a flake8 run: per file, per lint gate, per editor keystroke.
 
-    python benchmarks/speed.py [DIR_OR_FILE ...] [--limit N] [--sample] [--json OUT]
+    python benchmarks/speed.py [DIR_OR_FILE ...] [--limit N] [--sample] [--repeat N] [--json OUT]
+    python benchmarks/speed.py --libraries-from SITE_PACKAGES --sample --limit 50 --repeat 3
+    python benchmarks/speed.py benchmarks/library_users --library-path SITE_PACKAGES --repeat 3
     python benchmarks/speed.py --profile [--limit N --sample]
 
 Run it with the interpreter of the environment where the plugin is installed (its `SFX`
@@ -17,6 +19,10 @@ Files
     If none is found, pass directories (every *.py below them) or files.  --limit N keeps the
     first N files (sorted), with --sample N files picked by a stable hash of their path
     (deterministic, spread over all libraries); --sample alone means --limit 300 --sample.
+    --libraries-from SITE takes the model files from that site-packages instead (never imported).
+    --library-path SITE is the plugin's --staticfx-library-path in every run with the plugin:
+    benchmarks/library_users holds small user model files that call transformers, timm,
+    diffusers and torchvision, the code a user's lint gate follows into installed libraries.
 
 1. In-process, per file (one process, flake8's own API).  flake8 is configured once with
    `parse_args` (exactly the plugins and options a `flake8 --isolated --jobs 1` run gets), and
@@ -40,6 +46,7 @@ Files
    memory high-water mark across exec, and subprocess spawns with vfork.)  Every run but two
    has the cache between runs off ($FLAKE8_STATICFX_NO_CACHE); those two run the plugin with
    --staticfx-cache-dir in an empty directory, "cold cache" (filling it) then "warm cache".
+   --repeat N runs the four rows N times, interleaved, and reports the median CPU and wall.
 
 3. Editor latency: a fresh flake8 on the largest file of the set and on the file closest to
    500 lines, with and without the plugin, --editor-repeat times (default 3, after one untimed
@@ -115,16 +122,22 @@ class SourceFile:
     lines: int = 0
 
 
-def library_files() -> tuple[list[SourceFile], dict[str, str]]:
+def library_files(site: str | None) -> tuple[list[SourceFile], dict[str, str]]:
+    """The model files of LIBRARIES, found in the directory `site` (a site-packages), else by
+    find_spec from this interpreter."""
     files, roots = [], {}
     for name, pattern in LIBRARIES:
-        try:
-            spec = importlib.util.find_spec(name)  # top-level name: nothing is imported
-        except (ImportError, ValueError):
-            spec = None
-        if spec is None or not spec.submodule_search_locations:
+        if site:
+            locations = [os.path.join(site, name)] if os.path.isdir(os.path.join(site, name)) else []
+        else:
+            try:
+                spec = importlib.util.find_spec(name)  # top-level name: nothing is imported
+            except (ImportError, ValueError):
+                spec = None
+            locations = spec.submodule_search_locations if spec is not None else None
+        if not locations:
             continue
-        for location in spec.submodule_search_locations:
+        for location in locations:
             root = Path(location)
             found = sorted(p for p in root.glob(pattern) if p.is_file())
             if found:
@@ -269,17 +282,18 @@ def flake8_setup(extra: list[str]):
     return plugins, options, guide
 
 
-def run_inprocess(files: list[SourceFile], interleave: bool, progress: bool) -> tuple[list[FileRow], dict]:
+def run_inprocess(files: list[SourceFile], interleave: bool, progress: bool,
+                  plugin_args: list[str]) -> tuple[list[FileRow], dict]:
     import flake8
     from flake8.checker import FileChecker
     from flake8.exceptions import PluginExecutionFailed
     from flake8.plugins.finder import Checkers
 
     try:
-        plugins, options, guide = flake8_setup(["--staticfx-notices"])
+        plugins, options, guide = flake8_setup(["--staticfx-notices", *plugin_args])
         notices = True
     except SystemExit:  # the option was renamed: measure without the budget column
-        plugins, options, guide = flake8_setup([])
+        plugins, options, guide = flake8_setup(plugin_args)
         notices = False
     checkers = plugins.checkers
     names = [p.entry_name for p in checkers.tree + checkers.logical_line + checkers.physical_line]
@@ -464,34 +478,44 @@ CACHE_ROWS = ("cold cache", "warm cache")
 NO_CACHE_ENV = "FLAKE8_STATICFX_NO_CACHE"
 
 
-def run_whole_set(files: list[SourceFile], envs: dict[str, str], cwd: str) -> dict:
+def run_whole_set(files: list[SourceFile], envs: dict[str, str], cwd: str, plugin_args: list[str],
+                  repeat: int) -> dict:
+    """Each row `repeat` times, the rows interleaved: the median CPU and wall, the highest peak RSS."""
     paths = [f.path for f in files]
-    out = {}
-    for label, python in envs.items():
-        run = run_child(flake8_cmd(python, paths), cwd)
-        check_child(run, f"flake8 over the set ({label})")
-        out[label] = asdict(run)
-    # The plugin with the cache between runs (front/cache.py) on, in an empty directory: the
-    # first run fills it, the second finds every file's answer there.
+    runs: dict[str, list[ChildRun]] = {label: [] for label in (*envs, *CACHE_ROWS)}
     cached = {name: value for name, value in os.environ.items() if name != NO_CACHE_ENV}
-    with tempfile.TemporaryDirectory(prefix="speed-cache-") as directory:
-        for label in CACHE_ROWS:
-            run = run_child(flake8_cmd(envs["flake8+SFX"], [f"--staticfx-cache-dir={directory}", *paths]), cwd, cached)
+    for _ in range(repeat):
+        for label, python in envs.items():
+            run = run_child(flake8_cmd(python, (plugin_args if label == "flake8+SFX" else []) + paths), cwd)
             check_child(run, f"flake8 over the set ({label})")
-            out[label] = asdict(run)
-    return out
+            runs[label].append(run)
+        # The plugin with the cache between runs (front/cache.py) on, in an empty directory: the
+        # first run fills it, the second finds every file's answer there.
+        with tempfile.TemporaryDirectory(prefix="speed-cache-") as directory:
+            for label in CACHE_ROWS:
+                run = run_child(flake8_cmd(envs["flake8+SFX"], [*plugin_args, f"--staticfx-cache-dir={directory}",
+                                                                *paths]), cwd, cached)
+                check_child(run, f"flake8 over the set ({label})")
+                runs[label].append(run)
+    return {label: {"cpu": statistics.median(r.cpu for r in rs), "wall": statistics.median(r.wall for r in rs),
+                    "maxrss_mib": max(r.maxrss_mib for r in rs), "cpus": [r.cpu for r in rs]}
+            for label, rs in runs.items()}
 
 
-def run_editor(targets: dict[str, SourceFile], envs: dict[str, str], cwd: str, repeat: int) -> dict:
+def run_editor(targets: dict[str, SourceFile], envs: dict[str, str], cwd: str, plugin_args: list[str],
+               repeat: int) -> dict:
+    def command(label: str, python: str, path: str) -> list[str]:
+        return flake8_cmd(python, (plugin_args if label == "flake8+SFX" else []) + [path])
+
     out = {}
     for kind, f in targets.items():
         runs: dict[str, list[ChildRun]] = {label: [] for label in envs}
         for label, python in envs.items():  # warm-up: page cache, .pyc files
-            check_child(run_child(flake8_cmd(python, [f.path]), cwd), f"warm-up {label}")
+            check_child(run_child(command(label, python, f.path), cwd), f"warm-up {label}")
         for i in range(repeat):
             order = list(envs.items()) if i % 2 == 0 else list(reversed(envs.items()))
             for label, python in order:
-                run = run_child(flake8_cmd(python, [f.path]), cwd)
+                run = run_child(command(label, python, f.path), cwd)
                 check_child(run, f"editor run {label} on {f.path}")
                 runs[label].append(run)
         out[kind] = {
@@ -610,7 +634,9 @@ def render(result: dict) -> str:
     meta = result["inprocess_meta"]
     w(f"flake8 {meta['flake8_version']}, checker plugins {', '.join(meta['checker_plugins'])}; "
       f"{meta['order']}; python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
-      + (f", load average {result['loadavg']}" if result.get("loadavg") else "") + ".\n\n")
+      + (f", load average {result['loadavg']}" if result.get("loadavg") else "")
+      + (f" (at the end {result['loadavg_end']})" if result.get("loadavg_end") else "")
+      + (f"; plugin options {' '.join(result['plugin_args'])}" if result.get("plugin_args") else "") + ".\n\n")
 
     base = summary([r.base_cpu for r in rows])
     full = summary([r.full_cpu for r in rows])
@@ -661,11 +687,12 @@ def render(result: dict) -> str:
     whole = result.get("whole_set")
     if whole:
         b, p = whole["flake8"], whole["flake8+SFX"]
-        w("\n## 2. Whole set, one fresh `flake8 --jobs 1` process\n\n"
+        w(f"\n## 2. Whole set, one fresh `flake8 --jobs 1` process (median CPU and wall of {result['repeat']}, "
+          f"highest peak)\n\n"
           "| | CPU s | wall s | peak RSS MiB |\n|---|---:|---:|---:|\n")
         for label, run in (("flake8", b), ("flake8 + SFX, no cache", p), *((f"flake8 + SFX, {label}", whole[label])
                                                                         for label in CACHE_ROWS if label in whole)):
-            w(f"| {label} | {run['cpu']:.1f} | {run['wall']:.1f} | {run['maxrss_mib']:.0f} |\n")
+            w(f"| {label} | {run['cpu']:.2f} | {run['wall']:.2f} | {run['maxrss_mib']:.0f} |\n")
         w("\nCPU ratios to flake8: " + ", ".join(f"{label} {whole[key]['cpu'] / b['cpu']:.2f}x" for label, key in
                                                 (("no cache", "flake8+SFX"), *((label, label) for label in CACHE_ROWS))
                                                 if key in whole) + ".")
@@ -722,6 +749,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noplugin-venv", default=DEFAULT_NOPLUGIN_VENV,
                         help="environment without the plugin, created if missing (default: %(default)s)")
     parser.add_argument("--editor-repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=1, help="run the whole set N times (median)")
+    parser.add_argument("--libraries-from", metavar="SITE",
+                        help="without DIR arguments: the libraries' model files in this site-packages "
+                             "(default: found by find_spec from this interpreter)")
+    parser.add_argument("--library-path", metavar="SITE",
+                        help="the plugin's --staticfx-library-path, in every run (user files that call "
+                             "libraries installed elsewhere, e.g. benchmarks/library_users)")
     parser.add_argument("--no-whole-set", action="store_true", help="skip the fresh-process run over the set")
     parser.add_argument("--no-editor", action="store_true", help="skip the editor-latency runs")
     parser.add_argument("--no-editor-per-library", action="store_true",
@@ -733,7 +767,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.paths:
         files, roots, origin = argument_files(args.paths), {}, "arguments"
     else:
-        files, roots = library_files()
+        files, roots = library_files(args.libraries_from)
         origin = "libraries " + ", ".join(f"{k}={v}" for k, v in roots.items())
         if not files:
             parser.error("none of " + ", ".join(n for n, _ in LIBRARIES) + " is importable as "
@@ -752,12 +786,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     os.environ[NO_CACHE_ENV] = "1"  # the analysis is measured, not what a user's cache keeps (but in CACHE_ROWS)
-    result: dict = {"selection": selection, "origin": origin, "python": sys.executable,
+    plugin_args = [f"--staticfx-library-path={args.library_path}"] if args.library_path else []
+    result: dict = {"selection": selection, "origin": origin, "python": sys.executable, "repeat": args.repeat,
+                    "plugin_args": plugin_args,
                     "loadavg": " ".join(f"{x:.1f}" for x in os.getloadavg())}
     progress = not args.quiet
     if progress:
         print(f"speed.py: {selection} files from {origin}", file=sys.stderr)
-    rows, meta = run_inprocess(chosen, args.interleave, progress)
+    rows, meta = run_inprocess(chosen, args.interleave, progress, plugin_args)
     result["inprocess_meta"] = meta
     result["files"] = [asdict(r) for r in rows]
 
@@ -773,15 +809,17 @@ def main(argv: list[str] | None = None) -> int:
             result["flake8_versions"] = versions
             if not args.no_whole_set:
                 if progress:
-                    print(f"speed.py: fresh flake8 --jobs 1 over {len(chosen)} files, twice", file=sys.stderr)
-                result["whole_set"] = run_whole_set(chosen, envs, cwd)
+                    print(f"speed.py: fresh flake8 --jobs 1 over {len(chosen)} files, 4 rows x {args.repeat}",
+                          file=sys.stderr)
+                result["whole_set"] = run_whole_set(chosen, envs, cwd, plugin_args, args.repeat)
             if not args.no_editor:
                 if progress:
                     print("speed.py: editor latency runs", file=sys.stderr)
                 result["editor_repeat"] = args.editor_repeat
                 targets = editor_targets(files, not args.no_editor_per_library)
-                result["editor"] = run_editor(targets, envs, cwd, args.editor_repeat)
+                result["editor"] = run_editor(targets, envs, cwd, plugin_args, args.editor_repeat)
 
+    result["loadavg_end"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(render(result))
     if args.json:
         text = json.dumps(result, indent=1)

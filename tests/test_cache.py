@@ -78,6 +78,25 @@ def test_warm_answers_as_cold_byte_for_byte_on_the_cases_and_examples(tmp_path, 
     assert warm == cold
 
 
+LIBRARY_SAMPLE = ROOT / "tests" / "library_sample"
+
+
+def test_warm_answers_as_cold_byte_for_byte_on_a_library_sample(tmp_path, monkeypatch):
+    """User files that call an installed library (the answers reach into its files), and the
+    library's own files."""
+    options = Options(cache_dir=str(tmp_path / "cache"), library_path=(str(LIBRARY_SAMPLE / "site-packages"),))
+    files = sorted(LIBRARY_SAMPLE.glob("**/*.py"))
+    cold = [lines_of(path, options) for path in files]
+    assert sum(any("at toylib/" in line for line in lines) for lines in cold) >= 2
+    assert len(entries(tmp_path / "cache")) == sum(plugin.might_have_roots(path.read_text()) for path in files) == 5
+
+    def not_analysed(*args, **kwargs):
+        raise AssertionError("a warm run analysed a file again")
+
+    monkeypatch.setattr(plugin, "analysed", not_analysed)
+    assert [lines_of(path, options) for path in files] == cold
+
+
 MODEL = """
     import torch
     from torch import nn
