@@ -6,14 +6,17 @@ what it costs.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import messages
 from .config import Options
-from .interpret.resume import Break, RestEagerly
+from .interpret.resume import Break, RestEagerly, Waiting
 from .ir import Graph, GraphBreakRegion, Node, SourceSpan, report_site
 
 
 def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
-    """Add a region to `graph` for each break dynamo makes; return them."""
+    """Add a region to `graph` for each break dynamo makes, and to its to-do list one for each
+    break waiting on an earlier one (see _waiting); return the breaks that happen."""
     for node in [*graph.nodes, *graph.python_calls]:
         brk: Break | None = node.meta.get("break")
         if brk is None:
@@ -21,7 +24,28 @@ def annotate(graph: Graph, options: Options) -> list[GraphBreakRegion]:
         node.meta["region"] = _region(graph, node, brk, options.fullgraph)  # segments.py: the breaks that happen
         graph.regions.append(node.meta["region"])
     graph.regions.sort(key=lambda region: (region.line, region.col))
+    graph.waiting = _waiting(graph, options)
     return graph.regions
+
+
+def _waiting(graph: Graph, options: Options) -> list[GraphBreakRegion]:
+    """The to-do list: a break its frame, running eagerly after an earlier break, never reaches.
+    Not under fullgraph=True (the compile fails at the first break), nor on a line and code
+    already reported (a loop unrolled meets a reported break again), nor waiting on its own line."""
+    if options.fullgraph:
+        return []
+    reported = graph.break_sites()
+    waiting: dict[tuple[int, str], GraphBreakRegion] = {}
+    for node in [*graph.nodes, *graph.python_calls]:
+        todo: Waiting | None = node.meta.get("waiting")
+        if todo is None:
+            continue
+        after = todo.after.origin
+        region = replace(_region(graph, node, todo.found, fullgraph=False),
+                         waits_on=report_site(graph.file, after.span, after.stack).line, nodes=[])
+        if (region.code, region.line) not in reported and region.line != region.waits_on:
+            waiting.setdefault((region.line, region.code), region)
+    return sorted(waiting.values(), key=lambda region: (region.line, region.col))
 
 
 def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreakRegion:

@@ -171,6 +171,10 @@ class GraphBreakRegion:
     # The tests its path passes that decide whether it is reached (all must hold); empty when
     # it breaks however the model is run.
     conditions: tuple[Condition, ...] = ()
+    # A to-do item: the line (in the linted file) of the earlier break after which its frame
+    # runs eagerly; dynamo reports this break once that one is fixed. None: a break dynamo
+    # reports now.
+    waits_on: int | None = None
 
     @property
     def severity(self) -> str:
@@ -221,6 +225,9 @@ class Graph:
         # graph so that their break regions have a call to point at; never among `nodes`.
         self.python_calls: list[Node] = []
         self.regions: list[GraphBreakRegion] = []
+        # The to-do list: breaks dynamo reaches once an earlier one is fixed (region.waits_on),
+        # never among `regions`, which are the breaks that happen.
+        self.waiting: list[GraphBreakRegion] = []
         # The path of each module whose forward was inlined, once per call: the blocks drawn as
         # their body rather than as a call_module node (a project's RMSNorm, rotary embedding).
         self.inlined_modules: list[str] = []

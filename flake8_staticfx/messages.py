@@ -23,6 +23,8 @@ LIMIT = 160
 ELLIPSIS = "..."
 MIN_WHAT = 20  # shorter than this, the construct is unrecognisable: drop other parts first
 FIX_HINT = "`flake8-staticfx fix` does it"  # after the short fix, on occurrences the fix command rewrites
+# The end of a to-do item's message: a break dynamo reaches once the earlier one is fixed.
+WAITING = "(reached once line {} no longer breaks)"
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ def describe(rule: Rule, what: str, site: Site | None = None) -> str:
 def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped: str | None = None,
            skip_context: str | None = None, skips_rest: bool = False, site: Site | None = None,
            fails_compile: bool = False, fixable: bool = False, versions: str = "",
-           conditions: tuple[Condition, ...] = (), limit: int = LIMIT) -> str:
+           conditions: tuple[Condition, ...] = (), waits_on: int | None = None, limit: int = LIMIT) -> str:
     """The flake8 message of one occurrence, code first, at most `limit` characters.
 
     The construct is shortened to fit. When it would be cut below MIN_WHAT characters, the
@@ -104,7 +106,8 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     resume, FIX_HINT (on an occurrence the fix command rewrites), those two again, the fix,
     which function runs eagerly. The code, summary, location, GB ids, the torch releases
     that break so (`versions`, when not every modeled one does) and when it breaks
-    (`conditions`, when not however the model is run) stay.
+    (`conditions`, when not however the model is run) stay, and the line a to-do item waits on
+    (`waits_on`: WAITING, at the end).
     """
     gb = f" ({', '.join(filter(None, ('/'.join(gb_ids), versions)))})" if gb_ids or versions else ""
     gb += f" {condition_label(conditions)}" if conditions else ""
@@ -117,8 +120,10 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     variants = [*((located, why, fix) for fix in fixes for located, why in places),
                 (bare, short_cost, ""), (bare, "", "")]
     head = f"{rule.code} {rule.summary}: `"
+    waiting = f" {WAITING.format(waits_on)}" if waits_on is not None else ""
     for located, cost, fix in variants:
-        tail = "`" + (f" {located}" if located else "") + gb + "".join(f"; {part}" for part in (cost, fix) if part)
+        tail = "`" + (f" {located}" if located else "") + gb + "".join(f"; {part}" for part in (cost, fix) if part) \
+            + waiting
         room = limit - len(head) - len(tail)
         if room >= min(MIN_WHAT, len(what)):
             break

@@ -25,7 +25,7 @@ from flake8_staticfx.front.cache import ResultCache, evict
 from flake8_staticfx.front.report import Diagnostic
 
 ROOT = Path(__file__).resolve().parent.parent
-POISON = {"line": 1, "col": 0, "message": "SFX999 kept", "code": "SFX999", "gb_ids": [], "condition": None}
+POISON = {"line": 1, "col": 0, "message": "SFX999 kept", "code": "SFX999", "gb_ids": [], "condition": None, "waits_on": None}
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +43,7 @@ def write(path: Path, source: str) -> Path:
 def lines_of(path: Path, options: Options) -> list[str]:
     """Every field of each diagnostic of `path`, as text."""
     source = path.read_text(encoding="utf-8")
-    return [f"{path}:{d.line}:{d.col}:{d.code}:{d.message}:{d.gb_ids}:{d.condition}"
+    return [f"{path}:{d.line}:{d.col}:{d.code}:{d.message}:{d.gb_ids}:{d.condition}:{d.waits_on}"
             for d in plugin.diagnose(source, str(path), None, options)]
 
 
@@ -126,7 +126,7 @@ def test_an_edited_project_file_the_linted_file_imports_gives_a_new_answer(tmp_p
     before = lines_of(model, options)
     assert any("print" in line for line in before)
     poison(tmp_path / "cache")
-    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None"]  # the entry is used
+    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None:None"]  # the entry is used
 
     write(tmp_path / "proj" / "pkg" / "helpers.py", "def scale(x):\n    return x * 2\n")
     after = lines_of(model, options)
@@ -150,7 +150,7 @@ def test_a_file_only_the_compile_index_reads_gives_a_new_answer(tmp_path):
     before = lines_of(model, options)
     assert any(".item()" in line for line in before)
     poison(tmp_path / "cache")
-    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None"]
+    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None:None"]
 
     write(tmp_path / "proj" / "train.py", "import torch\nfrom pkg.model import Model\n\n"
                                           "model = torch.compile(Model(), fullgraph=True)\n")

@@ -252,7 +252,8 @@ def test_json_has_one_object_per_finding():
     by_code = {f["code"]: f for f in found}
     assert by_code["SFX101"]["gb_ids"] == ["GB0170"]
     assert by_code["SFX101"]["url"] == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html"
-    assert all(set(f) == {"path", "line", "col", "code", "message", "gb_ids", "url", "torch", "condition"} for f in found)
+    assert all(set(f) == {"path", "line", "col", "code", "message", "gb_ids", "url", "torch", "condition", "waits_on"}
+               for f in found)
     assert all(f["gb_ids"] and f"({f['gb_ids'][0]}" in f["message"] for f in found)
     clean = check("--format", "json", "examples/simple_net.py")
     assert (clean.returncode, json.loads(clean.stdout)) == (0, [])

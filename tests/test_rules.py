@@ -14,7 +14,7 @@ import pytest
 
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.config import Options
-from flake8_staticfx.front.report import flake8_diagnostics
+from flake8_staticfx.front.report import diagnostics, flake8_diagnostics
 from flake8_staticfx.rules import OFF_BY_DEFAULT, RULES
 
 HEADER = """\
@@ -327,11 +327,13 @@ def expected(source: str) -> list[tuple[int, str]]:
 
 
 def lint(tmp_path: Path, source: str, options: Options | None = None) -> list[tuple[int, int, str]]:
+    """The breaks dynamo reports now (the to-do list, breaks waiting on an earlier one, left out:
+    tests/test_todo.py)."""
     path = tmp_path / "model.py"
     path.write_text(source, encoding="utf-8")
     analysis = analyze(source, str(path), options=options)
     assert not analysis.notices, analysis.notices
-    return list(flake8_diagnostics(analysis))
+    return [(d.line, d.col, d.message) for d in diagnostics(analysis) if d.waits_on is None]
 
 
 def codes_of(found: list[tuple[int, int, str]]) -> list[tuple[int, str]]:

@@ -103,7 +103,8 @@ class ResultCache:
                 return None
             found = [Diagnostic(int(d["line"]), int(d["col"]), str(d["message"]), str(d["code"]),
                                 tuple(str(gb) for gb in d["gb_ids"]),
-                                None if d["condition"] is None else str(d["condition"]))
+                                None if d["condition"] is None else str(d["condition"]),
+                                None if d["waits_on"] is None else int(d["waits_on"]))
                      for d in entry["diagnostics"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None  # absent, half-removed by an eviction, corrupt or of another form: a miss
@@ -133,7 +134,8 @@ class ResultCache:
         shared = sorted(self._store_shared(paths) for paths in reads.shared)
         entry = {"key": key, "shared": shared, "reads": sorted([path, _stamp_once(path)] for path in reads.paths),
                  "diagnostics": [{"line": d.line, "col": d.col, "message": d.message, "code": d.code,
-                                  "gb_ids": list(d.gb_ids), "condition": d.condition} for d in diagnostics]}
+                                  "gb_ids": list(d.gb_ids), "condition": d.condition, "waits_on": d.waits_on}
+                                 for d in diagnostics]}
         self._write(key, entry)
         if self.directory not in _BOUNDED:  # once per process and directory: a run adds only its own files
             _BOUNDED.add(self.directory)

@@ -19,6 +19,9 @@ class Diagnostic:
     # When the break happens, when only in some ways of running the model ('when training'):
     # messages.condition_label of its region's conditions.
     condition: str | None = None
+    # A to-do item: the line of the earlier break it waits on (dynamo reports it once that one is
+    # fixed); None for a break dynamo reports now.
+    waits_on: int | None = None
 
     @property
     def text(self) -> str:

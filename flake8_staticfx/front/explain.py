@@ -10,7 +10,9 @@ break with its reason, GB ids and user stack (the chain of calls from the root t
 `--view lint` asks for the lint's. Under torch's names, torch's numbers: its "Graph Break Count"
 is the graph count less one (torch._dynamo.explain computes it so), which counts only the breaks
 that split a graph (a break with nothing compiled before it splits none); the lines where the
-graph breaks, as flake8 reports them, are counted under their own name, "Break Lines".
+graph breaks, as flake8 reports them, are counted under their own name, "Break Lines", and the
+to-do list apart from them, "Waiting Lines": breaks dynamo reaches once an earlier one is fixed,
+which torch's explain does not see.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from .. import segments
 from ..ir import Graph, GraphBreakRegion, Node
 from ..recompiles import RECOMPILE_LIMIT, FrameCompiles
 from ..recompiles.data_sizes import data_size_recompiles
-from ..messages import condition_label, display_path
+from ..messages import WAITING, condition_label, display_path
 from ..torch_versions import TorchVersion, facts
 from .options import add_root_arguments, analyse_roots
 
@@ -97,6 +99,9 @@ def explain_root(graph: Graph, torch: TorchVersion, frame_compiles: list[FrameCo
             "compile_count": assignment.count + recompiles,
             "graph_break_count": assignment.count - 1,  # torch's: len(graphs) - 1, even with no graph
             "break_lines": len(graph.break_sites()),
+            "waiting_lines": len(graph.waiting),
+            "waiting": [{"code": region.code, "line": region.line, "reason": region.reason,
+                         "gb_ids": list(region.gb_ids), "waits_on": region.waits_on} for region in graph.waiting],
             "break_reasons": breaks,
             "ops_per_graph": [ops[number] for number in sorted(ops)],
             "call_sequences": [{"driver": f.driver, "calls": f.calls, "compiles": f.compiles,
@@ -122,6 +127,8 @@ def render(item: dict) -> str:
                for seq in item["call_sequences"]),
              f"Op Count: {sum(len(ops) for ops in item['ops_per_graph'])}",
              f"Break Lines: {item['break_lines']} (source lines where the graph breaks, as flake8 reports them)",
+             *([f"Waiting Lines: {item['waiting_lines']} (breaks dynamo reaches once an earlier one is fixed)"]
+               if item["waiting_lines"] else []),
              *([f"Not Followed: {item['unknown_values']} value(s), drawn <?>: the counts hold as far as "
                 "the analysis went"] if item["unknown_values"] else []),
              "Break Reasons:"]
@@ -138,6 +145,10 @@ def render(item: dict) -> str:
             lines.append(f"    Impact: {brk['impact']}")
         lines.append("    User Stack:")
         lines.extend(f"      {f['file']}:{f['line']} in {f['function']}" for f in brk["user_stack"])
+    if item["waiting"]:
+        lines.append("Waiting:")
+        lines.extend(f"  {item['file']}:{brk['line']}: {brk['code']} {brk['reason']} "
+                     f"({'/'.join(brk['gb_ids'])}) {WAITING.format(brk['waits_on'])}" for brk in item["waiting"])
     lines.append("Ops per Graph:")
     for number, ops in enumerate(item["ops_per_graph"], 1):
         lines.append(f"  Ops {number}:")

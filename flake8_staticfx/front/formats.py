@@ -44,7 +44,7 @@ def render_json(findings: Sequence[Finding]) -> str:
     """A JSON array, one object per finding (one per line)."""
     rows = [json.dumps({"path": f.path, "line": f.line, "col": f.col, "code": f.code, "message": f.message,
                         "gb_ids": list(f.gb_ids), "url": f.url or None, "torch": f.torch or None,
-                        "condition": f.condition or None})
+                        "condition": f.condition or None, "waits_on": f.waits_on})
             for f in findings]
     return "[\n" + ",\n".join(rows) + ("\n" if rows else "") + "]\n"
 
@@ -108,7 +108,8 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                 "region": {"startLine": finding.line, "startColumn": finding.col},
             }}],
             **({"properties": {"gb_ids": list(finding.gb_ids), "torch": finding.torch,
-                               **({"condition": finding.condition} if finding.condition else {})}}
+                               **({"condition": finding.condition} if finding.condition else {}),
+                               **({"waits_on": finding.waits_on} if finding.waits_on is not None else {})}}
                if finding.gb_ids else {}),
         })
     sarif = {

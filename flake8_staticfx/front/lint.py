@@ -44,6 +44,7 @@ class Finding:
     gb_ids: tuple[str, ...] = ()
     torch: str = ""  # the torch release the finding is for ("2.14"); "" for E999/E902
     condition: str = ""  # when the break happens ('when training'); "" however the model is run
+    waits_on: int | None = None  # a to-do item: the line of the earlier break it waits on
 
     @property
     def url(self) -> str:
@@ -129,7 +130,7 @@ def reported(path: str, lines: list[str], diagnosed: list[Diagnostic], selection
 
             torch = torch_for(path, options).minor
         found.append(Finding(path, line, (diagnostic.col or 0) + 1, code, diagnostic.text, diagnostic.gb_ids, torch,
-                             diagnostic.condition or ""))
+                             diagnostic.condition or "", diagnostic.waits_on))
     return found
 
 

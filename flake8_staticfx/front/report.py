@@ -18,7 +18,7 @@ def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
     return messages.render(RULES[region.code], region.what, region.gb_ids, frame_skipped=region.frame_skipped,
                            skip_context=region.skip_context, skips_rest=region.skips_rest, site=region.site,
                            fails_compile=region.fails_compile, fixable=fixable, versions=region.versions,
-                           conditions=region.conditions)
+                           conditions=region.conditions, waits_on=region.waits_on)
 
 
 def diagnostics(analysis: FileAnalysis, notices: bool = False, tree: ast.Module | None = None) -> list[Diagnostic]:
@@ -38,6 +38,13 @@ def diagnostics(analysis: FileAnalysis, notices: bool = False, tree: ast.Module 
             fixable = (region.line, region.col, region.code) in announced
             found.append(Diagnostic(region.line, region.col, diagnostic_message(region, fixable), region.code,
                                     tuple(region.gb_ids), messages.condition_label(region.conditions) or None))
+    for region in (region for graph in analysis.graphs for region in graph.waiting):
+        key = (region.line, region.code)
+        if key not in seen:  # a break reported now, or waiting in another root already
+            seen.add(key)
+            found.append(Diagnostic(region.line, region.col, diagnostic_message(region), region.code,
+                                    tuple(region.gb_ids), messages.condition_label(region.conditions) or None,
+                                    region.waits_on))
     for found_recompile in sorted(analysis.recompiles, key=lambda r: -r.compiles):  # the costliest driver
         key = (found_recompile.line, found_recompile.rule.code)
         if key not in seen:

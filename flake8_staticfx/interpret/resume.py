@@ -7,7 +7,9 @@ Decided where the break is raised, in this order (measured with dynamo 2.13):
    `torch._dynamo.config` writes, each `config.patch` on the stack) may capture the construct
    (`.item()` under capture_scalar_outputs) or drop it (a logger method in
    ignore_logger_methods): then it is no break and changes nothing.
-2. A frame already running eagerly from an earlier break sees no more breaks of its own.
+2. A frame already running eagerly from an earlier break sees no more breaks of its own: one
+   that would be reported once that earlier break is gone is kept apart, waiting on it
+   (`Waiting`: the to-do list), while the frame runs eagerly because of one break only.
 3. How eagerly the frame runs after it (`Eagerness`): compiled on (a break dynamo resumes after),
    the rest of the frame (`RestEagerly`: an RNN call, a sparse tensor; dynamo compiled what came
    before), or the whole frame (`WhollyEagerly`: a break in a loop, `with` or `try` block,
@@ -108,6 +110,21 @@ class HeldBreak:
 PathBreak = Union[HeldBreak, str, None]
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """A break dynamo does not reach because its frame runs eagerly after the break at `after`
+    (a node of the graph): reported once that break is fixed, on dynamo's next run. A to-do
+    item, never a break of the graph (segments.py does not read it)."""
+
+    found: Break
+    after: Node
+
+
+# What each path of a branch starts from: the break every call met, how eagerly the frame runs
+# on, and the break that made it run eagerly (None: not one break alone, see ResumeState).
+PathState = tuple[PathBreak, Eagerness, Union[Node, None]]
+
+
 @dataclass
 class ResumeState:
     """Where one frame's interpretation stands, for what dynamo does after a break in it."""
@@ -140,34 +157,42 @@ class ResumeState:
     # loop): what follows in the frame itself breaks no more (two GRU calls in a row break
     # once, measured), though each function it calls is compiled as a frame of its own.
     eagerly: Eagerness = None
+    # The break that made it run eagerly, while the later breaks of the frame wait on it alone
+    # (Waiting): None when paths made eager by different breaks joined, or after a waiting
+    # break that would itself make the frame run eagerly (`waits_stopped`: what follows it
+    # waits on two breaks, which the to-do list does not claim).
+    eager_after: Node | None = None
+    waits_stopped: bool = False
 
     def on_some_calls(self) -> bool:
         """Does the code interpreted now run only on some calls of the frame?"""
         return bool(self.conditional or self.short_circuit or self.after_early_return)
 
-    def before_paths(self) -> tuple[PathBreak, Eagerness]:
+    def before_paths(self) -> PathState:
         """What each path of a branch or loop body about to run starts from."""
-        return self.path_break, self.eagerly
+        return self.path_break, self.eagerly, self.eager_after
 
-    def restore(self, before: tuple[PathBreak, Eagerness]) -> None:
-        self.path_break, self.eagerly = before
+    def restore(self, before: PathState) -> None:
+        self.path_break, self.eagerly, self.eager_after = before
 
-    def join_paths(self, before: tuple[PathBreak, Eagerness],
-                   paths: tuple[tuple[bool, bool, PathBreak, Eagerness], ...]) -> None:
+    def join_paths(self, before: PathState,
+                   paths: tuple[tuple[bool, bool, PathBreak, Eagerness, Node | None], ...]) -> None:
         """After an `if` whose paths (goes on after it, falls through, and what each left) met:
         the break every call meets is the first of those of the paths that go on (a path that
         returns kept its own in `return_breaks`; one that raises is no call that runs), if each
         met one; the frame runs eagerly on if every path that falls through does."""
-        going_on = [path_break for goes_on, _, path_break, _ in paths if goes_on]
+        going_on = [path_break for goes_on, _, path_break, _, _ in paths if goes_on]
         if going_on:
             self.path_break = going_on[0] if all(path_break is not None for path_break in going_on) else None
         else:
             self.path_break = before[0]
-        through = [eagerly for _, falls_through, _, eagerly in paths if falls_through]
+        through = [(eagerly, after) for _, falls_through, _, eagerly, after in paths if falls_through]
         if through:
-            self.eagerly = through[0] if all(through) else None
+            self.eagerly = through[0][0] if all(eagerly for eagerly, _ in through) else None
+            causes = {id(after) for _, after in through}
+            self.eager_after = through[0][1] if self.eagerly and len(causes) == 1 else None
         else:
-            self.eagerly = before[1]
+            self.eagerly, self.eager_after = before[1], before[2]
 
 
 def every_path_break(frame: Frame) -> PathBreak:
@@ -217,20 +242,42 @@ class Breaks:
         releases that break so, when not every modeled one does (torch_versions.ByVersion.span)."""
         if (rule.captured_by or rule.ignored_by) and not self.settings_at(frame).breaks(rule, qname):
             return  # captured or dropped: no break, nothing changes
-        if frame.resume.eagerly:
-            return  # the rest of this frame runs eagerly (the functions it calls are compiled)
         outer = _skipped_frame(frame)
         gives_up = frame if isinstance(eagerly, WhollyEagerly) or isinstance(eagerly, RestEagerly) and outer is None \
             else outer
+        if frame.resume.eagerly:
+            # The rest of this frame runs eagerly (the functions it calls are compiled).
+            self._wait(rule, node, expr, frame, gb_ids, eagerly, outer, versions)
+            return
         found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, gives_up), versions=versions,
                         conditions=tuple(dict.fromkeys(self.path_conditions)))
         if gives_up is not None:
-            _runs_on_eagerly(gives_up, frame, found.eagerly)
+            _runs_on_eagerly(gives_up, frame, found.eagerly, node)
         held = _conditional_at_report_site(frame, self.tx.resolver.main)
         if not frame.resume.short_circuit and frame.resume.path_break is None:
             frame.resume.path_break = HeldBreak(node, frame, found) if held else REPORTED
         if not held:
             self._report(node, frame, found)
+
+    def _wait(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...],
+              eagerly: Eagerness, outer: Frame | None, versions: str) -> None:
+        """A break in `frame`, which runs eagerly after one earlier break: dynamo reports it once
+        that break is gone if nothing else decides whether it is reached: no break between waits
+        too, and no test of unknown outcome (an `if`, a loop that may not run, a short circuit)
+        leads to it, in the linted file's frame or below (fixing the earlier break may be
+        rewriting that test: `if n.item() > 0:` over `x[mask]`). How it makes the frame run on
+        is as the stack stands now, as if the earlier break were not there."""
+        state = frame.resume
+        if state.eager_after is None or state.waits_stopped or \
+                _on_some_calls_below_report_site(frame, self.tx.resolver.main):
+            return
+        if node.origin.span == state.eager_after.origin.span:
+            return  # the earlier break itself, met again in a loop unrolled
+        found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, None), versions=versions,
+                        conditions=tuple(dict.fromkeys(self.path_conditions)))
+        node.meta["waiting"] = Waiting(found, state.eager_after)
+        if found.eagerly is not None or found.skip_depths or found.stop_depth is not None:
+            state.waits_stopped = True
 
     def settings_at(self, frame: Frame) -> Options:
         """The dynamo settings `frame` runs under: the root's, and those a
@@ -377,17 +424,19 @@ def _unresumable_depths(frame: Frame) -> tuple[int, ...]:
     return tuple(depth for depth, current in enumerate(frame.stack()) if unresumable(current))
 
 
-def _runs_on_eagerly(skipped: Frame, frame: Frame, eagerly: Eagerness) -> None:
+def _runs_on_eagerly(skipped: Frame, frame: Frame, eagerly: Eagerness, cause: Node) -> None:
     """A break in `frame` made dynamo give up on `skipped` (`frame` or one of its callers): the
     rest of `skipped` on this path runs eagerly, so the breaks still ahead in its own code are
     never seen (qwen2_vl's get_rope_index, measured: after the first break in its loop, the
     next two ran but were not traced). Not when the break is only on some calls of a function
-    `skipped` called, nor inside a short circuit; `if`s and loops in `skipped` restore it."""
+    `skipped` called, nor inside a short circuit; `if`s and loops in `skipped` restore it.
+    `cause` is the break's node, which the breaks still ahead wait on (Waiting)."""
     stack = frame.stack()
     inner = stack[stack.index(skipped) + 1:]
     if skipped.resume.short_circuit or any(f.resume.on_some_calls() for f in inner):
         return
     skipped.resume.eagerly = eagerly
+    skipped.resume.eager_after = cause
 
 
 def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:
@@ -404,6 +453,14 @@ def _conditional_at_report_site(frame: Frame, main: SourceModule) -> bool:
     if stack[report].resume.short_circuit:
         return True
     return any(f.resume.on_some_calls() for f in stack[report + 1:])
+
+
+def _on_some_calls_below_report_site(frame: Frame, main: SourceModule) -> bool:
+    """Does the code interpreted now run only on some calls of the frame we report in (the
+    innermost of the linted file), or of a frame it calls?"""
+    stack = frame.stack()
+    report = max((i for i, f in enumerate(stack) if f.module is main), default=0)
+    return any(f.resume.on_some_calls() for f in stack[report:])
 
 
 def _is_construction(frame: Frame) -> bool:

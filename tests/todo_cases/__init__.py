@@ -1,0 +1,1 @@
+"""Pairs of cases for the to-do list (tests/test_todo.py): each class breaks, and a later break of its frame waits on the first; `*_fixed.py` is the same file with each first break removed on its own line."""
