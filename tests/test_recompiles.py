@@ -46,6 +46,17 @@ def test_held_out_cases_are_scored_apart(torch):
     assert score.precision >= 0.95, score.false_lines
 
 
+@pytest.mark.parametrize("torch", RELEASES)
+def test_real_code_cases_are_scored_apart(torch):
+    """tests/recompile_cases/realcode: driver loops of public repositories (nanoGPT, Llama 2,
+    k-diffusion, denoising-diffusion-pytorch), written and recorded before the analysis was
+    tuned further; reported apart and held to the precision bar only."""
+    score = scoring.score_part(os.path.join(scoring.CASES, "realcode"), torch)
+    print(f"real code, torch {torch}:", score.summary())
+    assert score.cases >= 10
+    assert score.precision >= 0.95, score.false_lines
+
+
 def _predict(source: str):
     return predict(ast.parse(textwrap.dedent(source)))
 
