@@ -52,7 +52,7 @@ class FrameCompiles:
     compiles: int = 0
     calls: int = 0
     eager_after_limit: bool = False
-    known: bool = True  # False: an input the replay does not follow; no count is claimed
+    known: bool = True  # False: an input or a call the replay does not follow; no count is claimed
     causes: list = field(default_factory=list)  # (Guarded, Call) per recompile
 
     @property
@@ -66,11 +66,13 @@ def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), tor
     """The compiles of each frame the file's drivers call, and the places that recompile it.
     `skipped_classes`: the classes whose forward dynamo gives up on (the interpreter's breaks);
     `torch`: the release answered for (its minor version)."""
-    calls = Replay(tree, skipped_classes).run_drivers()
+    replay = Replay(tree, skipped_classes)
     by_frame: dict[tuple[str, int], list[Call]] = {}
-    for call in calls:
+    for call in replay.run_drivers():
         by_frame.setdefault((call.driver, id(call.frame)), []).append(call)
     frames = [_replay_cache(frame_calls, torch) for frame_calls in by_frame.values()]
+    for frame in frames:
+        frame.known = frame.known and frame.driver not in replay.stopped
     return frames, [r for frame in frames for r in _recompiles(frame)]
 
 

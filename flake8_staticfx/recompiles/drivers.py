@@ -72,6 +72,9 @@ class Replay:
         self.autocast = False
         self.driver = ""
         self.eager_call: ast.Call | None = None  # the compiled call whose skipped forward runs
+        # Drivers whose replay stopped: the calls after the stop are not known, so neither is
+        # how often their frames compile in all (the recompiles seen before it stay true).
+        self.stopped: set[str] = set()
 
     def run_drivers(self) -> list[Call]:
         for function in self.functions.values():
@@ -81,7 +84,7 @@ class Replay:
             try:
                 self.block(function.body, {})
             except (StopReplay, RecursionError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
-                continue
+                self.stopped.add(function.name)
         return self.calls
 
     # -- statements ------------------------------------------------------------------------
@@ -235,7 +238,7 @@ class Replay:
         owner = self.expr(node.value, env)
         if isinstance(owner, Instance) and node.attr in owner.attributes:
             return owner.attributes[node.attr]
-        if isinstance(owner, (Instance, Compiled, TensorValue)):
+        if isinstance(owner, (Instance, Compiled, TensorValue, Layer)):
             return _Method(owner, node.attr)
         raise StopReplay("attribute")
 
@@ -308,6 +311,8 @@ class Replay:
                 return owner
             if name.startswith("register_") or name in ("zero_grad", "parameters"):
                 return UNKNOWN
+        if isinstance(owner, Layer) and name.startswith("register_"):
+            return UNKNOWN  # a hook added after compiling: dynamo ignores it (measured, no recompile)
         if isinstance(owner, TensorValue) and name in ("backward", "sum", "mean"):
             return TensorValue(())
         if isinstance(owner, TensorValue):
