@@ -238,3 +238,55 @@ def test_a_compiled_function_whose_callers_are_unknown_claims_nothing():
             return x
     """
     assert _predict(source) == ([], [])
+
+
+CONFIGURED = """\
+    from dataclasses import dataclass
+
+    import torch
+    import torch.nn as nn
+
+
+    @dataclass
+    class Config:
+        width: int = 8
+        depth: int = 2
+
+
+    class Net(nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.config = config
+            self.blocks = nn.ModuleList()
+            for _ in range(config.depth):
+                self.blocks.append(nn.Linear(config.width, config.width))
+            self.head = nn.Linear(config.width, config.width)
+
+        {decorator}
+        def forward(self, x, steps: int):
+            for _ in range(steps):
+                x = self.head(x)
+            return x
+
+
+    def run():
+        model = torch.compile(Net(Config(width=8)))
+        with torch.{mode}():
+            x = torch.randn(2, 8)
+        with torch.inference_mode():
+            for steps in (1, 1, 2):
+                x = model(x, steps)
+"""
+
+
+@pytest.mark.parametrize("decorator, mode, compiles", [
+    ("", "inference_mode", 2),  # range(steps): one compile per value
+    ("", "no_grad", 3),  # and the normal start tensor, then inference outputs: once more
+    ("@torch.inference_mode()", "inference_mode", None),  # dynamo compiles torch's wrapper frame
+])
+def test_a_configured_model_is_replayed_through_what_init_does_not_show(decorator, mode, compiles):
+    """A dataclass config's fields; the ModuleList filled by append is opaque (the same at every
+    call); an inference tensor fed to a frame first compiled for a normal one compiles again
+    (tests/recompile_cases/tuned/inference_tensors.py)."""
+    (frame,), _ = _predict(CONFIGURED.format(decorator=decorator, mode=mode))
+    assert (frame.compiles if frame.known else None) == compiles

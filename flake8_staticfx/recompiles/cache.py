@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from .. import rules
 from ..ir import Graph
 from .drivers import Call, Replay
+from .syntax import dotted
 from .frames import CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
-from .values import UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, TensorValue
+from .values import UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, Opaque, TensorValue
 
 RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit in torch 2.13, 2.14 and 2.15
 # The releases where a tensor indexed by a 0-d int tensor (`buf[t]`) reads it with .item() and
@@ -99,6 +100,14 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
     guarded = guarded_inputs(frame, is_method, instance.training_attributes() if instance else frozenset())
     root = f"{instance.cls.name}.{frame.name}" if instance is not None else frame.name
     result = FrameCompiles(frame, calls[0].driver, root)
+    if any(not _is_compile_decorator(d) for d in frame.decorator_list):
+        # @torch.inference_mode() on forward: dynamo compiles torch's wrapper frame, which
+        # inlines this one (measured on realcode/llama_decode.py): no count of this frame
+        return FrameCompiles(frame, calls[0].driver, root, known=False)
+    if any(c.instance is not None and c.instance.has_opaque() for c in calls) and (
+            len({id(c.instance) for c in calls}) > 1 or len({c.training for c in calls}) > 1):
+        # what an opaque attribute holds may differ between blocks, or read `training`
+        return FrameCompiles(frame, calls[0].driver, root, known=False)
     entries: list[dict] = []
     first_seen: dict = {}
     changed: set = set()
@@ -125,6 +134,10 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
                         else value for slot, value in key.items()})
         result.compiles += 1
     return result
+
+
+def _is_compile_decorator(decorator: ast.expr) -> bool:
+    return dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) == "torch.compile"
 
 
 def _symbolic(slot: tuple, dynamic: bool | None, changed: set) -> bool:
@@ -182,6 +195,7 @@ def _tensor_slots(key: dict, guard: Guarded, tensor: TensorValue) -> bool:
     if shape is None:
         return False
     key[(guard, "requires_grad")] = tensor.requires_grad
+    key[(guard, "inference")] = tensor.inference
     key[(guard, "rank")] = len(shape)
     for dim, size in enumerate(shape):
         key[(guard, dim)] = DYNAMIC if size is None else size
@@ -199,6 +213,8 @@ def _guarded_value(guard: Guarded, call: Call, number: int):
     value = call.attributes.get(name, UNKNOWN)
     if guard.kind == COUNTER:  # a number increments; a tensor rebound is guarded on nothing new
         return number if isinstance(value, Const) else ("tensor",) if isinstance(value, TensorValue) else UNKNOWN
+    if isinstance(value, Opaque):
+        return ("opaque", id(call.instance))  # unchanged between calls on one instance
     if isinstance(value, (Layer, Instance, ListValue)):
         return ("module", type(value).__name__, getattr(value, "name", None) or getattr(value, "cls", None))
     if isinstance(value, TensorValue):

@@ -12,12 +12,12 @@ from __future__ import annotations
 import ast
 import copy
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .effects import call_effects
-from .syntax import dotted, forward_of
+from .syntax import dotted, forward_of, is_self_attribute
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, TensorValue)
+                     ListValue, Opaque, TensorValue)
 
 MAX_STEPS = 2_000
 # Calls that reset dynamo's caches or change its settings or the global state: not followed.
@@ -33,6 +33,11 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
 
 class StopReplay(Exception):
     """The replay met something it does not follow."""
+
+
+class StateChange(StopReplay):
+    """A call that resets dynamo or changes its settings or the global state: nothing after it
+    is followed, even inside a constructor."""
 
 
 @dataclass
@@ -272,7 +277,7 @@ class Replay:
                 args[0].value, tuple) else tuple(a.value if isinstance(a, Const) else None for a in args)
             grad = kwargs.get("requires_grad", Const(False))
             return TensorValue(None if None in sizes else tuple(sizes),
-                               isinstance(grad, Const) and bool(grad.value))
+                               isinstance(grad, Const) and bool(grad.value), inference=self.inference)
         if name == "torch.tensor" and args:
             return _tensor_of(args[0])
         if name in ("nn.Parameter", "torch.nn.Parameter") and args and isinstance(args[0], TensorValue):
@@ -291,7 +296,7 @@ class Replay:
         if name == "print":
             return Const(None)
         if name.startswith(STATE_SETTERS):
-            raise StopReplay(f"{name} changes what dynamo compiles")
+            raise StateChange(f"{name} changes what dynamo compiles")
         if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
             return TensorValue(None, data_sized=True)
         if name.startswith("torch."):
@@ -323,19 +328,45 @@ class Replay:
         instance = Instance(cls, {})
         init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
         if init is None:
+            if any(dotted(d.func if isinstance(d, ast.Call) else d).endswith("dataclass") for d in cls.decorator_list):
+                instance.attributes.update(self.dataclass_fields(cls, args, kwargs))
             return instance
         env = _bind(init, [instance, *args], kwargs, self)
         for statement in init.body:
             if _is_super_init(statement):
                 continue
-            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
-                    statement.value.func, ast.Attribute) and statement.value.func.attr == "register_buffer":
-                name, *rest = statement.value.args
-                if isinstance(name, ast.Constant) and rest:
-                    instance.attributes[name.value] = self.expr(rest[0], env)
-                    continue
-            self.statement(statement, env)
+            try:
+                self.init_statement(statement, instance, env)
+            except StateChange:
+                raise
+            except (StopReplay, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
+                _forget(statement, instance, env)
         return instance
+
+    def init_statement(self, statement: ast.stmt, instance: Instance, env: dict) -> None:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
+                statement.value.func, ast.Attribute) and statement.value.func.attr == "register_buffer":
+            name, *rest = statement.value.args
+            if isinstance(name, ast.Constant) and rest:
+                instance.attributes[name.value] = self.expr(rest[0], env)
+                return
+        self.statement(statement, env)
+
+    def dataclass_fields(self, cls: ast.ClassDef, args: list, kwargs: dict) -> dict:
+        """A @dataclass's fields in order: the arguments given, else their defaults."""
+        fields = [n for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+        values = {}
+        for index, field_node in enumerate(fields):
+            name = field_node.target.id
+            if index < len(args):
+                values[name] = args[index]
+            elif name in kwargs:
+                values[name] = kwargs[name]
+            elif field_node.value is not None:
+                values[name] = self.expr(field_node.value, {})
+            else:
+                raise StopReplay("dataclass field")
+        return values
 
     def compiled_call(self, compiled: Compiled, args: list, node: ast.Call):
         target = compiled.target
@@ -357,10 +388,24 @@ class Replay:
         result, writes = call_effects(frame, instance, args, self.grad_mode == "grad", self.functions)
         for name, value in writes.items():
             unknown_shape = isinstance(value, TensorValue) and value.shape is None
-            instance.attributes[name] = UNKNOWN if unknown_shape else value
-        if isinstance(result, (TensorValue, ListValue)):
-            return result
+            instance.attributes[name] = UNKNOWN if unknown_shape else self.made_here(value)
+        if self.grad_mode == "grad" and instance is not None and instance.has_opaque() \
+                and not instance.has_parameters():
+            return TensorValue(None)  # whether the output requires grad is not known
+        if isinstance(result, ListValue):
+            return ListValue([self.made_here(item) for item in result.items])
+        if isinstance(result, TensorValue):
+            return self.made_here(result)
         return TensorValue(None, self.grad_mode == "grad")
+
+    @property
+    def inference(self) -> bool:
+        return self.grad_mode == "inference_mode"
+
+    def made_here(self, value):
+        """A tensor the call made: an inference tensor under inference_mode (measured: fed back
+        after a normal tensor, it recompiles once; tuned/inference_tensors.py)."""
+        return replace(value, inference=self.inference) if isinstance(value, TensorValue) else value
 
     def instance_call(self, instance: Instance, args: list, node: ast.Call):
         """A module called eagerly: its compiled blocks are frames of their own."""
@@ -464,6 +509,29 @@ def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -
         else:
             raise StopReplay("missing argument")
     return env
+
+
+def _forget(statement: ast.stmt, instance: Instance, env: dict) -> None:
+    """An `__init__` statement not followed: the names it assigns are unknown, and the
+    attributes it assigns or calls a method of are opaque (the same object at every call)."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            env[node.id] = UNKNOWN
+        elif isinstance(node, ast.Attribute) and is_self_attribute(node):
+            stored = isinstance(node.ctx, ast.Store)
+            if stored or _is_receiver(node, statement):
+                instance.attributes[node.attr] = Opaque(statement.lineno)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            root = node.value
+            while isinstance(root, ast.Attribute) and not is_self_attribute(root):
+                root = root.value
+            if is_self_attribute(root):  # self.transformer.wte.weight = ...
+                instance.attributes[root.attr] = Opaque(statement.lineno)
+
+
+def _is_receiver(attribute: ast.Attribute, statement: ast.stmt) -> bool:
+    """`self.layers` in `self.layers.append(block)`: an object changed in place."""
+    return any(isinstance(node, ast.Attribute) and node.value is attribute for node in ast.walk(statement))
 
 
 def _is_super_init(statement: ast.stmt) -> bool:

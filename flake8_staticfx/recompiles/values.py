@@ -49,11 +49,21 @@ class TensorValue:
     value: object = None  # a 0-d tensor's number, when torch.tensor(n) made it
     data_sized: bool = False  # its size depends on the data (nonzero): an index picking rows
     dynamic_dims: set[int] = field(default_factory=set)  # torch._dynamo.mark_dynamic
+    inference: bool = False  # made under torch.inference_mode(): other dispatch keys, guarded
 
     def guard_shape(self) -> tuple | None:
         if self.shape is None:
             return None
         return tuple(None if dim in self.dynamic_dims else size for dim, size in enumerate(self.shape))
+
+
+@dataclass(eq=False)
+class Opaque:
+    """An attribute `__init__` set in a way the replay does not follow: the same object at every
+    call on that instance, of which nothing else is known (whether it is a module with
+    parameters or with dropout, what another instance holds)."""
+
+    statement_line: int
 
 
 @dataclass(eq=False)
@@ -114,6 +124,11 @@ class Instance:
             return any(isinstance(item, Layer) and item.reads_training
                        or isinstance(item, Instance) and item.training_attributes() for item in items)
         return frozenset(name for name, value in self.attributes.items() if reads(value))
+
+    def has_opaque(self) -> bool:
+        """An attribute, here or in a project block it holds, that the replay did not follow."""
+        return any(isinstance(value, Opaque) for value in self.attributes.values()) or any(
+            isinstance(layer, Instance) and layer.has_opaque() for layer in self.layers())
 
     def has_parameters(self) -> bool:
         return any(isinstance(layer, Layer) or layer.has_parameters() for layer in self.layers()) or any(
