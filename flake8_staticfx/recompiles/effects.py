@@ -16,33 +16,19 @@ import ast
 import math
 import operator
 
+from .shapes import (ShapeUnknown, broadcast, index_items, indexed, layer_output, matmul, requires_grad,
+                     tensor_method, torch_function)
 from .syntax import dotted, forward_of, is_self_attribute
 from .values import UNKNOWN, Const, DictValue, Instance, Layer, ListValue, TensorValue
 
 MAX_DEPTH = 4  # project submodules followed into
 MAX_UNROLL = 64  # iterations of a loop over a known range
-SHAPE_LAYERS = frozenset({
-    "GELU", "ReLU", "SiLU", "Tanh", "Sigmoid", "Identity", "LayerNorm", "RMSNorm", "GroupNorm", "Softmax",
-    "LeakyReLU", "Mish", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "BatchNorm1d", "BatchNorm2d",
-    "BatchNorm3d"})
-ELEMENTWISE = frozenset({
-    "tanh", "relu", "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "gelu", "silu",
-    "softmax", "log_softmax", "where", "maximum", "minimum", "dropout", "layer_norm", "clamp", "leaky_relu",
-    "mish", "tanh_", "sigmoid_", "square", "erf"})
-SAME_SHAPE_METHODS = frozenset({
-    "detach", "float", "half", "double", "bfloat16", "clone", "contiguous", "type_as", "to", "tanh", "relu",
-    "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square"})
 BUILTINS = {"min": min, "max": max, "int": int, "float": float, "abs": abs, "len": len, "range": range}
 MATH = frozenset({"cos", "sin", "sqrt", "exp", "log", "floor", "ceil", "tanh"})
-REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "logsumexp"})
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge}
-
-
-class _Unknown(Exception):
-    """An expression whose value or shape the reader does not follow."""
 
 
 def call_effects(frame: ast.FunctionDef, instance: Instance | None, args: list, grad_enabled: bool,
@@ -147,7 +133,7 @@ class _Reader:
     def value(self, node: ast.expr, scope: _Scope):
         try:
             return self.expr(node, scope)
-        except (_Unknown, ArithmeticError, TypeError, ValueError, IndexError, KeyError, RecursionError):
+        except (ShapeUnknown, ArithmeticError, TypeError, ValueError, IndexError, KeyError, RecursionError):
             return UNKNOWN
 
     def expr(self, node: ast.expr, scope: _Scope):
@@ -156,12 +142,12 @@ class _Reader:
         if isinstance(node, ast.Name):
             found = scope.env.get(node.id, UNKNOWN)
             if found is UNKNOWN:
-                raise _Unknown(node.id)
+                raise ShapeUnknown(node.id)
             return found
         if is_self_attribute(node) and scope.instance is not None:
             found = scope.read(node.attr)
             if found is UNKNOWN:
-                raise _Unknown(node.attr)
+                raise ShapeUnknown(node.attr)
             return found
         if isinstance(node, ast.Tuple):
             items = [self.expr(e, scope) for e in node.elts]
@@ -182,12 +168,12 @@ class _Reader:
             left, right = self.expr(node.left, scope), self.expr(node.comparators[0], scope)
             if isinstance(left, Const) and isinstance(right, Const):
                 return Const(_COMPARE[type(node.ops[0])](left.value, right.value))
-            return self.tensor(_broadcast(left, right), False)
+            return self.tensor(broadcast(left, right), False)
         if isinstance(node, ast.Subscript):
             return self.subscript(node, scope)
         if isinstance(node, ast.Call):
             return self.call(node, scope)
-        raise _Unknown(type(node).__name__)
+        raise ShapeUnknown(type(node).__name__)
 
     def tensor(self, shape: tuple | None, grad: bool | None = None) -> TensorValue:
         return TensorValue(shape, self.grad_enabled and bool(grad))
@@ -196,10 +182,10 @@ class _Reader:
         left, right = self.expr(node.left, scope), self.expr(node.right, scope)
         if isinstance(left, Const) and isinstance(right, Const) and type(node.op) in _ARITHMETIC:
             return Const(_ARITHMETIC[type(node.op)](left.value, right.value))
-        grad = _requires_grad(left, right)
+        grad = requires_grad(left, right)
         if isinstance(node.op, ast.MatMult):
-            return self.tensor(_matmul(left, right), grad)
-        return self.tensor(_broadcast(left, right), grad)
+            return self.tensor(matmul(left, right), grad)
+        return self.tensor(broadcast(left, right), grad)
 
     def subscript(self, node: ast.Subscript, scope: _Scope):
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
@@ -207,108 +193,52 @@ class _Reader:
             if isinstance(owner, TensorValue) and owner.shape is not None and isinstance(index, Const) \
                     and isinstance(index.value, int) and isinstance(owner.shape[index.value], int):
                 return Const(owner.shape[index.value])
-            raise _Unknown("size")
+            raise ShapeUnknown("size")
         owner = self.expr(node.value, scope)
         if isinstance(owner, TensorValue):
-            return self.tensor(_indexed(owner.shape, node.slice), owner.requires_grad)
+            return self.tensor(indexed(owner.shape, index_items(node.slice, lambda n: self.value(n, scope))),
+                               owner.requires_grad)
         index = self.expr(node.slice, scope)
         if isinstance(owner, ListValue) and isinstance(index, Const) and isinstance(index.value, int):
             return owner.items[index.value]
         if isinstance(owner, Const) and isinstance(index, Const):
             return Const(owner.value[index.value])
-        raise _Unknown("subscript")
+        raise ShapeUnknown("subscript")
 
     def call(self, node: ast.Call, scope: _Scope):
         func = node.func
         if any(isinstance(a, ast.Starred) for a in node.args):
-            raise _Unknown("starred")
+            raise ShapeUnknown("starred")
         args = [self.expr(a, scope) for a in node.args]
         kwargs = {k.arg: self.value(k.value, scope) for k in node.keywords if k.arg}
         if isinstance(func, ast.Attribute) and is_self_attribute(func) and scope.instance is not None:
             module = scope.read(func.attr)
             if isinstance(module, Layer):
-                return self.layer(module, args)
+                return layer_output(module, args, self.grad_enabled)
             if isinstance(module, Instance) and scope.depth < MAX_DEPTH:
                 forward = forward_of(module.cls)
                 if forward is not None:
                     result, writes = self.run(forward, module, args, scope.depth + 1)
                     if writes:
-                        raise _Unknown("a submodule's own state")
+                        raise ShapeUnknown("a submodule's own state")
                     return result
-            raise _Unknown("module call")
+            raise ShapeUnknown("module call")
         if isinstance(func, ast.Attribute) and not _named(func.value):
             owner = self.expr(func.value, scope)
             if isinstance(owner, TensorValue):
-                return self.method(owner, func.attr, args, kwargs)
-            raise _Unknown("method")
+                return tensor_method(owner, func.attr, args, kwargs, self.grad_enabled)
+            raise ShapeUnknown("method")
         name = dotted(func)
         short = name.rsplit(".", 1)[-1]
         if name in self.functions and scope.depth < MAX_DEPTH:
             return self.run(self.functions[name], None, args, scope.depth + 1)[0]
-        if name.startswith(("torch.", "F.", "nn.functional.")) and short in ELEMENTWISE:
-            tensors = [a for a in args if isinstance(a, TensorValue)]
-            return self.tensor(_broadcast(*tensors) if tensors else None, _requires_grad(*tensors))
-        if name in ("torch.cat", "torch.concat") and args and isinstance(args[0], ListValue):
-            return self.tensor(_concatenated(args[0].items, _int(kwargs.get("dim", args[1] if len(args) > 1 else Const(0)))),
-                               _requires_grad(*args[0].items))
-        if name == "torch.arange" and len(args) == 1 and isinstance(args[0], Const) and isinstance(args[0].value, int):
-            return self.tensor((args[0].value,), False)
-        if name in ("torch.zeros", "torch.ones", "torch.empty", "torch.randn", "torch.rand"):
-            sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
-                args[0].value, tuple) else tuple(_int(a) for a in args)
-            return self.tensor(tuple(sizes), False)
-        if name in ("torch.zeros_like", "torch.ones_like", "torch.randn_like", "torch.empty_like") and args \
-                and isinstance(args[0], TensorValue):
-            return self.tensor(args[0].shape, False)
+        if name.startswith(("torch.", "F.", "nn.functional.")):
+            return torch_function(short, args, kwargs, self.grad_enabled)
         if name in BUILTINS and all(isinstance(a, Const) for a in args):
             return Const(BUILTINS[name](*(a.value for a in args)))
         if name.startswith("math.") and short in MATH and all(isinstance(a, Const) for a in args):
             return Const(getattr(math, short)(*(a.value for a in args)))
-        raise _Unknown(name or "call")
-
-    def layer(self, layer: Layer, args: list) -> TensorValue:
-        x = args[0] if args and isinstance(args[0], TensorValue) else None
-        if x is None or x.shape is None:
-            raise _Unknown("layer input")
-        grad = True if layer.name in ("Linear", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
-                                      "GroupNorm", "RMSNorm") else x.requires_grad
-        if layer.name in SHAPE_LAYERS:
-            return self.tensor(x.shape, grad)
-        if layer.name == "Linear" and len(layer.sizes) >= 2 and isinstance(layer.sizes[1], int) and x.shape:
-            return self.tensor((*x.shape[:-1], layer.sizes[1]), grad)
-        raise _Unknown(layer.name)
-
-    def method(self, owner: TensorValue, name: str, args: list, kwargs: dict):
-        shape = owner.shape
-        if name == "size" and len(args) == 1 and shape is not None:
-            return Const(shape[_int(args[0])])
-        if name in SAME_SHAPE_METHODS:
-            return self.tensor(shape, owner.requires_grad and name != "detach")
-        if shape is None:
-            raise _Unknown("shape")
-        if name in ("transpose", "swapaxes") and len(args) == 2:
-            dims = list(shape)
-            first, second = _int(args[0]), _int(args[1])
-            dims[first], dims[second] = dims[second], dims[first]
-            return self.tensor(tuple(dims), owner.requires_grad)
-        if name in REDUCTIONS:
-            dim = kwargs.get("dim", args[0] if args else None)
-            keep = kwargs.get("keepdim", args[1] if len(args) > 1 else Const(False))
-            if dim is None or not isinstance(keep, Const):
-                raise _Unknown("reduction")
-            axis = _int(dim) % len(shape)
-            kept = tuple(1 if i == axis else s for i, s in enumerate(shape))
-            return self.tensor(kept if keep.value else shape[:axis] + shape[axis + 1:], owner.requires_grad)
-        if name in ("view", "reshape", "expand"):
-            sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
-                args[0].value, tuple) else tuple(_int(a) for a in args)
-            if name == "expand":
-                sizes = tuple(s if n == -1 else n for n, s in zip(sizes, (None,) * (len(sizes) - len(shape)) + shape))
-            if -1 in sizes or None in sizes:
-                raise _Unknown("sizes")
-            return self.tensor(tuple(sizes), owner.requires_grad)
-        raise _Unknown(name)
-
+        raise ShapeUnknown(name or "call")
 
 class _Scope:
     """One frame's names, the module it runs on, and the attributes it has rebound so far."""
@@ -328,73 +258,7 @@ def _short_range(value) -> bool:
 
 
 def _fail():
-    raise _Unknown("operand")
-
-
-def _int(value) -> int:
-    if isinstance(value, Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
-        return value.value
-    raise _Unknown("not an int")
-
-
-def _requires_grad(*values) -> bool:
-    return any(isinstance(v, TensorValue) and v.requires_grad for v in values)
-
-
-def _broadcast(*operands) -> tuple | None:
-    """The shape of an elementwise result: numbers broadcast, tensors align from the right."""
-    shapes = [o.shape for o in operands if isinstance(o, TensorValue)]
-    if not shapes:
-        raise _Unknown("no tensor")
-    if any(s is None for s in shapes) or not all(isinstance(o, (TensorValue, Const)) for o in operands):
-        return None
-    rank = max(len(s) for s in shapes)
-    result = []
-    for position in range(rank):
-        sizes = {s[len(s) - rank + position] for s in shapes if len(s) - rank + position >= 0} - {1}
-        if len(sizes) > 1:
-            return None
-        result.append(sizes.pop() if sizes else 1)
-    return tuple(result)
-
-
-def _matmul(left, right) -> tuple | None:
-    if not (isinstance(left, TensorValue) and isinstance(right, TensorValue)):
-        return None
-    a, b = left.shape, right.shape
-    if a is None or b is None or len(a) < 2 or len(b) < 2 or a[-1] != b[-2] or a[:-2] != b[:-2]:
-        return None
-    return (*a[:-1], b[-1])
-
-
-def _concatenated(items: list, dim: int) -> tuple | None:
-    shapes = [i.shape if isinstance(i, TensorValue) else None for i in items]
-    if not shapes or None in shapes or len({len(s) for s in shapes}) != 1:
-        return None
-    axis = dim % len(shapes[0])
-    others = {s[:axis] + s[axis + 1:] for s in shapes}
-    if len(others) != 1:
-        return None
-    return (*shapes[0][:axis], sum(s[axis] for s in shapes), *shapes[0][axis + 1:])
-
-
-def _indexed(shape: tuple | None, index: ast.expr) -> tuple | None:
-    """`x[:, None]`, `x[..., :]`: full slices keep a dimension, None adds one; else not followed."""
-    items = index.elts if isinstance(index, ast.Tuple) else [index]
-    if shape is None:
-        return None
-    result, position = [], 0
-    for item in items:
-        if isinstance(item, ast.Slice) and item.lower is None and item.upper is None and item.step is None:
-            if position >= len(shape):
-                return None
-            result.append(shape[position])
-            position += 1
-        elif isinstance(item, ast.Constant) and item.value is None:
-            result.append(1)
-        else:
-            return None
-    return (*result, *shape[position:])
+    raise ShapeUnknown("operand")
 
 
 def _named(node: ast.expr) -> bool:

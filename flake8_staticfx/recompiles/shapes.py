@@ -1,0 +1,215 @@
+"""The shapes of tensors made by torch functions, tensor methods and torch.nn layers, from the
+descriptions of their arguments: what the driver replay and the forward reader (effects.py) need
+to tell whether the next call's input has the shape of the last one. Only what follows from the
+arguments: shape-preserving layers, `nn.Linear`, elementwise functions with broadcasting,
+reductions over one dimension, transposes, matmul, concatenation, factories of given sizes,
+`view`/`reshape`/`expand` to given sizes. Anything else raises ShapeUnknown.
+"""
+from __future__ import annotations
+
+import ast
+
+from .values import Const, Layer, ListValue, TensorValue
+
+SHAPE_LAYERS = frozenset({
+    "GELU", "ReLU", "SiLU", "Tanh", "Sigmoid", "Identity", "LayerNorm", "RMSNorm", "GroupNorm", "Softmax",
+    "LeakyReLU", "Mish", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "BatchNorm1d", "BatchNorm2d",
+    "BatchNorm3d"})
+PARAMETER_LAYERS = frozenset({
+    "Linear", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "RMSNorm", "Embedding",
+    "Conv1d", "Conv2d", "Conv3d"})
+ELEMENTWISE = frozenset({
+    "tanh", "relu", "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "gelu", "silu",
+    "softmax", "log_softmax", "where", "maximum", "minimum", "dropout", "layer_norm", "clamp", "leaky_relu",
+    "mish", "square", "erf"})
+SAME_SHAPE_METHODS = frozenset({
+    "detach", "float", "half", "double", "bfloat16", "clone", "contiguous", "type_as", "to", "tanh", "relu",
+    "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square", "cpu"})
+REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "logsumexp"})
+FACTORIES = frozenset({"zeros", "ones", "empty", "randn", "rand"})
+LIKE_FACTORIES = frozenset({"zeros_like", "ones_like", "randn_like", "rand_like", "empty_like"})
+NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
+
+
+class ShapeUnknown(Exception):
+    """A result whose shape does not follow from what is known of the arguments."""
+
+
+def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> TensorValue:
+    """`torch.<name>(...)` or `F.<name>(...)` (name without its module)."""
+    tensors = [a for a in args if isinstance(a, TensorValue)]
+    if name in ELEMENTWISE and tensors:
+        return TensorValue(broadcast(*tensors), grad_enabled and requires_grad(*tensors))
+    if name in ("cat", "concat") and args and isinstance(args[0], ListValue):
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else Const(0))
+        return TensorValue(concatenated(args[0].items, integer(dim)),
+                           grad_enabled and requires_grad(*args[0].items))
+    if name in FACTORIES:
+        return TensorValue(sizes_of(args), grad_enabled and _flag(kwargs.get("requires_grad")))
+    if name in LIKE_FACTORIES and tensors:
+        return TensorValue(tensors[0].shape)
+    if name == "arange" and len(args) in (1, 2) and all(isinstance(a, Const) for a in args):
+        return TensorValue((len(range(*(integer(a) for a in args))),))
+    if name == "linspace" and len(args) >= 3:
+        return TensorValue((integer(args[2]),))
+    if name == "randint" and len(args) >= 2 and isinstance(args[-1], Const) and isinstance(args[-1].value, tuple):
+        return TensorValue(tuple(integer(Const(size)) for size in args[-1].value))
+    raise ShapeUnknown(name)
+
+
+def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_enabled: bool):
+    """`tensor.<name>(...)`: a TensorValue, or a Const for `size(i)` and `dim()`."""
+    shape = owner.shape
+    grad = grad_enabled and owner.requires_grad
+    if name in SAME_SHAPE_METHODS:
+        return TensorValue(shape, grad and name != "detach")
+    if name in NEW_FACTORIES and args:
+        return TensorValue(sizes_of(args[:1]))
+    if shape is None:
+        raise ShapeUnknown("shape")
+    if name == "size" and len(args) == 1:
+        return Const(shape[integer(args[0])])
+    if name == "size" and not args:
+        return Const(tuple(shape))
+    if name == "dim" and not args:
+        return Const(len(shape))
+    if name in ("transpose", "swapaxes") and len(args) == 2:
+        dims = list(shape)
+        first, second = integer(args[0]), integer(args[1])
+        dims[first], dims[second] = dims[second], dims[first]
+        return TensorValue(tuple(dims), grad)
+    if name in REDUCTIONS:
+        dim = kwargs.get("dim", args[0] if args else None)
+        keep = kwargs.get("keepdim", args[1] if len(args) > 1 else Const(False))
+        if dim is None or not isinstance(keep, Const):
+            raise ShapeUnknown("reduction")
+        axis = integer(dim) % len(shape)
+        kept = tuple(1 if i == axis else s for i, s in enumerate(shape))
+        return TensorValue(kept if keep.value else shape[:axis] + shape[axis + 1:], grad)
+    if name in ("view", "reshape", "expand"):
+        sizes = sizes_of(args)
+        if name == "expand":
+            padded = (None,) * (len(sizes) - len(shape)) + shape
+            sizes = tuple(old if new == -1 else new for new, old in zip(sizes, padded))
+        if -1 in sizes or None in sizes:
+            raise ShapeUnknown("sizes")
+        return TensorValue(sizes, grad)
+    raise ShapeUnknown(name)
+
+
+def layer_output(layer: Layer, args: list, grad_enabled: bool) -> TensorValue:
+    """A torch.nn layer called on a tensor of known shape."""
+    x = args[0] if args and isinstance(args[0], TensorValue) else None
+    if x is None or x.shape is None:
+        raise ShapeUnknown("layer input")
+    grad = grad_enabled and (layer.name in PARAMETER_LAYERS or x.requires_grad)
+    if layer.name in SHAPE_LAYERS:
+        return TensorValue(x.shape, grad)
+    if layer.name == "Linear" and len(layer.sizes) >= 2 and isinstance(layer.sizes[1], int) and x.shape:
+        return TensorValue((*x.shape[:-1], layer.sizes[1]), grad)
+    raise ShapeUnknown(layer.name)
+
+
+def indexed(shape: tuple | None, items: list) -> tuple | None:
+    """`x[:, None]`, `x[0]`, `x[:, a:b]`: each item is "all" (a full slice), None (a new
+    dimension), an int (the dimension goes) or a (start, stop) pair of ints or None; the
+    shape of the result, None where not followed."""
+    if shape is None:
+        return None
+    result, position = [], 0
+    for item in items:
+        if item is None:
+            result.append(1)
+            continue
+        if position >= len(shape) or not isinstance(shape[position], int):
+            return None
+        if item == "all":
+            result.append(shape[position])
+        elif isinstance(item, tuple):
+            result.append(len(range(shape[position])[slice(*item)]))
+        elif not isinstance(item, int) or not -shape[position] <= item < shape[position]:
+            return None
+        position += 1
+    return (*result, *shape[position:])
+
+
+def index_items(index: ast.expr, evaluate) -> list:
+    """The items of a subscript as `indexed` takes them, each bound evaluated by `evaluate`
+    (an ast node -> a value description); "unknown" for an item not followed."""
+    items = index.elts if isinstance(index, ast.Tuple) else [index]
+    found = []
+    for item in items:
+        if isinstance(item, ast.Slice) and item.step is None:
+            bounds = [None if b is None else evaluate(b) for b in (item.lower, item.upper)]
+            if all(b is None for b in bounds):
+                found.append("all")
+            elif all(b is None or isinstance(b, Const) and isinstance(b.value, int) for b in bounds):
+                found.append(tuple(None if b is None else b.value for b in bounds))
+            else:
+                found.append("unknown")
+        elif isinstance(item, ast.Constant) and item.value is None:
+            found.append(None)
+        else:
+            value = evaluate(item)
+            found.append(value.value if isinstance(value, Const) and isinstance(value.value, int)
+                         and not isinstance(value.value, bool) else "unknown")
+    return found
+
+
+def broadcast(*operands) -> tuple | None:
+    """The shape of an elementwise result: numbers broadcast, tensors align from the right."""
+    shapes = [o.shape for o in operands if isinstance(o, TensorValue)]
+    if not shapes:
+        raise ShapeUnknown("no tensor")
+    if any(s is None for s in shapes) or not all(isinstance(o, (TensorValue, Const)) for o in operands):
+        return None
+    rank = max(len(s) for s in shapes)
+    result = []
+    for position in range(rank):
+        sizes = {s[len(s) - rank + position] for s in shapes if len(s) - rank + position >= 0} - {1}
+        if len(sizes) > 1 or not all(isinstance(size, int) for size in sizes):
+            return None
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def matmul(left, right) -> tuple | None:
+    if not (isinstance(left, TensorValue) and isinstance(right, TensorValue)):
+        return None
+    a, b = left.shape, right.shape
+    if a is None or b is None or len(a) < 2 or len(b) < 2 or a[-1] != b[-2] or a[:-2] != b[:-2]:
+        return None
+    return (*a[:-1], b[-1])
+
+
+def concatenated(items: list, dim: int) -> tuple | None:
+    shapes = [i.shape if isinstance(i, TensorValue) else None for i in items]
+    if not shapes or None in shapes or len({len(s) for s in shapes}) != 1:
+        return None
+    axis = dim % len(shapes[0])
+    if len({s[:axis] + s[axis + 1:] for s in shapes}) != 1:
+        return None
+    return (*shapes[0][:axis], sum(s[axis] for s in shapes), *shapes[0][axis + 1:])
+
+
+def sizes_of(args: list) -> tuple:
+    """The sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`."""
+    if len(args) == 1 and isinstance(args[0], Const) and isinstance(args[0].value, tuple):
+        return tuple(integer(Const(size)) for size in args[0].value)
+    if len(args) == 1 and isinstance(args[0], ListValue):
+        return tuple(integer(item) for item in args[0].items)
+    return tuple(integer(a) for a in args)
+
+
+def requires_grad(*values) -> bool:
+    return any(isinstance(v, TensorValue) and v.requires_grad for v in values)
+
+
+def integer(value) -> int:
+    if isinstance(value, Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
+        return value.value
+    raise ShapeUnknown("not an int")
+
+
+def _flag(value) -> bool:
+    return isinstance(value, Const) and bool(value.value)
