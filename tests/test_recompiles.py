@@ -290,3 +290,43 @@ def test_a_configured_model_is_replayed_through_what_init_does_not_show(decorato
     (tests/recompile_cases/tuned/inference_tensors.py)."""
     (frame,), _ = _predict(CONFIGURED.format(decorator=decorator, mode=mode))
     assert (frame.compiles if frame.known else None) == compiles
+
+
+HELPER_DRIVEN = """\
+    import torch
+    import torch.nn as nn
+
+    WIDTH = 8
+
+
+    class Smoother(nn.Module):
+        def __init__(self, *, width):
+            super().__init__()
+            self.proj = nn.Linear(width, width)
+
+        def forward(self, x, scale: float):
+            return x + scale * self.proj(x)
+
+
+    {decorator}
+    def sample(model, x, scales):
+        for scale in scales:
+            x = model(x, scale)
+        return x
+
+
+    def run():
+        model = torch.compile(Smoother(width=WIDTH))
+        x = sample(model, torch.randn(2, WIDTH), (0.5, 0.25, 0.125))
+        return x
+"""
+
+
+@pytest.mark.parametrize("decorator, compiles", [
+    ("@torch.no_grad()", 2),  # the float becomes symbolic (tuned/fed_back.py chained_changing_scale)
+    ("", 2),  # in grad mode the output fed back also requires grad: the same recompile
+    ("@functools.cache", None),  # a decorator not followed: no claim
+])
+def test_a_driver_is_followed_into_the_projects_functions(decorator, compiles):
+    frames, _ = _predict(HELPER_DRIVEN.format(decorator=decorator))
+    assert [frame.compiles for frame in frames if frame.known] == ([compiles] if compiles else [])

@@ -15,11 +15,13 @@ import operator
 from dataclasses import dataclass, replace
 
 from .effects import call_effects
+from .shapes import ShapeUnknown, broadcast, index_items, indexed, tensor_method, torch_function
 from .syntax import dotted, forward_of, is_self_attribute
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, Opaque, TensorValue)
+                     ListValue, Opaque, TensorValue, Unknown)
 
 MAX_STEPS = 2_000
+MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
 # Calls that reset dynamo's caches or change its settings or the global state: not followed.
 STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
@@ -28,7 +30,7 @@ GRAD_CONTEXTS = {"no_grad": "no_grad", "inference_mode": "inference_mode", "enab
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-            ast.Gt: operator.gt, ast.GtE: operator.ge}
+            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not}
 
 
 class StopReplay(Exception):
@@ -68,11 +70,13 @@ class Replay:
         self.skipped_classes = skipped_classes
         self.classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
         self.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+        self.constants = _module_constants(tree)
         self.compiled_functions = {name: Compiled(node, _compile_setting(decorator), node.lineno)
                                    for name, node in self.functions.items()
                                    for decorator in node.decorator_list if _is_compile(decorator)}
         self.calls: list[Call] = []
         self.steps = 0
+        self.depth = 0  # project functions being inlined
         self.grad_mode = "grad"
         self.autocast = False
         self.driver = ""
@@ -88,6 +92,8 @@ class Replay:
             self.grad_mode, self.autocast, self.driver = "grad", False, function.name
             try:
                 self.block(function.body, {})
+            except _Return:
+                pass
             except (StopReplay, RecursionError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
                 self.stopped.add(function.name)
         return self.calls
@@ -106,6 +112,13 @@ class Replay:
             self.expr(node.value, env)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             self.assign(node.targets[0], self.expr(node.value, env), env)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            combined = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+            env[node.target.id] = self.expr(combined, env)
+        elif isinstance(node, ast.Return):
+            raise _Return(self.expr(node.value, env) if node.value is not None else Const(None))
+        elif isinstance(node, ast.FunctionDef):
+            env[node.name] = _Closure(node, env)
         elif isinstance(node, ast.For) and not node.orelse:
             for item in self.iterate(self.expr(node.iter, env)):
                 self.assign(node.target, item, env)
@@ -145,6 +158,12 @@ class Replay:
             env[target.id] = value
         elif isinstance(target, ast.Tuple):
             items = self.iterate(value)
+            starred = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+            if starred and len(starred) == 1 and len(items) >= len(target.elts) - 1:
+                at, after = starred[0], len(target.elts) - starred[0] - 1
+                rest = items[at:len(items) - after]
+                items = [*items[:at], ListValue(rest), *items[len(items) - after:]]
+                target = ast.Tuple([*target.elts[:at], target.elts[at].value, *target.elts[at + 1:]], ast.Store())
             if len(items) != len(target.elts):
                 raise StopReplay("unpacking")
             for element, item in zip(target.elts, items):
@@ -155,9 +174,10 @@ class Replay:
                 raise StopReplay("attribute of an unknown object")
             owner.attributes[target.attr] = value
         elif isinstance(target, ast.Subscript):
-            owner, key = self.expr(target.value, env), self.expr(target.slice, env)
+            owner = self.expr(target.value, env)
             if isinstance(owner, TensorValue):
                 return  # a tensor written in place
+            key = self.expr(target.slice, env)
             if not (isinstance(owner, ListValue) and isinstance(key, Const)):
                 raise StopReplay("item")
             if isinstance(value, Compiled) and isinstance(value.target, Instance):
@@ -187,9 +207,16 @@ class Replay:
                 return self.compiled_functions[node.id]
             if node.id in self.classes:
                 return self.classes[node.id]
+            if node.id in self.constants:
+                return self.constants[node.id]
             return Function(node.id)
         if isinstance(node, (ast.Tuple, ast.List)):
-            items = [self.expr(e, env) for e in node.elts]
+            items = []
+            for element in node.elts:
+                if isinstance(element, ast.Starred):  # (*x.shape, device): spliced
+                    items.extend(self.iterate(self.expr(element.value, env)))
+                else:
+                    items.append(self.expr(element, env))
             if all(isinstance(i, Const) for i in items) and isinstance(node, ast.Tuple):
                 return Const(tuple(i.value for i in items))
             return ListValue(items)
@@ -197,20 +224,29 @@ class Replay:
             left, right = self.expr(node.left, env), self.expr(node.right, env)
             tensors = [o for o in (left, right) if isinstance(o, TensorValue)]
             if tensors and all(isinstance(o, (TensorValue, Const)) for o in (left, right)):
-                same = len({t.shape for t in tensors}) == 1  # broadcasting other shapes: not followed
-                return TensorValue(tensors[0].shape if same else None, any(t.requires_grad for t in tensors))
+                same = len({t.shape for t in tensors}) == 1
+                shape = tensors[0].shape if same else broadcast(left, right)
+                return TensorValue(shape, any(t.requires_grad for t in tensors), inference=self.inference)
             return _fold(_BINARY[type(node.op)], left, right)
         if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
             return DictValue({k.value: self.expr(v, env) for k, v in zip(node.keys, node.values)})
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return _fold(operator.neg, self.expr(node.operand, env))
+        if isinstance(node, ast.Compare) and any(
+                isinstance(self.expr(o, env), TensorValue) for o in (node.left, *node.comparators)):
+            return TensorValue(None)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            left = self.expr(node.left, env)
+            if not isinstance(left, (Const, Function, Unknown)):  # a dict, a model, a tensor: not None
+                return Const(isinstance(node.ops[0], ast.IsNot))
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-            if any(isinstance(self.expr(o, env), TensorValue) for o in (node.left, node.comparators[0])):
-                return TensorValue(None)
             return _fold(_COMPARE[type(node.ops[0])], self.expr(node.left, env),
                          self.expr(node.comparators[0], env))
         if isinstance(node, ast.Lambda):
             return Lambda(node.lineno, node.col_offset)
+        if isinstance(node, ast.IfExp):
+            return self.conditional(node, env)
         if isinstance(node, ast.Attribute):
             return self.attribute(node, env)
         if isinstance(node, ast.Subscript):
@@ -220,10 +256,13 @@ class Replay:
                 key = None if sliced else self.expr(node.slice, env)
                 if isinstance(key, TensorValue) and key.data_sized and owner.shape:
                     return TensorValue((object(), *owner.shape[1:]))  # as many rows as the data picks
-                return TensorValue(None)
+                shape = indexed(owner.shape, index_items(node.slice, lambda item: self.known(item, env)))
+                return self.made_here(TensorValue(shape, owner.requires_grad)) if shape is not None else TensorValue(None)
             key = self.expr(node.slice, env)
             if isinstance(owner, ListValue) and isinstance(key, Const) and isinstance(key.value, int):
                 return owner.items[key.value]
+            if isinstance(owner, Const) and isinstance(owner.value, tuple) and isinstance(key, Const):
+                return Const(owner.value[key.value])
             raise StopReplay("subscript")
         if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs:
             generator, items = node.generators[0], []
@@ -236,6 +275,25 @@ class Replay:
             return self.call(node, env)
         raise StopReplay(type(node).__name__)
 
+    def conditional(self, node: ast.IfExp, env: dict):
+        """`a if test else b`: the branch the test picks, or, where the test depends on data, the
+        value both branches give (`min(churn, ...) if ... else 0.` with churn 0)."""
+        test = self.expr(node.test, env)
+        if isinstance(test, Const):
+            return self.expr(node.body if test.value else node.orelse, env)
+        if _pure(node.body) and _pure(node.orelse):
+            body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
+            if isinstance(body, Const) and isinstance(orelse, Const) and body.value == orelse.value:
+                return body
+        raise StopReplay("a branch on data")
+
+    def known(self, node: ast.expr, env: dict):
+        """The value of `node`, or UNKNOWN where the replay does not follow it."""
+        try:
+            return self.expr(node, env)
+        except StopReplay:
+            return UNKNOWN
+
     def attribute(self, node: ast.Attribute, env: dict):
         name = dotted(node)
         if name and name.split(".")[0] not in env:
@@ -243,6 +301,9 @@ class Replay:
         owner = self.expr(node.value, env)
         if isinstance(owner, Instance) and node.attr in owner.attributes:
             return owner.attributes[node.attr]
+        if isinstance(owner, TensorValue) and node.attr in ("shape", "ndim") and owner.shape is not None \
+                and all(isinstance(size, int) for size in owner.shape):
+            return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
         if isinstance(owner, (Instance, Compiled, TensorValue, Layer)):
             return _Method(owner, node.attr)
         raise StopReplay("attribute")
@@ -253,6 +314,8 @@ class Replay:
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise StopReplay("starred")
         kwargs = {k.arg: self.expr(k.value, env) for k in node.keywords if k.arg}
+        if any(k.arg is None and not _empty(self.expr(k.value, env)) for k in node.keywords):
+            raise StopReplay("**kwargs")
         if isinstance(func, _Method):
             return self.method(func, args, kwargs, node)
         if isinstance(func, Compiled):
@@ -261,11 +324,38 @@ class Replay:
             return self.instance_call(func, args, node)
         if isinstance(func, ast.ClassDef):
             return self.construct(func, args, kwargs)
+        if isinstance(func, _Closure):
+            return self.inline(func.node, args, kwargs, func.env)
+        if isinstance(func, Function) and func.name in self.functions and func.name not in self.compiled_functions:
+            return self.inline(self.functions[func.name], args, kwargs, {})
         if isinstance(func, Function):
             return self.named_call(func.name, args, kwargs, node)
         if isinstance(func, Layer) and self.eager_call is not None:
             return TensorValue(None)
         raise StopReplay("call")
+
+    def inline(self, function: ast.FunctionDef, args: list, kwargs: dict, outer: dict):
+        """A function of the project called by a driver: its body replayed with the arguments
+        (a grad-mode decorator sets the mode for it; any other decorator is not followed)."""
+        if function.args.vararg or function.args.kwarg:
+            raise StopReplay("variadic function")
+        modes = [_grad_decorator(d) for d in function.decorator_list]
+        if None in modes:
+            raise StopReplay("decorated function")
+        self.depth += 1
+        saved = self.grad_mode
+        try:
+            if self.depth > MAX_INLINE_DEPTH:
+                raise StopReplay("calls too deep")
+            env = {**outer, **_bind(function, args, kwargs, self)}
+            self.grad_mode = modes[-1] if modes else self.grad_mode
+            self.block(function.body, env)
+        except _Return as returned:
+            return returned.value
+        finally:
+            self.depth -= 1
+            self.grad_mode = saved
+        return Const(None)
 
     def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
         short = name.split(".")[-1]
@@ -291,7 +381,7 @@ class Replay:
                 items = args[0].items if short == "ModuleList" and args and isinstance(args[0], ListValue) else args
                 return ListValue(list(items))
             return Layer(short, tuple(a.value if isinstance(a, Const) else None for a in args))
-        if name in ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round"):
+        if name in ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed"):
             return _builtin(name, args)
         if name == "print":
             return Const(None)
@@ -299,8 +389,11 @@ class Replay:
             raise StateChange(f"{name} changes what dynamo compiles")
         if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
             return TensorValue(None, data_sized=True)
-        if name.startswith("torch."):
-            return TensorValue(None)  # a tensor of a shape not followed: no claim where it is an input
+        if name.startswith(("torch.", "F.")):
+            try:
+                return self.made_here(torch_function(short, args, kwargs, self.grad_mode == "grad"))
+            except ShapeUnknown:
+                return TensorValue(None)  # a tensor of a shape not followed: no claim where it is an input
         raise StopReplay(f"call of {name}")
 
     def method(self, method: _Method, args: list, kwargs: dict, node: ast.Call):
@@ -314,12 +407,20 @@ class Replay:
             if name in ("eval", "train"):
                 owner.training = name == "train" and (not args or bool(getattr(args[0], "value", True)))
                 return owner
+            function = next((n for n in owner.cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+            if function is not None and name != "forward":
+                return self.inline(function, [owner, *args], kwargs, {})  # a method of the project
             if name.startswith("register_") or name in ("zero_grad", "parameters"):
                 return UNKNOWN
         if isinstance(owner, Layer) and name.startswith("register_"):
             return UNKNOWN  # a hook added after compiling: dynamo ignores it (measured, no recompile)
         if isinstance(owner, TensorValue) and name in ("backward", "sum", "mean"):
             return TensorValue(())
+        if isinstance(owner, TensorValue) and not owner.data_sized:
+            try:
+                return self.made_here(tensor_method(owner, name, args, kwargs, self.grad_mode == "grad"))
+            except ShapeUnknown:
+                pass
         if isinstance(owner, TensorValue):
             return TensorValue(None, data_sized=owner.data_sized)
         raise StopReplay(f"method {name}")
@@ -392,8 +493,9 @@ class Replay:
         if self.grad_mode == "grad" and instance is not None and instance.has_opaque() \
                 and not instance.has_parameters():
             return TensorValue(None)  # whether the output requires grad is not known
-        if isinstance(result, ListValue):
-            return ListValue([self.made_here(item) for item in result.items])
+        if isinstance(result, ListValue):  # a tuple returned: each item, a tensor where not known
+            return ListValue([self.made_here(item) if item is not UNKNOWN else TensorValue(None)
+                              for item in result.items])
         if isinstance(result, TensorValue):
             return self.made_here(result)
         return TensorValue(None, self.grad_mode == "grad")
@@ -452,6 +554,22 @@ class Replay:
                                self.autocast, dynamic, node.lineno, compile_line, regional, self.driver, skipped))
 
 
+class _Return(Exception):
+    """A `return` of an inlined function (or of a driver: its replay ends there)."""
+
+    def __init__(self, value):
+        super().__init__("return")
+        self.value = value
+
+
+@dataclass
+class _Closure:
+    """A function defined inside a driver or an inlined function, with the names it sees."""
+
+    node: ast.FunctionDef
+    env: dict
+
+
 @dataclass
 class _Method:
     owner: object
@@ -484,12 +602,16 @@ def _builtin(name: str, args: list):
             values.append(arg.value)
         elif name in ("enumerate", "len") and isinstance(arg, ListValue):
             values.append(arg.items)
+        elif name == "len" and isinstance(arg, TensorValue) and arg.shape and isinstance(arg.shape[0], int):
+            values.append(range(arg.shape[0]))
         else:
             raise StopReplay(name)
     if name == "enumerate":
         return ListValue([ListValue([Const(i), item]) for i, item in enumerate(values[0])])
     if name == "range":
         return Const(range(*values))
+    if name == "reversed":
+        return Const(tuple(reversed(values[0])))
     return Const({"len": len, "float": float, "int": int, "min": min, "max": max, "abs": abs,
                   "round": round}[name](*values))
 
@@ -508,7 +630,53 @@ def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -
             env[param.arg] = replay.expr(defaults[param.arg], {})
         else:
             raise StopReplay("missing argument")
+    for param, default in zip(function.args.kwonlyargs, function.args.kw_defaults):
+        if param.arg in kwargs:
+            env[param.arg] = kwargs[param.arg]
+        elif default is not None:
+            env[param.arg] = replay.expr(default, {})
+        else:
+            raise StopReplay("missing argument")
+    if len(args) > len(params) or set(kwargs) - set(env):
+        raise StopReplay("arguments that bind to no parameter")
     return env
+
+
+def _module_constants(tree: ast.Module) -> dict[str, Const]:
+    """Names the module binds once to a number, string or bool (`learning_rate = 6e-4`) and no
+    function rebinds (`global`)."""
+    rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
+    found: dict[str, Const] = {}
+    seen: set[str] = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Name):
+                if target.id in seen:
+                    found.pop(target.id, None)
+                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(
+                        node.value.value, (int, float, str, bool)):
+                    found[target.id] = Const(node.value.value)
+                seen.add(target.id)
+    return {name: value for name, value in found.items() if name not in rebound}
+
+
+def _grad_decorator(decorator: ast.expr) -> str | None:
+    """The grad mode a decorator sets (`@torch.no_grad()`), None for any other decorator."""
+    name = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+    short = name.split(".")[-1]
+    return GRAD_CONTEXTS[short] if name.startswith("torch.") and short in GRAD_CONTEXTS else None
+
+
+def _pure(node: ast.expr) -> bool:
+    """An expression without calls but of builtins on numbers: evaluating it changes nothing."""
+    return all(not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in (
+        "min", "max", "abs", "len", "float", "int") for n in ast.walk(node))
+
+
+def _empty(value) -> bool:
+    return isinstance(value, DictValue) and not value.items
 
 
 def _forget(statement: ast.stmt, instance: Instance, env: dict) -> None:

@@ -64,6 +64,8 @@ class _Reader:
         return None
 
     def statement(self, node: ast.stmt, scope: _Scope):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+            return ListValue([self.value(item, scope) for item in node.value.elts])  # known item by item
         if isinstance(node, ast.Return):
             return self.value(node.value, scope) if node.value is not None else Const(None)
         if isinstance(node, ast.Assign) and len(node.targets) == 1:

@@ -46,6 +46,10 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
                            grad_enabled and requires_grad(*args[0].items))
     if name in FACTORIES:
         return TensorValue(sizes_of(args), grad_enabled and _flag(kwargs.get("requires_grad")))
+    if name == "full" and len(args) >= 2:
+        return TensorValue(sizes_of(args[:1]))
+    if name == "multinomial" and tensors and tensors[0].shape and "num_samples" in kwargs:
+        return TensorValue((*tensors[0].shape[:-1], integer(kwargs["num_samples"])))
     if name in LIKE_FACTORIES and tensors:
         return TensorValue(tensors[0].shape)
     if name == "arange" and len(args) in (1, 2) and all(isinstance(a, Const) for a in args):
