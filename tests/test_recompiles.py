@@ -330,3 +330,14 @@ HELPER_DRIVEN = """\
 def test_a_driver_is_followed_into_the_projects_functions(decorator, compiles):
     frames, _ = _predict(HELPER_DRIVEN.format(decorator=decorator))
     assert [frame.compiles for frame in frames if frame.known] == ([compiles] if compiles else [])
+
+
+@pytest.mark.parametrize("shape, items, result", [
+    ((8, 4), [(0, 3)], (3, 4)),  # rows of a contiguous tensor: contiguous
+    ((4, 16), ["all", None], (4, 1, 16)),
+    ((1, 7), ["all", (-4, None)], None),  # a crop keeps its base's strides: not followed
+    ((1, 7), ["all", 0], None),
+])
+def test_an_index_gives_a_shape_only_where_the_strides_are_a_fresh_tensors(shape, items, result):
+    from flake8_staticfx.recompiles.shapes import indexed
+    assert indexed(shape, items) == result

@@ -115,9 +115,10 @@ def layer_output(layer: Layer, args: list, grad_enabled: bool) -> TensorValue:
 
 
 def indexed(shape: tuple | None, items: list) -> tuple | None:
-    """`x[:, None]`, `x[0]`, `x[:, a:b]`: each item is "all" (a full slice), None (a new
+    """`x[:, None]`, `x[0]`, `x[a:b]`: each item is "all" (a full slice), None (a new
     dimension), an int (the dimension goes) or a (start, stop) pair of ints or None; the
-    shape of the result, None where not followed."""
+    shape of the result, None where not followed (measured: a crop `idx[:, -n:]` of a growing
+    tensor recompiles on its stride, realcode/nanogpt_generate.py)."""
     if shape is None:
         return None
     result, position = [], 0
@@ -131,7 +132,9 @@ def indexed(shape: tuple | None, items: list) -> tuple | None:
             result.append(shape[position])
         elif isinstance(item, tuple):
             result.append(len(range(shape[position])[slice(*item)]))
-        elif not isinstance(item, int) or not -shape[position] <= item < shape[position]:
+            if position and result[-1] != shape[position]:
+                return None  # a view with its base's strides (x[:, -n:]): guarded on them, not followed
+        elif not isinstance(item, int) or not -shape[position] <= item < shape[position] or position:
             return None
         position += 1
     return (*result, *shape[position:])
