@@ -341,3 +341,13 @@ def test_a_driver_is_followed_into_the_projects_functions(decorator, compiles):
 def test_an_index_gives_a_shape_only_where_the_strides_are_a_fresh_tensors(shape, items, result):
     from flake8_staticfx.recompiles.shapes import indexed
     assert indexed(shape, items) == result
+
+
+def test_shapes_of_same_size_convolutions_and_an_ellipsis_index():
+    from flake8_staticfx.recompiles.shapes import ShapeUnknown, indexed, layer_output
+    from flake8_staticfx.recompiles.values import Layer, TensorValue
+    image = TensorValue((2, 3, 8, 8))
+    assert layer_output(Layer("Conv2d", (3, 5, 3), {"padding": 1}), [image], False).shape == (2, 5, 8, 8)
+    with pytest.raises(ShapeUnknown):  # no padding: the sizes shrink, not followed
+        layer_output(Layer("Conv2d", (3, 5, 3)), [image], False)
+    assert indexed((2,), ["rest", None, None, None]) == (2, 1, 1, 1)  # k-diffusion's append_dims

@@ -211,6 +211,9 @@ def _guarded_value(guard: Guarded, call: Call, number: int):
         return _identity(call.args[guard.index])
     name = guard.name.split(".", 1)[1]
     value = call.attributes.get(name, UNKNOWN)
+    if value is UNKNOWN and call.instance is not None and any(
+            isinstance(n, ast.FunctionDef) and n.name == name for n in call.instance.cls.body):
+        return ("method", name)  # self.get_scalings: the class's function, the same at every call
     if guard.kind == COUNTER:  # a number increments; a tensor rebound is guarded on nothing new
         return number if isinstance(value, Const) else ("tensor",) if isinstance(value, TensorValue) else UNKNOWN
     if isinstance(value, Opaque):

@@ -380,7 +380,8 @@ class Replay:
             if short in ("ModuleList", "Sequential"):
                 items = args[0].items if short == "ModuleList" and args and isinstance(args[0], ListValue) else args
                 return ListValue(list(items))
-            return Layer(short, tuple(a.value if isinstance(a, Const) else None for a in args))
+            return Layer(short, tuple(a.value if isinstance(a, Const) else None for a in args),
+                         {key: value.value for key, value in kwargs.items() if isinstance(value, Const)})
         if name in ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed"):
             return _builtin(name, args)
         if name == "print":

@@ -151,6 +151,12 @@ class _Reader:
             if found is UNKNOWN:
                 raise ShapeUnknown(node.attr)
             return found
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim") and not _named(node.value):
+            owner = self.expr(node.value, scope)
+            if isinstance(owner, TensorValue) and owner.shape is not None and all(
+                    isinstance(size, int) for size in owner.shape):
+                return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
+            raise ShapeUnknown("shape")
         if isinstance(node, ast.Tuple):
             items = [self.expr(e, scope) for e in node.elts]
             if all(isinstance(i, Const) for i in items):
@@ -173,6 +179,14 @@ class _Reader:
             return self.tensor(broadcast(left, right), False)
         if isinstance(node, ast.Subscript):
             return self.subscript(node, scope)
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs:
+            generator, items = node.generators[0], []
+            source = self.expr(generator.iter, scope)
+            for item in source.items if isinstance(source, ListValue) else _fail():
+                inner = _Scope(dict(scope.env), scope.instance, scope.writes, scope.depth)
+                self.assign(generator.target, item, inner)
+                items.append(self.expr(node.elt, inner))
+            return ListValue(items)
         if isinstance(node, ast.Call):
             return self.call(node, scope)
         raise ShapeUnknown(type(node).__name__)
@@ -224,6 +238,13 @@ class _Reader:
                     if writes:
                         raise ShapeUnknown("a submodule's own state")
                     return result
+            method = next((n for n in scope.instance.cls.body
+                           if isinstance(n, ast.FunctionDef) and n.name == func.attr and not n.decorator_list), None)
+            if module is UNKNOWN and method is not None and scope.depth < MAX_DEPTH:
+                result, writes = self.run(method, scope.instance, args, scope.depth + 1)  # self.get_scalings(sigma)
+                if writes:
+                    raise ShapeUnknown("a method's writes")
+                return result
             raise ShapeUnknown("module call")
         if isinstance(func, ast.Attribute) and not _named(func.value):
             owner = self.expr(func.value, scope)

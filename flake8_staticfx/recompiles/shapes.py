@@ -25,6 +25,7 @@ ELEMENTWISE = frozenset({
 SAME_SHAPE_METHODS = frozenset({
     "detach", "float", "half", "double", "bfloat16", "clone", "contiguous", "type_as", "to", "tanh", "relu",
     "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square", "cpu"})
+CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}  # their spatial dimensions
 REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "logsumexp"})
 FACTORIES = frozenset({"zeros", "ones", "empty", "randn", "rand"})
 LIKE_FACTORIES = frozenset({"zeros_like", "ones_like", "randn_like", "rand_like", "empty_like"})
@@ -111,7 +112,20 @@ def layer_output(layer: Layer, args: list, grad_enabled: bool) -> TensorValue:
         return TensorValue(x.shape, grad)
     if layer.name == "Linear" and len(layer.sizes) >= 2 and isinstance(layer.sizes[1], int) and x.shape:
         return TensorValue((*x.shape[:-1], layer.sizes[1]), grad)
+    if layer.name in CONVOLUTIONS and _same_size_convolution(layer, len(x.shape) - 2):
+        return TensorValue((*x.shape[:-CONVOLUTIONS[layer.name] - 1], layer.sizes[1], *x.shape[-CONVOLUTIONS[layer.name]:]),
+                           grad)
     raise ShapeUnknown(layer.name)
+
+
+def _same_size_convolution(layer: Layer, spatial: int) -> bool:
+    """nn.ConvNd(in, out, k, padding=k // 2) with odd k, stride and dilation 1: the spatial
+    sizes are kept."""
+    kernel = layer.sizes[2] if len(layer.sizes) > 2 else layer.options.get("kernel_size")
+    padding = layer.sizes[4] if len(layer.sizes) > 4 else layer.options.get("padding", 0)
+    plain = len(layer.sizes) <= 3 and all(layer.options.get(k, 1) == 1 for k in ("stride", "dilation"))
+    return spatial == CONVOLUTIONS[layer.name] and isinstance(layer.sizes[1] if len(layer.sizes) > 1 else None, int) \
+        and isinstance(kernel, int) and kernel % 2 == 1 and padding == kernel // 2 and plain
 
 
 def indexed(shape: tuple | None, items: list) -> tuple | None:
@@ -121,6 +135,12 @@ def indexed(shape: tuple | None, items: list) -> tuple | None:
     tensor recompiles on its stride, realcode/nanogpt_generate.py)."""
     if shape is None:
         return None
+    if items.count("rest") > 1:
+        return None
+    if "rest" in items:  # `...`: the dimensions the other items do not take
+        at = items.index("rest")
+        taken = sum(1 for item in items if item is not None and item != "rest")
+        items = [*items[:at], *["all"] * (len(shape) - taken), *items[at + 1:]]
     result, position = [], 0
     for item in items:
         if item is None:
@@ -143,6 +163,11 @@ def indexed(shape: tuple | None, items: list) -> tuple | None:
 def index_items(index: ast.expr, evaluate) -> list:
     """The items of a subscript as `indexed` takes them, each bound evaluated by `evaluate`
     (an ast node -> a value description); "unknown" for an item not followed."""
+    if not isinstance(index, (ast.Tuple, ast.Slice, ast.Constant)):
+        value = evaluate(index)  # x[(...,) + (None,) * n]: a tuple computed
+        if isinstance(value, Const) and isinstance(value.value, tuple):
+            return ["rest" if item is Ellipsis else None if item is None else item if isinstance(item, int)
+                    and not isinstance(item, bool) else "unknown" for item in value.value]
     items = index.elts if isinstance(index, ast.Tuple) else [index]
     found = []
     for item in items:
@@ -156,6 +181,8 @@ def index_items(index: ast.expr, evaluate) -> list:
                 found.append("unknown")
         elif isinstance(item, ast.Constant) and item.value is None:
             found.append(None)
+        elif isinstance(item, ast.Constant) and item.value is Ellipsis:
+            found.append("rest")
         else:
             value = evaluate(item)
             found.append(value.value if isinstance(value, Const) and isinstance(value.value, int)

@@ -73,6 +73,7 @@ class Layer:
 
     name: str
     sizes: tuple = ()
+    options: dict = field(default_factory=dict)  # its keyword numbers: padding=1
 
     @property
     def reads_training(self) -> bool:
