@@ -69,8 +69,9 @@ def _region(graph: Graph, node: Node, brk: Break, fullgraph: bool) -> GraphBreak
     site = None if report is span else messages.Site(span.function, messages.display_path(span.file), span.line)
     reason = messages.describe(rule, brk.what, site)
     covered = [*([] if node.meta.get("python") else [node]), *node.meta.get("covers", ())]
+    advice = brk.advice or rule  # the workaround for this form of the construct, else the rule's
     return GraphBreakRegion(
-        code=rule.code, reason=reason, gb_ids=brk.gb_ids, workaround=rule.workaround,
+        code=rule.code, reason=reason, gb_ids=brk.gb_ids, workaround=advice.workaround, fix=advice.fix,
         fixable=rule.fixable, impact=impact, line=report.line, col=report.col,
         construct_file=span.file, construct_line=span.line, frame_skipped=skipped, skip_context=context,
         skips_rest=rest, fails_compile=fullgraph, nodes=covered,

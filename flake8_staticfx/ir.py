@@ -175,6 +175,9 @@ class GraphBreakRegion:
     # runs eagerly; dynamo reports this break once that one is fixed. None: a break dynamo
     # reports now.
     waits_on: int | None = None
+    # The short workaround that ends its message: the rule's, or its advice's for this form of
+    # the construct (advice.py).
+    fix: str = ""
 
     @property
     def severity(self) -> str:

@@ -98,7 +98,8 @@ def describe(rule: Rule, what: str, site: Site | None = None) -> str:
 def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped: str | None = None,
            skip_context: str | None = None, skips_rest: bool = False, site: Site | None = None,
            fails_compile: bool = False, fixable: bool = False, versions: str = "",
-           conditions: tuple[Condition, ...] = (), waits_on: int | None = None, limit: int = LIMIT) -> str:
+           conditions: tuple[Condition, ...] = (), waits_on: int | None = None, fix: str = "",
+           limit: int = LIMIT) -> str:
     """The flake8 message of one occurrence, code first, at most `limit` characters.
 
     The construct is shortened to fit. When it would be cut below MIN_WHAT characters, the
@@ -115,7 +116,8 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     bare = site.text(with_function=False) if site else ""
     cost = impact(frame_skipped, skip_context, skips_rest, fails_compile)
     short_cost = impact(frame_skipped, None, skips_rest, fails_compile)
-    fixes = [f"{rule.fix} ({FIX_HINT})", rule.fix] if fixable else [rule.fix]
+    fix = fix or rule.fix  # the advice for this form of the construct, else the rule's
+    fixes = [f"{fix} ({FIX_HINT})", fix] if fixable else [fix]
     places = ((full, cost), (bare, cost), (bare, short_cost))
     variants = [*((located, why, fix) for fix in fixes for located, why in places),
                 (bare, short_cost, ""), (bare, "", "")]

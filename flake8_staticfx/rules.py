@@ -42,6 +42,15 @@ class Rule:
         return GB_DOCS.format(self.gb_ids[0].lower()) if self.gb_ids else ""
 
 
+@dataclass(frozen=True)
+class Advice:
+    """The workaround for one form of a rule's construct, where the rule's own does not remove
+    the break (advice.py picks it; each is checked against dynamo, tests/test_advice.py)."""
+
+    fix: str  # the short form that ends the message, in place of the rule's
+    workaround: str  # the full form
+
+
 DATA_DEPENDENT_BRANCH = Rule(
     "SFX101",
     "data-dependent-branch",
@@ -192,8 +201,9 @@ MIN_MAX_KEY = Rule(
     "min-max-key",
     ("GB0193", "GB5687"),
     "min()/max() with a key",
-    "pick with torch.stack(...).argmax()",
-    "stack the candidates and pick with argmax/argmin, or choose outside the compiled code; torch "
+    "stack, then index_select the argmax()",
+    "stack the candidates and pick with `index_select(0, scores.argmax().reshape(1))` (indexing with "
+    "the 0-d argmax itself needs its value, GB0033), or choose outside the compiled code; torch "
     "2.13 breaks on a key computing a tensor or a lambda reading local variables (GB0193), 2.14 "
     "and later on a key computing a tensor (GB5687)",
     fixable=False,
@@ -384,6 +394,34 @@ ANALYSIS_SKIPPED = Rule(
     "report the file to flake8-staticfx; no diagnostic is given for this root",
     fixable=False,
     enabled_by_default=False,
+)
+
+# A conversion whose number an `if`, `while` or ternary tests: as a 0-d tensor it would only
+# move the break to the test (GB0170).
+CONVERSION_TESTED = Advice(
+    "select with torch.where or torch.cond",
+    "the number is tested by a branch, which a 0-d tensor would only turn into a branch on a tensor "
+    "(GB0170): compute both outcomes and select with torch.where, or use torch.cond",
+)
+
+# `if <tensor cond>: raise ...`: what `fix` rewrites it to.
+RAISE_ON_TENSOR = Advice(
+    "assert it with torch._assert_async",
+    "check the condition with `torch._assert_async(~cond, msg)` (an `assert` on the tensor is traced "
+    "too): the check runs in the graph, without a branch",
+)
+
+# range() of a tensor: a guard would only hide the loop from the compiled code.
+RANGE_OF_TENSOR = Advice(
+    "loop over a shape or a Python int",
+    "loop over a Python int dynamo knows (a size from `.shape`, a module setting), not a tensor's value",
+)
+
+# print() of tensors and constants: what `fix` does, keeping the print.
+REORDERABLE_PRINT = Advice(
+    "add print to reorderable_logging_functions",
+    "add `torch._dynamo.config.reorderable_logging_functions.add(print)` at module level: dynamo "
+    "then runs print of tensors and constants after the graph, without a break",
 )
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in list(globals().values()) if isinstance(rule, Rule)}

@@ -18,7 +18,7 @@ def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
     return messages.render(RULES[region.code], region.what, region.gb_ids, frame_skipped=region.frame_skipped,
                            skip_context=region.skip_context, skips_rest=region.skips_rest, site=region.site,
                            fails_compile=region.fails_compile, fixable=fixable, versions=region.versions,
-                           conditions=region.conditions, waits_on=region.waits_on)
+                           conditions=region.conditions, waits_on=region.waits_on, fix=region.fix)
 
 
 def diagnostics(analysis: FileAnalysis, notices: bool = False, tree: ast.Module | None = None) -> list[Diagnostic]:
@@ -95,6 +95,9 @@ def render_text(analysis: FileAnalysis) -> str:
             parts.append(f"    impact: {region.impact}")
             parts.append(f"    workaround: {region.workaround}")
             parts.append(f"    nodes: {', '.join(n.name for n in region.nodes)}")
+        for region in graph.waiting:
+            parts.append(f"  waiting {region.code} line {region.line}: {region.reason} ({'/'.join(region.gb_ids)}) "
+                         f"{messages.WAITING.format(region.waits_on)}")
         parts.append("")
     for notice in analysis.notices:
         parts.append(f"notice: could not analyse {notice.what} (line {notice.line}): {notice.reason}")
@@ -174,6 +177,12 @@ def graph_json(graph: Graph) -> dict:
                 "condition": messages.condition_label(region.conditions) or None,
             }
             for region in graph.regions
+        ],
+        # The to-do list: breaks dynamo reaches once the break on line `waits_on` is fixed.
+        "waiting": [
+            {"code": region.code, "reason": region.reason, "gb": list(region.gb_ids), "line": region.line,
+             "col": region.col, "waits_on": region.waits_on}
+            for region in graph.waiting
         ],
     }
 

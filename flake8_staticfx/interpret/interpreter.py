@@ -32,7 +32,7 @@ from .inline import bind_arguments, handler_for
 from ..ir import CallStack, Graph, Node, Origin, SourceSpan, report_site
 from .parameters import root_parameters
 from .resume import Breaks, Eagerness, every_path_break
-from ..rules import Rule
+from ..rules import Advice, Rule
 from ..values import (
     UNKNOWN,
     ClassRef,
@@ -650,9 +650,9 @@ class Interpreter:
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None,
-                    versions: str = "") -> None:
+                    versions: str = "", advice: Advice | None = None) -> None:
         """Dynamo breaks the graph at `node` (rule `rule`), when this code runs (resume.Breaks)."""
-        self.breaks.graph_break(rule, node, expr, frame, gb_ids, qname, eagerly, versions)
+        self.breaks.graph_break(rule, node, expr, frame, gb_ids, qname, eagerly, versions, advice)
 
     def call_not_followed(self, qname: str, expr: nodes.NodeNG, frame: Frame | None) -> None:
         """A call into a package whose source is on no library search path is opaque: say so

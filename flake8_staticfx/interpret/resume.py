@@ -33,7 +33,8 @@ from ..config import Options
 from ..discover.projects import SourceModule
 from ..discover.roots import config_patch
 from ..ir import Condition, Node
-from ..rules import Rule
+from ..advice import advice_for
+from ..rules import Advice, Rule
 from ..segments import TRACED_OPS
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ class Break:
     versions: str = ""
     # The tests on its path that decide whether it is reached (Breaks.path_conditions).
     conditions: tuple[Condition, ...] = ()
+    # The workaround for this form of the construct, when the rule's own does not remove it.
+    advice: Advice | None = None
 
     @property
     def data_dependent_shape(self) -> bool:
@@ -235,11 +238,13 @@ class Breaks:
 
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None,
-                    versions: str = "") -> None:
+                    versions: str = "", advice: Advice | None = None) -> None:
         """Dynamo breaks the graph at `node` (rule `rule`, `qname`: the function called), when
         this code runs; `eagerly` says how the construct makes dynamo run `frame` on, unless an
         outer frame is given up on first (a loop around the call); `versions` names the torch
-        releases that break so, when not every modeled one does (torch_versions.ByVersion.span)."""
+        releases that break so, when not every modeled one does (torch_versions.ByVersion.span);
+        `advice` the workaround for this form of the construct, where the values pick it (else
+        advice.advice_for reads it from the source)."""
         if (rule.captured_by or rule.ignored_by) and not self.settings_at(frame).breaks(rule, qname):
             return  # captured or dropped: no break, nothing changes
         outer = _skipped_frame(frame)
@@ -247,10 +252,10 @@ class Breaks:
             else outer
         if frame.resume.eagerly:
             # The rest of this frame runs eagerly (the functions it calls are compiled).
-            self._wait(rule, node, expr, frame, gb_ids, eagerly, outer, versions)
+            self._wait(rule, node, expr, frame, gb_ids, eagerly, outer, versions, advice)
             return
         found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, gives_up), versions=versions,
-                        conditions=tuple(dict.fromkeys(self.path_conditions)))
+                        conditions=tuple(dict.fromkeys(self.path_conditions)), advice=advice or advice_for(rule, expr))
         if gives_up is not None:
             _runs_on_eagerly(gives_up, frame, found.eagerly, node)
         held = _conditional_at_report_site(frame, self.tx.resolver.main)
@@ -260,7 +265,7 @@ class Breaks:
             self._report(node, frame, found)
 
     def _wait(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame, gb_ids: tuple[str, ...],
-              eagerly: Eagerness, outer: Frame | None, versions: str) -> None:
+              eagerly: Eagerness, outer: Frame | None, versions: str, advice: Advice | None) -> None:
         """A break in `frame`, which runs eagerly after one earlier break: dynamo reports it once
         that break is gone if nothing else decides whether it is reached: no break between waits
         too, and no test of unknown outcome (an `if`, a loop that may not run, a short circuit)
@@ -274,7 +279,7 @@ class Breaks:
         if node.origin.span == state.eager_after.origin.span:
             return  # the earlier break itself, met again in a loop unrolled
         found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, None), versions=versions,
-                        conditions=tuple(dict.fromkeys(self.path_conditions)))
+                        conditions=tuple(dict.fromkeys(self.path_conditions)), advice=advice or advice_for(rule, expr))
         node.meta["waiting"] = Waiting(found, state.eager_after)
         if found.eagerly is not None or found.skip_depths or found.stop_depth is not None:
             state.waits_stopped = True

@@ -48,8 +48,9 @@ class Builtin(External):
         special = tx.breaking_call(name, args)
         if special is not None:
             node = tx.graph.python_call(name, as_args(args), as_kwargs(kwargs), meta=tx.meta(expr, frame))
+            advice = rules.REORDERABLE_PRINT if name == "print" and _reorderable_print(expr, args, kwargs) else None
             tx.graph_break(special.rule, node, expr, frame, gb_ids=special.gb_ids_in(version),
-                           versions=special.versions(version))
+                           versions=special.versions(version), advice=advice)
             return special.result(node, args, name)
         method = getattr(self, f"call_{name}", None)
         if method is not None:
@@ -153,7 +154,7 @@ class Builtin(External):
             moved, version = tables.RANGE_OF_TENSOR_BREAKS, tx.options.torch_version
             node = tx.graph.python_call("range", as_args(args), meta=tx.meta(expr, frame))
             tx.graph_break(rules.UNTRACEABLE_BUILTIN, node, expr, frame, gb_ids=moved.at(version),
-                           versions=moved.span(version))
+                           versions=moved.span(version), advice=rules.RANGE_OF_TENSOR)
             return Seq(None, elem=Static())
         if args and all(isinstance(a, Static) and isinstance(a.value, int) for a in args):
             bounds = range(*(a.value for a in args))
@@ -402,6 +403,17 @@ def container_classes(value: Value) -> tuple[type, ...] | None:
 
 # Python values dynamo 2.13 passes to a reorderable logging function (a ConstantVariable).
 CONSTANT_TYPES = (str, int, float, bool, type(None))
+
+
+def _reorderable_print(expr: nodes.NodeNG, args: Args, kwargs: Kwargs) -> bool:
+    """A print dynamo would reorder after the graph, in the form `fix` keeps it by registering it
+    (fix/guard.py, unreorderable_argument): each argument a string or number literal or a tensor,
+    only `sep`/`end` as keywords."""
+    if not isinstance(expr, nodes.Call) or any(isinstance(arg, nodes.Starred) for arg in expr.args) \
+            or any(keyword.arg not in ("sep", "end") for keyword in expr.keywords or ()):
+        return False
+    return reorderable(args, kwargs) and all(isinstance(arg, nodes.Const) or isinstance(value, Tensor)
+                                             for arg, value in zip(expr.args, args))
 
 
 def reorderable(args: Args, kwargs: Kwargs) -> bool:
