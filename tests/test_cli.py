@@ -31,6 +31,11 @@ def quick_start_commands() -> list[str]:
 
 # -- README ------------------------------------------------------------------------------
 
+def test_readme_is_a_guide_of_at_most_300_lines():
+    """A user's guide (issue 37): the development log lives in docs/ and CHANGELOG.md."""
+    assert len(README.splitlines()) <= 300
+
+
 def test_readme_starts_with_the_two_commands():
     head = README.split("## ", 2)[1]  # the first section
     assert head.startswith("Quick start")
