@@ -7,7 +7,8 @@ loop, a loop after a resumed break); eager_frames_fixed.py is the same file with
 to-do list waits on removed on its own line. Their dynamo truth is recorded
 (`python tests/oracle/record_truth.py --cases tests/todo_cases`): what dynamo reports on the fixed
 file must be exactly what the linter reports on the original, less the breaks removed, plus its
-to-do items.
+to-do items. The other `*_fixed.py` files do the same for cases of tests/cases that have to-do
+items (their original's truth is tests/cases/truth.json).
 """
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "todo_cases")
 CASE = os.path.join(CASES, "eager_frames.py")
 FIXED = os.path.join(CASES, "eager_frames_fixed.py")
+# Each fixed variant, and the directory of its original: eager_frames.py beside it, or a case of
+# tests/cases whose to-do items (there for no purpose of this test) dynamo confirms the same way.
+PAIRS = sorted((name, CASES if name == "eager_frames_fixed.py" else os.path.join(HERE, "cases"))
+               for name in os.listdir(CASES) if name.endswith("_fixed.py"))
 
 
 def _diagnostics(path: str):
@@ -37,9 +42,9 @@ def _diagnostics(path: str):
     return plugin.diagnose(source, path, None, Options(torch_version="2.13"))
 
 
-def _dynamo_lines(name: str) -> set[int]:
-    """The lines of `name` where dynamo 2.13 reported a break (the recorded truth)."""
-    with open(os.path.join(CASES, "truth.json"), encoding="utf-8") as handle:
+def _dynamo_lines(directory: str, name: str) -> set[int]:
+    """The lines of `name` where dynamo 2.13 reported a break (the truth recorded in `directory`)."""
+    with open(os.path.join(directory, "truth.json"), encoding="utf-8") as handle:
         truth = json.load(handle)
     assert truth["torch"].startswith("2.13"), truth["torch"]
     cases = truth["files"][name]["cases"]
@@ -47,25 +52,36 @@ def _dynamo_lines(name: str) -> set[int]:
     return {brk["line"] for case in cases for brk in case["breaks"] if brk["file"] == name}
 
 
-def test_todo_items_are_what_dynamo_reports_once_the_break_they_wait_on_is_fixed():
+def test_every_kind_of_eager_frame_has_its_todo_items():
     found = _diagnostics(CASE)
+    assert len({d.line for d in found if d.waits_on is not None}) >= 10
+    assert len({d.waits_on for d in found if d.waits_on is not None}) >= 7
+
+
+@pytest.mark.parametrize(("fixed", "directory"), PAIRS)
+def test_todo_items_are_what_dynamo_reports_once_the_break_they_wait_on_is_fixed(fixed, directory):
+    original = fixed.removesuffix("_fixed.py") + ".py"
+    found = _diagnostics(os.path.join(directory, original))
     reported = {d.line for d in found if d.waits_on is None}
     waiting = {d.line for d in found if d.waits_on is not None}
     fixed_lines = {d.waits_on for d in found if d.waits_on is not None}
-    assert len(waiting) >= 10 and len(fixed_lines) >= 7  # every kind of eager frame has its item
-    assert reported == _dynamo_lines("eager_frames.py")  # none of them is reported as a break now
-    assert _dynamo_lines("eager_frames_fixed.py") == (reported - fixed_lines) | waiting
+    assert waiting
+    assert reported == _dynamo_lines(directory, original)  # none of them is reported as a break now
+    assert _dynamo_lines(CASES, fixed) == (reported - fixed_lines) | waiting
 
 
-def test_the_fixed_variant_differs_only_on_the_lines_waited_on():
-    with open(CASE, encoding="utf-8") as handle:
+@pytest.mark.parametrize(("fixed", "directory"), PAIRS)
+def test_the_fixed_variant_differs_only_on_the_lines_waited_on(fixed, directory):
+    original = os.path.join(directory, fixed.removesuffix("_fixed.py") + ".py")
+    with open(original, encoding="utf-8") as handle:
         case = handle.read().splitlines()
-    with open(FIXED, encoding="utf-8") as handle:
-        fixed = handle.read().splitlines()
-    waited = {d.waits_on for d in _diagnostics(CASE) if d.waits_on is not None}
-    changed = {number for number, (old, new) in enumerate(zip(case, fixed), 1) if old != new}
-    assert len(case) == len(fixed)
-    assert changed - {1, 2, 3} == waited  # the docstring, and each break waited on
+    with open(os.path.join(CASES, fixed), encoding="utf-8") as handle:
+        changed_to = handle.read().splitlines()
+    waited = {d.waits_on for d in _diagnostics(original) if d.waits_on is not None}
+    changed = {number for number, (old, new) in enumerate(zip(case, changed_to), 1) if old != new}
+    assert len(case) == len(changed_to)
+    docstring = {1, 2, 3} if directory == CASES else set()
+    assert changed - docstring == waited  # each break waited on, and eager_frames_fixed.py's docstring
 
 
 def test_the_fixed_variant_has_no_todo_items_left_for_those_breaks():
