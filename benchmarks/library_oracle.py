@@ -856,6 +856,8 @@ def _linter_hash(files):
 
 
 _DIAG_RE = re.compile(r"^(.+?):(\d+):(\d+): (SFX\d+) (.*)$")
+# A to-do item: a break dynamo reaches once an earlier one is fixed (tests/oracle/scoring.py).
+_WAITING_RE = re.compile(r"\(reached once line \d+ no longer breaks\)$")
 
 
 def mirror_path(path, roots, mirror_dir):
@@ -905,13 +907,18 @@ def run_lint(files, cache, roots=None, mirror_dir=None):
 
 
 def split_notices(diags, label):
-    """SFX900 = the linter could not analyse a root (time/node budget...): not a prediction."""
+    """SFX900 = the linter could not analyse a root (time/node budget...): not a prediction. A
+    to-do item waits on an earlier break, which dynamo's run of the code as it is cannot judge:
+    counted, not scored."""
     notes = [d for d in diags if d[3] == "SFX900"]
     if notes:
         print(f"  {label}: {len(notes)} SFX900 notices (analysis cut short; results there are partial):")
         for d in notes[:20]:
             print(f"    {d[0]}:{d[1]} {d[4][:150]}")
-    return [d for d in diags if d[3] != "SFX900"]
+    waiting = [d for d in diags if _WAITING_RE.search(d[4])]
+    if waiting:
+        print(f"  {label}: {len(waiting)} to-do items (waiting on an earlier break), not scored")
+    return [d for d in diags if d[3] != "SFX900" and not _WAITING_RE.search(d[4])]
 
 
 _SPANS = {}
