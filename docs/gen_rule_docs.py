@@ -559,6 +559,49 @@ PAGES["SFX315"] = Page(
                       "data (`max(range(n), key=lambda i: self.priority[i])`) is not flagged either.",
 )
 
+PAGES["SFX317"] = Page(
+    dynamo="Python 3.11 runs a comprehension as a function of its own, called with an iterator of its "
+           "iterable. Once dynamo gives up on the function holding it (a break in a loop, a `with` or "
+           "`try` block), that function runs eagerly and dynamo compiles each comprehension in it that "
+           "reads a tensor or module as a frame of its own. It steps the iterator of a tuple, a range "
+           "or a tensor there (a list display in the `for` is made a tuple), but not that of a list, "
+           "a module list, a dict (or its views), a set, `zip` or `enumerate`: the comprehension "
+           "breaks too (GB4347 \"Missing tp_iternext\"; GB9493 from torch 2.14).",
+    example="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.heads = nn.ModuleDict({"a": nn.Linear(8, 8), "b": nn.Linear(8, 8)})
+
+            def forward(self, x):
+                for _ in range(2):
+                    x = x + x.sum().item()
+                return [head(x) for name, head in self.heads.items()]
+    """,
+    with_codes=("SFX102",),
+    fixed="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.heads = nn.ModuleDict({"a": nn.Linear(8, 8), "b": nn.Linear(8, 8)})
+
+            def forward(self, x):
+                for _ in range(2):
+                    x = x + x.sum()
+                return [head(x) for name, head in tuple(self.heads.items())]
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.heads = nn.ModuleDict({"a": nn.Linear(8, 8), "b": nn.Linear(8, 8)})
+
+            def forward(self, x):
+                return [head(x) for name, head in self.heads.items()]
+    """,
+    not_flagged_notes="the same comprehension in a function dynamo compiles on: it inlines the comprehension.",
+)
+
 PAGES["SFX316"] = Page(
     dynamo="A class whose metaclass defines `__instancecheck__` (jaxtyping's and beartype's shape "
            "annotations) makes `isinstance(x, C)` run Python code on the tensor. From torch 2.14 "

@@ -221,6 +221,20 @@ CUSTOM_INSTANCE_CHECK = Rule(
     fixable=False,
 )
 
+COMPREHENSION_OVER_ITERATOR = Rule(
+    "SFX317",
+    "comprehension-iterator",
+    ("GB4347", "GB9493"),
+    "comprehension over a list, dict or zip",
+    "iterate over a tuple(...)",
+    "iterate over a tuple (`tuple(d.items())`, `tuple(zip(a, b))`): once dynamo gives up on the "
+    "function, it compiles each comprehension that reads a tensor or module as a frame of its "
+    "own, and cannot step the iterator of a list, dict, set, zip or enumerate there (a tuple's, "
+    "a range's or a tensor's it can); or remove the earlier break that made it give up",
+    captured_by=("fullgraph",),  # no function is given up on: the first break fails the compile
+    fixable=False,
+)
+
 SORTED_OVER_TENSOR = Rule(
     "SFX307",
     "sorted-over-tensor",

@@ -176,6 +176,10 @@ TRACED_RANDOM_FUNCTIONS = frozenset({"random.randint", "random.uniform", "random
 # and on a lambda reading the compiled function's variables (GB0193; a module-level def, `abs`
 # or a list's `__getitem__` over constants traces); from 2.14 only a key computing a tensor
 # breaks (GB5687). Measured: ver_min_max_keys.py, ver_moved_breaks.py, ver_fixed_after_213.py.
+# A comprehension dynamo compiles alone cannot step its iterator: "Missing tp_iternext" (2.13),
+# "C-implemented special method without VariableTracker model" from 2.14 (measured:
+# eager_comprehension_iterators.py).
+COMPREHENSION_ITERATOR_GB = since("2.14", ("GB4347",), ("GB9493",))
 MIN_MAX_KEY_BREAKS = {"tensor": since("2.14", ("GB0193",), ("GB5687",)),
                       "closure": since("2.14", ("GB0193",), None)}
 # isinstance(tensor, C) where C's metaclass defines __instancecheck__: from 2.14 a break (GB2736).

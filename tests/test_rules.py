@@ -273,6 +273,11 @@ CASES: dict[str, tuple[str, str]] = {
                   "class Matrix(metaclass=_Meta):\n    pass\n\n\n"),
         net("if isinstance(h, torch.Tensor):\n    h = h * 2"),
     ),
+    "SFX317": (
+        net("for _ in range(2):\n    print(h)\n"
+            "parts = [h * v for v in SCALES.values()]  # expect: SFX317", extra="SCALES = {'a': 1.0}\n\n\n"),
+        net("parts = [h * v for v in SCALES.values()]", extra="SCALES = {'a': 1.0}\n\n\n"),
+    ),
     "SFX401": (
         net("idx = torch.nonzero(h)  # expect: SFX401"),
         net("h = torch.where(h > 0, h, 0)"),
@@ -312,7 +317,7 @@ CASES: dict[str, tuple[str, str]] = {
     ),
 }
 # Codes reported only together with the break they follow (in RUNNING.count: a print).
-CAUSED_BY = {"SFX310": ("SFX201",), "SFX314": ("SFX201",)}
+CAUSED_BY = {"SFX310": ("SFX201",), "SFX314": ("SFX201",), "SFX317": ("SFX201",)}
 # Codes whose construct breaks only from a torch release on: linted for that release.
 RELEASE_OF = {"SFX316": "2.14"}
 # The notice is not about the model's code; it has its own tests below.

@@ -14,8 +14,12 @@ from .frame import Frame
 from .inline import handler_for
 from ..ir import Condition, Node
 from ..values.operators import binop, both, compare, unary
-from .resume import ResumeState
+from .. import rules, tables
+from ..discover.parse import nodes_of_class
+from .resume import ResumeState, RestEagerly, WhollyEagerly
 from ..values import (
+    ContainerModule,
+    Module,
     FORMATTED_TYPES,
     MAX_FOLDED_SIZE,
     UNKNOWN,
@@ -320,6 +324,13 @@ class ExpressionEvaluator:
                     keys.append(self.eval(key, inner))
                 results.append(self.eval(element, inner))
 
+        if not is_generator and _iterator_dynamo_lacks(self.tx.resolver, expr.generators[0].iter, first) \
+                and _reads_tensor_or_module(expr, frame):
+            eagerly = frame.resume.eagerly  # all of it, or the rest dynamo resumed it at and gave up
+            if isinstance(eagerly, WhollyEagerly) or (isinstance(eagerly, RestEagerly) and eagerly.given_up):
+                self.compiled_alone(expr, inner)
+            else:
+                frame.resume.comprehensions_alone.append((expr, inner))
         outer = frame.resume.unrebuildable
         if is_generator:
             frame.resume.unrebuildable = "a generator"
@@ -341,6 +352,14 @@ class ExpressionEvaluator:
                     pass
             return Dict({}, complete=False)
         return Seq(None, elem=join_all(results) if results else UNKNOWN, is_list=True)
+
+    def compiled_alone(self, expr: nodes.NodeNG, inner: Frame) -> None:
+        """The comprehension `expr` runs in a function dynamo gave up on, so dynamo compiles it
+        as a frame of its own, which cannot step its iterator (GB4347; measured:
+        eager_comprehension_iterators.py): it breaks at once and runs eagerly."""
+        node = self.tx.graph.python_call(inner.name, meta=self.tx.meta(expr, inner))
+        self.tx.graph_break(rules.COMPREHENSION_OVER_ITERATOR, node, expr, inner,
+                            gb_ids=tables.COMPREHENSION_ITERATOR_GB.at(self.tx.options.torch_version))
 
     def eval_ListComp(self, expr: nodes.ListComp, frame: Frame) -> Value:
         return self.comprehension(expr, frame, expr.elt)
@@ -367,6 +386,32 @@ class ExpressionEvaluator:
             else:
                 kwargs[keyword.arg] = value
         return callee.call(self.tx, args, kwargs, expr, frame, unknown_rest)
+
+
+def _iterator_dynamo_lacks(resolver, iterable: nodes.NodeNG, value: Value) -> bool:
+    """Does a comprehension over `iterable` get an iterator dynamo cannot step when it compiles
+    the comprehension as a frame of its own (GB4347)? Measured with 2.13: a list's (a module
+    list's too), a dict's or its views', a set's, zip's and enumerate's; not a tuple's, a range's
+    or a tensor's, nor a list display's, which Python makes a tuple (a set display, a frozenset)."""
+    if isinstance(iterable, nodes.List):
+        return False
+    if isinstance(iterable, (nodes.Dict, nodes.DictComp, nodes.Set, nodes.SetComp, nodes.ListComp)):
+        return True
+    if isinstance(iterable, nodes.Call) and isinstance(iterable.func, nodes.Attribute) \
+            and iterable.func.attrname in ("items", "keys", "values") and not iterable.args:
+        return True
+    if any(_calls_builtin(resolver, iterable, name) for name in ("zip", "enumerate", "set", "list", "sorted")):
+        return True
+    return isinstance(value, (Dict, ContainerModule)) or (isinstance(value, Seq) and value.is_list)
+
+
+def _reads_tensor_or_module(expr: nodes.NodeNG, frame: Frame) -> bool:
+    """Does the comprehension read a tensor or module of the function it is in? Dynamo compiles
+    no frame without one (a comprehension over configuration names traces nowhere)."""
+    bound = {name.name for generator in expr.generators for name in nodes_of_class(generator.target, nodes.AssignName)}
+    first_iterable = set(nodes_of_class(expr.generators[0].iter, nodes.Name))
+    return any(isinstance(frame.env.get(name.name), (Tensor, Module))
+               for name in nodes_of_class(expr, nodes.Name) if name.name not in bound and name not in first_iterable)
 
 
 def _calls_builtin(resolver, expr: nodes.NodeNG, name: str) -> bool:

@@ -31,7 +31,7 @@ from .frame import Frame, next_serial
 from .inline import bind_arguments, handler_for
 from ..ir import CallStack, Graph, Node, Origin, SourceSpan, report_site
 from .parameters import root_parameters
-from .resume import Breaks, Eagerness, every_path_break
+from .resume import Breaks, Eagerness, WhollyEagerly, every_path_break
 from ..rules import Advice, Rule
 from ..values import (
     UNKNOWN,
@@ -149,6 +149,9 @@ class Interpreter:
             frame.resume.return_breaks.append(frame.resume.path_break)
         elif self.exec_block(body, frame) is FALLS_THROUGH:
             frame.resume.return_breaks.append(frame.resume.path_break)  # the implicit `return None`
+        if isinstance(frame.resume.eagerly, WhollyEagerly):  # dynamo reruns all of it eagerly
+            for comprehension, inner in frame.resume.comprehensions_alone:
+                self.expressions.compiled_alone(comprehension, inner)
 
     def exec_block(self, statements: list[nodes.NodeNG], frame: Frame) -> str | None:
         for statement in statements:

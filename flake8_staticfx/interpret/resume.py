@@ -166,6 +166,9 @@ class ResumeState:
     # waits on two breaks, which the to-do list does not claim).
     eager_after: Node | None = None
     waits_stopped: bool = False
+    # Comprehensions met before any break gave the frame up, whose iterator dynamo cannot step
+    # in a frame of their own (expressions.py): they break if the frame ends up run eagerly.
+    comprehensions_alone: list[tuple[nodes.NodeNG, Frame]] = field(default_factory=list)
 
     def on_some_calls(self) -> bool:
         """Does the code interpreted now run only on some calls of the frame?"""
