@@ -234,7 +234,7 @@ class NdArray(Value):
         measured: `np.random.rand(1).item()`); one made from static values is a number."""
         if not self.holds_data:
             return Static()
-        node = tx.graph.python_call("numpy.ndarray.item", meta=tx.meta(expr, frame))
+        node = tx.graph.call_function("numpy.ndarray.item", meta=tx.meta(expr, frame))
         tx.graph_break(rules.TENSOR_TO_PYTHON_SCALAR, node, expr, frame, gb_ids=("GB0033",))
         return Static(node=node)
 
