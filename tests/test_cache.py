@@ -136,9 +136,10 @@ def test_an_edited_project_file_the_linted_file_imports_gives_a_new_answer(tmp_p
 
 def new_process() -> None:
     """What a new run starts without: the compile index is built, and the stamps of its files
-    looked at, once per process."""
+    looked at and kept, once per process."""
     compiled._INDEXES.clear()  # noqa: SLF001
     cache._SHARED_UNCHANGED.clear()  # noqa: SLF001
+    cache._KEPT.clear()  # noqa: SLF001
 
 
 def test_a_file_only_the_compile_index_reads_gives_a_new_answer(tmp_path):
@@ -169,9 +170,9 @@ def test_the_files_of_a_project_share_one_set_of_the_compile_index_stamps(tmp_pa
     documents = [json.loads(entry.read_text()) for entry in entries(tmp_path / "cache")]
     assert len(documents) == 2
     assert documents[0]["shared"] == documents[1]["shared"] and len(documents[0]["shared"]) == 1
-    assert all(str(train) not in dict(document["reads"]) for document in documents)
+    assert all(str(train) not in {path for path, _, _ in document["reads"]} for document in documents)
     (shared,) = shared_sets(tmp_path / "cache")
-    assert str(train) in dict(json.loads(shared.read_text())["reads"])
+    assert str(train) in {path for path, _, _ in json.loads(shared.read_text())["reads"]}
 
 
 @pytest.mark.parametrize("text", ["", "{", '{"shared": "0", "reads": []}'])
@@ -222,6 +223,35 @@ def test_a_module_appearing_where_the_import_looked_gives_a_new_answer(tmp_path)
     poison(tmp_path / "cache")
     write(tmp_path / "user" / "fakelib.py", "def scale(x):\n    print(x)\n    return x\n")  # the project's shadows it
     assert lines_of(model, options) == fresh_answer(model, options) != []
+
+
+def test_files_given_new_mtimes_with_the_same_content_keep_their_answers(tmp_path):
+    """A fresh checkout, or a cache directory restored in CI: every stamp moves, no content
+    does; the entries are used (compared by content)."""
+    model = project(tmp_path, "    print(x)\n")
+    write(tmp_path / "proj" / "train.py", "from pkg.model import Model\n\nmodel = Model()\n")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    assert lines_of(model, options)
+    poison(tmp_path / "cache")
+    later = 2_000_000_000 * 10**9
+    for path in [tmp_path / "proj", *(tmp_path / "proj").rglob("*")]:
+        os.utime(path, ns=(later, later))
+    new_process()
+    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None"]
+
+
+def test_an_edit_of_the_same_size_gives_a_new_answer(tmp_path):
+    model = project(tmp_path, "    x = x.abs().item()\n")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    assert any(".item()" in line for line in lines_of(model, options))
+    poison(tmp_path / "cache")
+    helpers = tmp_path / "proj" / "pkg" / "helpers.py"
+    size = helpers.stat().st_size
+    write(helpers, "def scale(x):\n    x = x.abs().relu()\n    return x * 2\n")
+    assert helpers.stat().st_size == size
+    new_process()
+    assert lines_of(model, options) == fresh_answer(model, options)
+    assert not any("helpers" in line for line in lines_of(model, options))
 
 
 def test_a_changed_setting_gives_its_own_answer(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, TypeVar
@@ -89,3 +90,18 @@ def stamp(path: str) -> Stamp | None:
     except (OSError, ValueError):
         return None
     return st.st_mtime_ns, st.st_size
+
+
+def content_digest(path: str) -> str | None:
+    """What the cache compares when a stamp moved: a file's bytes, a directory's entry names (a
+    fresh checkout or a restored environment gives every file a new mtime and the same
+    content); None where nothing is."""
+    try:
+        if os.path.isdir(path):
+            held = "\0".join(sorted(os.listdir(path))).encode("utf-8", "surrogateescape")
+        else:
+            with open(path, "rb") as handle:
+                held = handle.read()
+    except (OSError, ValueError):
+        return None
+    return hashlib.sha256(held).hexdigest()

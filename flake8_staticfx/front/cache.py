@@ -5,14 +5,18 @@ diagnostics its last analysis gave without being analysed again.
 An entry is found by the hash of what is known before the analysis (the file's text and path,
 the linter's own files, the Options record, the interpreter, the working directory, $VIRTUAL_ENV
 and sys.path, from which the libraries and the torch release are found), and holds the paths the
-analysis depended on (discover/reads.py) with their stamps (mtime_ns, size) when it ran: an
-entry is used only while every one of them holds. The set every file of a project depends on
-alike (the files its compile index read: 280 of the 290 paths of an entry over tests/cases) is
-kept once, in a file named by the digest of its stamps, which the entries name: writing those
-stamps into each entry cost a cold run more than the cache saved it, and a warm run stats
-them once per process instead of once per file. Stamps, not content hashes: a warm run stats
-the hundreds of library files a model file reaches instead of reading them all again; an edit
-changes the mtime (nanoseconds) or the size, and replacing a file changes its mtime.
+analysis depended on (discover/reads.py), each with its stamp (mtime_ns, size) and the digest of
+its content when it ran: an entry is used only while every one of them holds. Stamps first: a
+warm run stats the hundreds of library files a model file reaches instead of reading them all
+again; an edit changes the mtime (nanoseconds) or the size, and replacing a file changes its
+mtime. A path whose stamp moved is compared by content, as mypy does: a fresh checkout (a lint
+gate's CI run restoring the cache directory) or a reinstalled environment gives every file a new
+mtime and the same bytes. The linter's own files are compared by content for the same reason.
+
+The set every file of a project depends on alike (the files its compile index read: 280 of the
+290 paths of an entry over tests/cases) is kept once, in a file named by the digest of its
+records, which the entries name: writing those records into each entry cost a cold run more than
+the cache saved it, and a warm run checks them once per process instead of once per file.
 
 Entries are JSON files written whole (a temporary file, then os.replace), so that flake8's
 --jobs workers and concurrent runs never see half an entry; one that cannot be read or does not
@@ -23,19 +27,19 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 import sys
-import tempfile
 from .. import __version__
 from ..config import Options
-from ..discover.reads import Reads, stamp
+from ..discover.reads import Reads, content_digest, stamp
 from .diagnostic import Diagnostic
 
 CACHE_DIR_ENV = "FLAKE8_STATICFX_CACHE_DIR"
 NO_CACHE_ENV = "FLAKE8_STATICFX_NO_CACHE"  # any value but "" or "0" turns the cache off
 MAX_CACHE_BYTES = 256 * 1024 * 1024
-FORMAT = 2  # the entries' layout: a change makes every older entry a miss
+FORMAT = 3  # the entries' layout: a change makes every older entry a miss
 # Options fields that say where answers are kept, not what they are.
 NOT_ANSWERS = frozenset({"cache_dir", "no_cache"})
 
@@ -57,17 +61,18 @@ _linter_stamp: str | None = None
 
 
 def linter_stamp() -> str:
-    """The linter's version and the stamps of its own files (an editable install changes
-    without a new version), read once per process."""
+    """The linter's version and the digest of its own files (an editable install changes
+    without a new version; a reinstall gives them new mtimes), read once per process."""
     global _linter_stamp  # noqa: PLW0603 - one linter per process
     if _linter_stamp is None:
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        stamps = []
+        contents = []
         for directory, subdirs, files in os.walk(package):
             subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
-            stamps.extend((os.path.relpath(os.path.join(directory, name), package), stamp(os.path.join(directory, name)))
-                          for name in sorted(files) if not name.endswith(".pyc"))
-        _linter_stamp = f"{__version__} {hashlib.sha256(repr(stamps).encode()).hexdigest()}"
+            contents.extend((os.path.relpath(os.path.join(directory, name), package),
+                             content_digest(os.path.join(directory, name)))
+                            for name in sorted(files) if not name.endswith(".pyc"))
+        _linter_stamp = f"{__version__} {hashlib.sha256(repr(contents).encode()).hexdigest()}"
     return _linter_stamp
 
 
@@ -87,7 +92,8 @@ class ResultCache:
         self.directory = directory
 
     def _entry_path(self, key: str) -> str:
-        return os.path.join(self.directory, key[:2], key + ".json")
+        # 16 shards, not 256: making a shard's directory cost a cold run's stores a third of their time
+        return os.path.join(self.directory, key[:1], key + ".json")
 
     def load(self, key: str) -> list[Diagnostic] | None:
         """The diagnostics kept under `key`, if every file they depended on is as it was."""
@@ -132,7 +138,7 @@ class ResultCache:
         not match only if edited again, which the mtime shows. A shared set of paths is written
         once per process, to a file of its own, which each entry names by its digest."""
         shared = sorted(self._store_shared(paths) for paths in reads.shared)
-        entry = {"key": key, "shared": shared, "reads": sorted([path, _stamp_once(path)] for path in reads.paths),
+        entry = {"key": key, "shared": shared, "reads": sorted(_kept(path) for path in reads.paths),
                  "diagnostics": [{"line": d.line, "col": d.col, "message": d.message, "code": d.code,
                                   "gb_ids": list(d.gb_ids), "condition": d.condition, "waits_on": d.waits_on}
                                  for d in diagnostics]}
@@ -144,41 +150,56 @@ class ResultCache:
     def _store_shared(self, paths: frozenset[str]) -> str:
         written = (self.directory, paths)
         if written not in _SHARED_STORED:
-            stamps = sorted([path, _stamp_once(path)] for path in paths)
-            digest = _SHARED_STORED[written] = _digest(stamps)
-            self._write(digest, {"shared": digest, "reads": stamps})
+            kept = sorted(_kept(path) for path in paths)
+            digest = _SHARED_STORED[written] = _digest(kept)
+            self._write(digest, {"shared": digest, "reads": kept})
         return _SHARED_STORED[written]
 
     def _write(self, key: str, document: dict) -> None:
         """Write the file of `key` whole; on a read-only or full disk the answer stands, it is
         only not kept."""
         entry_path = self._entry_path(key)
+        # A name no other writer uses (the process, then its count of writes): tempfile.mkstemp
+        # drawing random names cost as much as the rest of a store.
+        temporary = f"{entry_path}.{os.getpid()}.{next(_WRITES)}.tmp"
+        left_behind = False  # our temporary, not (yet) moved to the entry's name
         try:
-            os.makedirs(os.path.dirname(entry_path), exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=os.path.dirname(entry_path), suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    # dumps encodes in C; dump to a file, chunk by chunk in Python (5x slower)
-                    out.write(json.dumps(document))
-                os.replace(temporary, entry_path)
-            except BaseException:
-                os.unlink(temporary)
-                raise
+            if os.path.dirname(entry_path) not in _SHARDS_MADE:
+                os.makedirs(os.path.dirname(entry_path), exist_ok=True)
+                _SHARDS_MADE.add(os.path.dirname(entry_path))
+            with open(temporary, "x", encoding="utf-8") as out:
+                left_behind = True
+                # dumps encodes in C; dump to a file, chunk by chunk in Python (5x slower)
+                out.write(json.dumps(document))
+            os.replace(temporary, entry_path)
+            left_behind = False
         except OSError:
-            return
+            pass
+        finally:
+            if left_behind:
+                _remove(temporary)
 
 
-def _unchanged(stamps: list) -> bool:
-    """Does every path still have the stamp it was kept with?"""
-    for path, kept in stamps:
+def _unchanged(kept: list) -> bool:
+    """Does every path still have the stamp it was kept with, or else the same content?"""
+    for path, kept_stamp, kept_content in kept:
         now = stamp(path)
-        if (list(now) if now is not None else None) != kept:
+        if (list(now) if now is not None else None) == kept_stamp:
+            continue
+        if now is None or kept_stamp is None or _content_now(path, now) != kept_content:
             return False
     return True
 
 
-def _digest(stamps: list) -> str:
-    return hashlib.sha256(json.dumps(stamps).encode()).hexdigest()
+def _digest(kept: list) -> str:
+    return hashlib.sha256(json.dumps(kept).encode()).hexdigest()
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _touch(path: str) -> None:
@@ -190,21 +211,33 @@ def _touch(path: str) -> None:
 
 
 _BOUNDED: set[str] = set()
-# The stamps stored, taken once per process: every file of a project depends on the same
-# modules and compile index (340 paths each over tests/cases), and statting them again for each
-# cost a cold run a fifth of its time. A stamp older than the file it names only makes the
-# next run analyse again.
-_STORED_STAMPS: dict[str, tuple[int, int] | None] = {}
+_SHARDS_MADE: set[str] = set()
+_WRITES = itertools.count()
+# The stamps and content digests stored, taken once per process: every file of a project
+# depends on the same modules and compile index (340 paths each over tests/cases), and statting
+# them again for each cost a cold run a fifth of its time. A record older than the file it names
+# only makes the next run analyse again.
+_KEPT: dict[str, list] = {}
+# The content of a path whose stamp moved, by path and its stamp now: hashed once per process.
+_CONTENT_NOW: dict[tuple[str, tuple[int, int]], str | None] = {}
 # The shared sets this process wrote, by directory, with their digests; the digests of those it
 # found unchanged.
 _SHARED_STORED: dict[tuple[str, frozenset[str]], str] = {}
 _SHARED_UNCHANGED: set[str] = set()
 
 
-def _stamp_once(path: str) -> tuple[int, int] | None:
-    if path not in _STORED_STAMPS:
-        _STORED_STAMPS[path] = stamp(path)
-    return _STORED_STAMPS[path]
+def _kept(path: str) -> list:
+    """[path, stamp, content digest], taken once per process."""
+    if path not in _KEPT:
+        now = stamp(path)
+        _KEPT[path] = [path, now, None if now is None else _content_now(path, now)]
+    return _KEPT[path]
+
+
+def _content_now(path: str, now: tuple[int, int]) -> str | None:
+    if (path, now) not in _CONTENT_NOW:
+        _CONTENT_NOW[path, now] = content_digest(path)
+    return _CONTENT_NOW[path, now]
 
 
 def evict(directory: str, max_bytes: int) -> None:
