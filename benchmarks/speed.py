@@ -480,15 +480,20 @@ NO_CACHE_ENV = "FLAKE8_STATICFX_NO_CACHE"
 
 def run_whole_set(files: list[SourceFile], envs: dict[str, str], cwd: str, plugin_args: list[str],
                   repeat: int) -> dict:
-    """Each row `repeat` times, the rows interleaved: the median CPU and wall, the highest peak RSS."""
+    """Each row `repeat` times, the rows interleaved (the runs with the cache first on every
+    other round, so that neither side always follows the other): the median CPU and wall, the
+    highest peak RSS."""
     paths = [f.path for f in files]
     runs: dict[str, list[ChildRun]] = {label: [] for label in (*envs, *CACHE_ROWS)}
     cached = {name: value for name, value in os.environ.items() if name != NO_CACHE_ENV}
-    for _ in range(repeat):
+
+    def without_cache() -> None:
         for label, python in envs.items():
             run = run_child(flake8_cmd(python, (plugin_args if label == "flake8+SFX" else []) + paths), cwd)
             check_child(run, f"flake8 over the set ({label})")
             runs[label].append(run)
+
+    def with_cache() -> None:
         # The plugin with the cache between runs (front/cache.py) on, in an empty directory: the
         # first run fills it, the second finds every file's answer there.
         with tempfile.TemporaryDirectory(prefix="speed-cache-") as directory:
@@ -497,6 +502,10 @@ def run_whole_set(files: list[SourceFile], envs: dict[str, str], cwd: str, plugi
                                                                 *paths]), cwd, cached)
                 check_child(run, f"flake8 over the set ({label})")
                 runs[label].append(run)
+
+    for round_ in range(repeat):
+        for part in ((without_cache, with_cache) if round_ % 2 == 0 else (with_cache, without_cache)):
+            part()
     return {label: {"cpu": statistics.median(r.cpu for r in rs), "wall": statistics.median(r.wall for r in rs),
                     "maxrss_mib": max(r.maxrss_mib for r in rs), "cpus": [r.cpu for r in rs]}
             for label, rs in runs.items()}
