@@ -26,6 +26,7 @@ from flake8_staticfx.front.report import Diagnostic
 
 ROOT = Path(__file__).resolve().parent.parent
 POISON = {"line": 1, "col": 0, "message": "SFX999 kept", "code": "SFX999", "gb_ids": [], "condition": None, "waits_on": None}
+POISONED = "1:0:SFX999:SFX999 kept:():None:None"  # what lines_of gives for it
 
 
 @pytest.fixture(autouse=True)
@@ -126,7 +127,7 @@ def test_an_edited_project_file_the_linted_file_imports_gives_a_new_answer(tmp_p
     before = lines_of(model, options)
     assert any("print" in line for line in before)
     poison(tmp_path / "cache")
-    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None:None"]  # the entry is used
+    assert lines_of(model, options) == [f"{model}:{POISONED}"]  # the entry is used
 
     write(tmp_path / "proj" / "pkg" / "helpers.py", "def scale(x):\n    return x * 2\n")
     after = lines_of(model, options)
@@ -151,7 +152,7 @@ def test_a_file_only_the_compile_index_reads_gives_a_new_answer(tmp_path):
     before = lines_of(model, options)
     assert any(".item()" in line for line in before)
     poison(tmp_path / "cache")
-    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None:None"]
+    assert lines_of(model, options) == [f"{model}:{POISONED}"]
 
     write(tmp_path / "proj" / "train.py", "import torch\nfrom pkg.model import Model\n\n"
                                           "model = torch.compile(Model(), fullgraph=True)\n")
@@ -237,7 +238,7 @@ def test_files_given_new_mtimes_with_the_same_content_keep_their_answers(tmp_pat
     for path in [tmp_path / "proj", *(tmp_path / "proj").rglob("*")]:
         os.utime(path, ns=(later, later))
     new_process()
-    assert lines_of(model, options) == [f"{model}:1:0:SFX999:SFX999 kept:():None"]
+    assert lines_of(model, options) == [f"{model}:{POISONED}"]
 
 
 def test_an_edit_of_the_same_size_gives_a_new_answer(tmp_path):
