@@ -841,8 +841,14 @@ def run_jobs(jobs, cache, force, nproc):
 LINT_FLAGS = ["--select=SFX", "--isolated", "--staticfx-notices", "-j", "1"]
 
 
-def _linter_hash(files):
-    h = hashlib.sha256(" ".join(LINT_FLAGS).encode())
+def lint_flags(modes):
+    """The lint's flags: for one mode (--modes eval), the run the oracle makes, that mode on
+    float32 inputs, so that a break labelled for another setting is not reported."""
+    return [*LINT_FLAGS, f"--staticfx-mode={modes[0]}", "--staticfx-dtype=float32"] if len(modes) == 1 else LINT_FLAGS
+
+
+def _linter_hash(files, flags):
+    h = hashlib.sha256(" ".join(flags).encode())
     for root, _, fs in sorted(os.walk(LINTER_SRC)):
         for fn in sorted(fs):
             if fn.endswith(".py"):
@@ -874,8 +880,8 @@ def mirror_path(path, roots, mirror_dir):
     return None
 
 
-def run_lint(files, cache, roots=None, mirror_dir=None):
-    """flake8 on `files`; with mirror_dir, on identical copies there (mapped back)."""
+def run_lint(files, cache, flags, roots=None, mirror_dir=None):
+    """flake8 on `files` with `flags`; with mirror_dir, on identical copies there (mapped back)."""
     back = {}
     targets = []
     for p in sorted(files):
@@ -883,7 +889,7 @@ def run_lint(files, cache, roots=None, mirror_dir=None):
         if q:
             back[os.path.realpath(q)] = p
             targets.append(q)
-    key = _linter_hash(targets)
+    key = _linter_hash(targets, flags)
     path = os.path.join(cache, f"lint.{key}.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -891,7 +897,7 @@ def run_lint(files, cache, roots=None, mirror_dir=None):
     diags = []
     for i in range(0, len(targets), 40):
         chunk = targets[i:i + 40]
-        p = subprocess.run([FLAKE8, *LINT_FLAGS] + chunk,
+        p = subprocess.run([FLAKE8, *flags] + chunk,
                            capture_output=True, text=True, cwd=tempfile.gettempdir())
         for ln in p.stdout.splitlines():
             m = _DIAG_RE.match(ln)
@@ -1136,12 +1142,13 @@ def main():
                   f" compile_error={r['compile_error'] and r['compile_error'][:300]}")
     ev_all = evidence(allres)
     print(f"lint: {len(ev_all['files'])} library files executed in forward", flush=True)
-    diags, cached, _ = run_lint(ev_all["files"], args.cache)
+    flags = lint_flags(args.modes.split(","))
+    diags, cached, _ = run_lint(ev_all["files"], args.cache, flags)
     diags = split_notices(diags, "site-packages")
     print(f"  site-packages: {len(diags)} diagnostics{' (cached)' if cached else ''}", flush=True)
     mdiags = None
     if args.mirror:
-        mdiags, mcached, nmirr = run_lint(ev_all["files"], args.cache, roots, args.mirror)
+        mdiags, mcached, nmirr = run_lint(ev_all["files"], args.cache, flags, roots, args.mirror)
         mdiags = split_notices(mdiags, "mirror")
         print(f"  mirror {args.mirror}: {nmirr} identical files, {len(mdiags)} diagnostics"
               f"{' (cached)' if mcached else ''}", flush=True)

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .ir import FLOAT_DTYPE, TRAINING, Condition
+from .ir import CONFIGURED, FLOAT_DTYPE, TRAINING, Condition
 
 if TYPE_CHECKING:
     from .rules import Rule
@@ -54,18 +54,29 @@ class Options:
     # ("float32", "float16", "bfloat16"): "" for any, each break of one only labelled with it.
     mode: str = ""
     dtype: str = ""
+    # The configuration: "default" follows constructor and config-field defaults (a model built
+    # with defaults); "any" also takes the paths other values reach, each break labelled with one.
+    configuration: str = "default"
     # Where answers are kept between runs (front/cache.py): "" for the user's cache directory.
     cache_dir: str = ""
     no_cache: bool = False
 
     def settles(self, condition: Condition) -> bool | None:
         """Does `condition` hold in the run these options describe (--staticfx-mode,
-        --staticfx-dtype)? None when they leave it open."""
+        --staticfx-dtype, --staticfx-configuration)? None when they leave it open."""
+        if condition.kind == CONFIGURED and not self.any_configuration:
+            return not condition.holds
         if condition.kind == TRAINING and self.mode:
             return (self.mode == "train") == condition.holds
         if condition.kind == FLOAT_DTYPE and self.dtype:
             return (self.dtype == condition.subject) == condition.holds
         return None
+
+    @property
+    def any_configuration(self) -> bool:
+        """Are the paths only a non-default setting reaches taken (--staticfx-configuration=any;
+        never in the instance view, which draws the model built with defaults)?"""
+        return self.configuration == "any" and not self.follow_defaults
 
     def captures(self, setting: str) -> bool:
         """Is the boolean dynamo setting `setting` (a field name) on?"""
@@ -173,6 +184,10 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "The floating dtype of the inputs: only the breaks in that dtype are reported. Default: "
                "any, each break of one dtype only labelled with it (`in float16`).",
                choices=("float32", "float16", "bfloat16")),
+    OptionSpec("--staticfx-configuration", "choice", "configuration",
+               "The configuration the model is built with: `default` follows constructor and config-field "
+               "defaults; `any` also reports the breaks only another value reaches, each labelled with it "
+               "(`with debug=True`), for library authors. Default: %(default)s", choices=("default", "any")),
     OptionSpec("--staticfx-cache-dir", "path", "cache_dir",
                "Where each file's diagnostics are kept between runs. Default: $FLAKE8_STATICFX_CACHE_DIR, "
                "else $XDG_CACHE_HOME/flake8-staticfx (~/.cache/flake8-staticfx)."),

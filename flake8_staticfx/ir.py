@@ -24,20 +24,23 @@ TRAINING = "training"  # `self.training`
 GRAD_ENABLED = "grad enabled"  # `torch.is_grad_enabled()`
 INPUT_GIVEN = "input given"  # an optional input is not None
 FLOAT_DTYPE = "float dtype"  # the inputs' floating dtype (`x.dtype == torch.float16`)
+CONFIGURED = "configured"  # a constructor argument or config field away from its default (`debug=True`)
 
 
 @dataclass(frozen=True)
 class Condition:
     """One test the path to a break passes, of a kind that differs between the ways a model is
-    run (its mode, the inputs given, their dtype): the break happens only when it `holds`.
-    `subject` names the input or the dtype the test is about."""
+    run (its mode, the inputs given, their dtype, its configuration): the break happens only
+    when it `holds`. `subject` names the input, the dtype or the setting the test is about; a
+    setting's `default` is the repr of the value a model built with defaults has."""
 
     kind: str
     subject: str = ""
     holds: bool = True
+    default: str = ""
 
     def negated(self) -> Condition:
-        return Condition(self.kind, self.subject, not self.holds)
+        return Condition(self.kind, self.subject, not self.holds, self.default)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 
 from .discover.projects import project_root
-from .ir import FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, TRAINING, Condition
+from .ir import CONFIGURED, FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, TRAINING, Condition
 from .rules import Rule
 
 LIMIT = 160
@@ -83,10 +83,24 @@ CONDITION_WORDS = {
 }
 
 
+# A flag's other value, for `with debug=True` rather than `with debug other than False`.
+FLIPPED = {"False": "True", "True": "False", "None": "given"}
+
+
 def condition_label(conditions: tuple[Condition, ...]) -> str:
     """When a break happens, in a few words (`when training and when `mask` is given`); '' when
     it happens however the model is run."""
-    return " and ".join(CONDITION_WORDS[c.kind][0 if c.holds else 1].format(c.subject) for c in conditions)
+    return " and ".join(condition_words(c) for c in conditions)
+
+
+def condition_words(condition: Condition) -> str:
+    if condition.kind != CONFIGURED:
+        return CONDITION_WORDS[condition.kind][0 if condition.holds else 1].format(condition.subject)
+    if not condition.holds:
+        return f"with {condition.subject}={condition.default}"
+    if condition.default in FLIPPED:
+        return f"with {condition.subject}={FLIPPED[condition.default]}"
+    return f"with {condition.subject} other than {condition.default}"
 
 
 def describe(rule: Rule, what: str, site: Site | None = None) -> str:

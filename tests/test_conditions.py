@@ -23,6 +23,7 @@ LABELS = {
     "train": "when training", "eval": "in eval mode", "grad": "with grad enabled",
     "given": "when `attention_mask` is given", "none": "when `attention_mask` is None",
     "float16": "in float16", "float32": "not in float16",
+    "debug": "with debug=True", "default": "with debug=False",
 }
 
 
@@ -89,6 +90,43 @@ def test_the_options_are_read_from_the_flake8_section(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True, check=False)
     assert [line.split(":")[:2] for line in run.stdout.splitlines()] == [
         ["cond_float16.py", "11"], ["cond_float16.py", "25"], ["cond_training.py", "18"], ["cond_training.py", "33"]]
+
+
+def diagnosed(name: str, options: Options) -> dict[int, str | None]:
+    path = os.path.join(CASES, name)
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    return {d.line: d.condition for d in diagnose(source, path, ast.parse(source), options)}
+
+
+def test_the_default_configuration_is_a_model_built_with_defaults():
+    """A break only a non-default constructor argument reaches is not reported by default; one
+    only the default reaches is, unlabelled (the configuration is the defaults)."""
+    expected = {found["line"] for case in truth_of("cond_config_flag.py") if case["name"].endswith("-default")
+                for found in case["breaks"]}
+    assert diagnosed("cond_config_flag.py", Options()) == dict.fromkeys(expected)
+
+
+def test_any_configuration_labels_each_break_with_the_setting_it_needs():
+    assert diagnosed("cond_config_flag.py", Options(configuration="any")) == expected_conditions("cond_config_flag.py")
+
+
+@pytest.mark.parametrize("configuration", ["default", "any"])
+def test_the_projects_compile_call_decides_the_configuration(configuration):
+    """`torch.compile(Tracer(debug=True))`: that instance's break is reported unlabelled; a
+    class the project compiles built with the flag at its default never breaks on it."""
+    expected = {found["line"] for case in truth_of("cond_config_compiled.py") for found in case["breaks"]}
+    assert diagnosed("cond_config_compiled.py", Options(configuration=configuration)) == dict.fromkeys(expected)
+
+
+@pytest.mark.parametrize("command", ["flake8", "check"])
+def test_the_configuration_option_in_flake8_and_the_cli(tmp_path, command):
+    (tmp_path / "setup.cfg").write_text("[flake8]\nstaticfx-configuration = any\n")
+    (tmp_path / "model.py").write_text(open(os.path.join(CASES, "cond_config_flag.py"), encoding="utf-8").read())
+    argv = [sys.executable, "-m", "flake8", "--select=SFX"] if command == "flake8" else \
+        [sys.executable, "-m", "flake8_staticfx", "check", "--staticfx-configuration", "any"]
+    run = subprocess.run([*argv, "model.py"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert "SFX201" in run.stdout and "with debug=True" in run.stdout, run.stderr
 
 
 def test_a_bad_choice_is_a_usage_error(tmp_path):

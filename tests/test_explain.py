@@ -125,6 +125,8 @@ def test_counts_agree_with_graph_and_the_plugin_on_every_case(view):
 
 
 def test_view_lint_keeps_the_branch_the_instance_view_does_not_take(tmp_path):
+    """Under --staticfx-configuration=any the lint view takes the path of another value of a
+    constructor flag; the instance view draws the model built with defaults."""
     path = tmp_path / "model.py"
     path.write_text(textwrap.dedent("""\
         import torch
@@ -143,7 +145,8 @@ def test_view_lint_keeps_the_branch_the_instance_view_does_not_take(tmp_path):
     """))
     counts = {}
     for view in ("instance", "lint"):
-        (root,) = json.loads(explain(str(path), "--format", "json", "--view", view).stdout)
+        (root,) = json.loads(explain(str(path), "--format", "json", "--view", view,
+                                     "--staticfx-configuration", "any").stdout)
         counts[view] = root["break_lines"]
     assert counts == {"instance": 0, "lint": 1}
 

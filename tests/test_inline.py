@@ -1108,9 +1108,7 @@ class AxialGate(AxialBase):
 """)
 
 
-def test_attribute_set_under_a_flag_is_not_a_fact_where_the_flag_is_not_tested(tmp_path):
-    """Without the test in forward the call may reach either side: no claim."""
-    check(tmp_path, HEADER + """
+FLAGGED = """
 
 class Flagged(nn.Module):
     def __init__(self, dim=8, union="cat"):
@@ -1121,13 +1119,25 @@ class Flagged(nn.Module):
             self.rnn_v = nn.LSTM(dim, dim, batch_first=True)
 
     def forward(self, x):
-        return self.rnn_v(x)
-""")
+        return self.rnn_v(x){mark}
+"""
+
+
+def test_attribute_set_under_a_flag_is_not_a_fact_where_the_flag_is_not_tested(tmp_path):
+    """Under --staticfx-configuration=any, without the test in forward the call may reach
+    either side: no claim."""
+    check(tmp_path, HEADER + FLAGGED.format(mark=""), Options(configuration="any"))
+
+
+def test_attribute_set_under_a_flag_is_the_default_configurations(tmp_path):
+    """By default the module is built with its defaults (`union="cat"`): the LSTM."""
+    check(tmp_path, HEADER + FLAGGED.format(mark="  # expect: SFX306"))
 
 
 def test_attribute_built_on_one_path_of_init_is_that_module_where_read(tmp_path):
     """transformers' VITS builds `self.cond_layer` only `if config.speaker_embedding_size != 0:`;
-    forward reads it only where it exists, so it is the module that path built."""
+    forward reads it only where it exists, so it is the module that path built (a path only
+    another configuration than the defaults takes: --staticfx-configuration=any)."""
     check(tmp_path, HEADER + """
 
 class Conditioned(nn.Module):
@@ -1140,7 +1150,7 @@ class Conditioned(nn.Module):
         if g is not None:
             g, _ = self.cond(g)  # expect: SFX306
         return x
-""")
+""", Options(configuration="any"))
 
 
 def test_a_functions_own_import_binds_its_local(tmp_path):

@@ -23,6 +23,7 @@ import ast
 import os
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from .projects import project_root
 from .roots import COMPILE_DECORATORS, COMPILE_SETTINGS
@@ -40,6 +41,9 @@ class CompileCall:
     settings: tuple[tuple[str, bool], ...]
     path: str
     line: int
+    # The keyword arguments, all constants, the compiled instance is built with
+    # (`torch.compile(Net(debug=True))`): None when it is built otherwise or with none.
+    built_with: tuple[tuple[str, Any], ...] | None = None
 
 
 def compile_calls(source: str, modname: str, path: str, tree: ast.Module | None = None) -> list[CompileCall]:
@@ -61,11 +65,12 @@ def compile_calls(source: str, modname: str, path: str, tree: ast.Module | None 
                 settings = tuple((k.arg, k.value.value) for k in call.keywords
                                  if k.arg in COMPILE_SETTINGS and isinstance(k.value, ast.Constant)
                                  and isinstance(k.value.value, bool))
-                found.append(CompileCall(target, settings, path, call.lineno))
+                found.append(CompileCall(target, settings, path, call.lineno,
+                                         _constant_keywords(_construction(call, instances))))
     return sorted(found, key=lambda call: call.line)  # source order, as roots are listed
 
 
-def _compiled_target(call: ast.Call, names: _FileNames, instances: dict[str, str]) -> str | None:
+def _compiled_target(call: ast.Call, names: _FileNames, instances: dict[str, ast.Call]) -> str | None:
     """The class or function `call` compiles, when it is a compile call."""
     func = call.func
     if names.qualified(func) in COMPILE_DECORATORS and call.args:
@@ -73,15 +78,31 @@ def _compiled_target(call: ast.Call, names: _FileNames, instances: dict[str, str
         if isinstance(target, ast.Call):
             return names.qualified(target.func)  # torch.compile(Net(...))
         if isinstance(target, ast.Name):
-            return instances.get(target.id) or names.qualified(target)
+            return names.qualified(instances[target.id].func) if target.id in instances else names.qualified(target)
         return None
     if isinstance(func, ast.Attribute) and func.attr == "compile" and not call.args:
         receiver = func.value  # nn.Module.compile(): net.compile(fullgraph=True)
         if isinstance(receiver, ast.Name):
-            return instances.get(receiver.id)
+            return names.qualified(instances[receiver.id].func) if receiver.id in instances else None
         if isinstance(receiver, ast.Call):
             return names.qualified(receiver.func)
     return None
+
+
+def _construction(call: ast.Call, instances: dict[str, ast.Call]) -> ast.Call | None:
+    """The `Net(...)` call building what the compile call `call` compiles, directly or through a name."""
+    target = call.args[0] if call.args else getattr(call.func, "value", None)
+    if isinstance(target, ast.Name):
+        return instances.get(target.id)
+    return target if isinstance(target, ast.Call) else None
+
+
+def _constant_keywords(construction: ast.Call | None) -> tuple[tuple[str, Any], ...] | None:
+    """`Net(debug=True, depth=3)`: (("debug", True), ("depth", 3)); None for any other call."""
+    if construction is None or construction.args or not construction.keywords or any(
+            k.arg is None or not isinstance(k.value, ast.Constant) for k in construction.keywords):
+        return None
+    return tuple((k.arg, k.value.value) for k in construction.keywords)
 
 
 def _own_calls(scope: ast.AST) -> list[ast.Call]:
@@ -97,21 +118,22 @@ def _own_calls(scope: ast.AST) -> list[ast.Call]:
     return calls
 
 
-def _instances_made(scope: ast.AST, names: _FileNames) -> dict[str, str]:
-    """Names a scope binds to a call of a class or factory: `net = Net(...)` gives net -> Net.
-    A name rebound to anything else (`net = torch.compile(net)` keeps it) is dropped."""
-    made: dict[str, str] = {}
+def _instances_made(scope: ast.AST, names: _FileNames) -> dict[str, ast.Call]:
+    """Names a scope binds to a call of a class or factory: `net = Net(...)` gives net -> that
+    call. A name rebound to anything else (`net = torch.compile(net)` keeps it) is dropped."""
+    made: dict[str, ast.Call] = {}
     dropped: set[str] = set()
     for node in _own_statements(scope):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name, value = node.targets[0].id, node.value
             if isinstance(value, ast.Call) and names.qualified(value.func) not in COMPILE_DECORATORS:
-                qname = names.qualified(value.func)
-                if qname:
-                    made.setdefault(name, qname)
-                    if made[name] != qname:
+                if names.qualified(value.func):
+                    made.setdefault(name, value)
+                    if names.qualified(made[name].func) != names.qualified(value.func):
                         dropped.add(name)
-    return {name: qname for name, qname in made.items() if name not in dropped}
+                    elif ast.dump(made[name]) != ast.dump(value):  # built two ways: no one configuration
+                        made[name] = ast.Call(func=value.func, args=[], keywords=[])
+    return {name: call for name, call in made.items() if name not in dropped}
 
 
 def _own_statements(scope: ast.AST) -> list[ast.stmt]:

@@ -32,6 +32,9 @@ class Root:
     library: bool = False
     # Compiled by a torch.compile call or decorator of the project (--staticfx-compiled-only keeps these).
     compiled: bool = False
+    # The constant keyword arguments the project's compile calls build the compiled module with
+    # (`torch.compile(Net(debug=True))`), when they agree: its configuration, not the defaults.
+    built_with: dict[str, Any] | None = None
 
     @property
     def name(self) -> str:
@@ -70,8 +73,9 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                     and resolver.is_module_class(node):
                 opaque = resolver.opaque_decorator(node)
                 if opaque is None:
-                    roots.append(Root(forward, node, owner, settings=compiled.get(node, {}),
-                                      compiled=node in compiled))
+                    calls = compiled.get(node, [])
+                    roots.append(Root(forward, node, owner, settings=_agreed(calls, "settings", {}),
+                                      compiled=bool(calls), built_with=_agreed(calls, "built_with", None)))
                 elif skipped is not None:
                     skipped.append(SkippedRoot(node, *opaque))
         elif node.decorators:
@@ -81,10 +85,10 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
                 cls = node.parent if isinstance(node.parent, nodes.ClassDef) else None
                 roots.append(Root(node, cls, settings=_compile_settings(compiles[0]), compiled=True))
     known = {root.function for root in roots}
-    for node, settings in compiled.items():
+    for node, calls in compiled.items():
         if isinstance(node, nodes.FunctionDef) and node not in known:
             known.add(node)
-            roots.append(Root(node, None, settings=settings, compiled=True))
+            roots.append(Root(node, None, settings=_agreed(calls, "settings", {}), compiled=True))
     for function, cls, call in _compiled_by_call(resolver):
         if function not in known:
             known.add(function)
@@ -96,10 +100,10 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
     return roots
 
 
-def _compiled_here(resolver: Resolver, calls: Sequence[CompileCall]) -> dict[nodes.NodeNG, dict[str, bool]]:
+def _compiled_here(resolver: Resolver, calls: Sequence[CompileCall]) -> dict[nodes.NodeNG, list[CompileCall]]:
     """The top-level classes and functions of the linted file that `calls` compile, each with
-    the settings its calls agree on (none where they differ)."""
-    settings: dict[nodes.NodeNG, set] = {}
+    the calls compiling it."""
+    compiling: dict[nodes.NodeNG, list[CompileCall]] = {}
     main = resolver.main
     for call in calls:
         defined = main.node.locals.get(call.qname.rsplit(".", 1)[-1], ())
@@ -111,8 +115,15 @@ def _compiled_here(resolver: Resolver, calls: Sequence[CompileCall]) -> dict[nod
             if bound.kind not in ("class", "function") or bound.qname != node.qname() \
                     or bound.module is None or os.path.abspath(bound.module.path) != os.path.abspath(main.path):
                 continue
-        settings.setdefault(node, set()).add(call.settings)
-    return {node: dict(next(iter(found))) if len(found) == 1 else {} for node, found in settings.items()}
+        compiling.setdefault(node, []).append(call)
+    return compiling
+
+
+def _agreed(calls: list[CompileCall], field: str, otherwise: Any) -> Any:
+    """What every call of `calls` says of `field` (`settings`, `built_with`), as a dict;
+    `otherwise` where they differ or there is none."""
+    said = {getattr(call, field) for call in calls}
+    return dict(said.pop()) if len(said) == 1 and None not in said else otherwise
 
 
 def _public_functions(resolver: Resolver) -> Iterator[tuple[nodes.FunctionDef, nodes.ClassDef | None]]:

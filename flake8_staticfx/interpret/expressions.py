@@ -22,6 +22,7 @@ from ..values import (
     Module,
     FORMATTED_TYPES,
     MAX_FOLDED_SIZE,
+    NOTHING,
     UNKNOWN,
     Dict,
     Function,
@@ -252,10 +253,10 @@ class ExpressionEvaluator:
             known, _ = operand.truth(self.tx, expr.operand, frame)
             if known is not None:
                 return Static(not known)
-            if isinstance(operand, Static) and operand.assumed and operand.known:
-                return derived(not operand.value, operand)
             if isinstance(operand, Static):  # each outcome needs what the other did
-                return Static(when_true=operand.when_false, when_false=operand.when_true)
+                assumed = operand.assumed and operand.known
+                return Static(not operand.value if assumed else NOTHING, assumed=assumed,
+                              when_true=operand.when_false, when_false=operand.when_true)
             return Static()
         return unary(self.tx, expr.op, operand, expr, frame)
 

@@ -26,6 +26,7 @@ from ..values import (
     assume,
     join,
     join_path,
+    setting,
     signature_of,
     with_path,
 )
@@ -81,7 +82,7 @@ def static_params(function: nodes.FunctionDef,
     defaults.update({p.name: d for p, d in zip(spec.kwonlyargs, spec.kw_defaults or []) if d is not None})
     for param in [*positional, *spec.kwonlyargs]:
         expr = defaults.get(param.name)
-        value = default(expr) if expr is not None else Static()
+        value = setting(default(expr), param.name) if expr is not None else Static()
         # A function, class or torch layer given as a default (`act=F.gelu`, `block=BasicBlock`,
         # `norm_layer=nn.LayerNorm`) is what a model built with defaults calls; a project
         # object (`config=AttentionConfig()`) is the configuration it is built with.

@@ -30,7 +30,7 @@ from .heap import Heap
 from .frame import Frame, next_serial
 from .inline import bind_arguments, handler_for
 from ..ir import CallStack, Graph, Node, Origin, SourceSpan, report_site
-from .parameters import root_parameters
+from .parameters import root_parameters, root_receiver
 from .resume import Breaks, Eagerness, WhollyEagerly, every_path_break
 from ..rules import Advice, Rule
 from ..values import (
@@ -118,9 +118,7 @@ class Interpreter:
 
     def build(self, root: Root) -> Graph:
         function = root.function
-        receiver: Value | None = None
-        if root.cls is not None and not self.resolver.is_staticmethod(function):
-            receiver = UserModule("", cls=root.cls) if self.resolver.is_module_class(root.cls) else UNKNOWN
+        receiver = root_receiver(self, root)
         env = root_parameters(self, function, receiver, library=root.library)
         frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
         frame.resume.is_property = self.resolver.is_property(function)

@@ -10,10 +10,22 @@ from astroid import nodes
 from .. import tables
 from ..discover.parse import nodes_of_class
 from ..fx_names import TENSOR_MEMBERS
-from ..values import UNKNOWN, Dict, LeafModule, Module, Seq, Static, Tensor, Value
+from ..values import UNKNOWN, Dict, LeafModule, Module, Seq, Static, Tensor, UserModule, Value
 
 if TYPE_CHECKING:
+    from ..discover.roots import Root
     from .interpreter import Interpreter
+
+
+def root_receiver(tx: Interpreter, root: Root) -> Value | None:
+    """The `self` of a root method: the module as the project's compile call builds it
+    (`torch.compile(Net(debug=True))`), else built we do not know how (its defaults assumed)."""
+    if root.cls is None or tx.resolver.is_staticmethod(root.function):
+        return None
+    if not tx.resolver.is_module_class(root.cls):
+        return UNKNOWN
+    built_with = None if root.built_with is None else ([], {k: Static(v) for k, v in root.built_with.items()})
+    return UserModule("", cls=root.cls, ctor_args=built_with)
 
 
 def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None,

@@ -239,6 +239,11 @@ class Breaks:
         finally:
             del self.path_conditions[len(self.path_conditions) - len(conditions):]
 
+    def open_conditions(self) -> tuple[Condition, ...]:
+        """The conditions of the path the options leave open: under the default configuration,
+        a constructor default the path kept to says nothing."""
+        return tuple(c for c in dict.fromkeys(self.path_conditions) if self.tx.options.settles(c) is None)
+
     def graph_break(self, rule: Rule, node: Node, expr: nodes.NodeNG, frame: Frame,
                     gb_ids: tuple[str, ...] = (), qname: str = "", eagerly: Eagerness = None,
                     versions: str = "", advice: Advice | None = None) -> None:
@@ -258,7 +263,7 @@ class Breaks:
             self._wait(rule, node, expr, frame, gb_ids, eagerly, outer, versions, advice)
             return
         found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, gives_up), versions=versions,
-                        conditions=tuple(dict.fromkeys(self.path_conditions)), advice=advice or advice_for(rule, expr))
+                        conditions=self.open_conditions(), advice=advice or advice_for(rule, expr))
         if gives_up is not None:
             _runs_on_eagerly(gives_up, frame, found.eagerly, node)
         held = _conditional_at_report_site(frame, self.tx.resolver.main)
@@ -282,7 +287,7 @@ class Breaks:
         if node.origin.span == state.eager_after.origin.span:
             return  # the earlier break itself, met again in a loop unrolled
         found = replace(self._found(rule, expr, frame, gb_ids, eagerly, outer, None), versions=versions,
-                        conditions=tuple(dict.fromkeys(self.path_conditions)), advice=advice or advice_for(rule, expr))
+                        conditions=self.open_conditions(), advice=advice or advice_for(rule, expr))
         node.meta["waiting"] = Waiting(found, state.eager_after)
         if found.eagerly is not None or found.skip_depths or found.stop_depth is not None:
             state.waits_stopped = True

@@ -22,7 +22,7 @@ from .joins import join, join_all, join_attributes
 from .modules import ContainerModule, LeafModule, Module, is_module, join_path, with_path
 from .functions import BoundMethod, Function, Partial
 from .objects import ClassRef, Obj, Super, UserModule
-from .static import FORMATTED_TYPES, EnumMember, Static, assumed_truth, derived
+from .static import FORMATTED_TYPES, EnumMember, Static, assumed_truth, derived, setting
 from .tensors import (
     NdArray,
     Tensor,
@@ -40,7 +40,7 @@ __all__ = [
     "printable", "join", "join_all", "join_attributes",
     "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
     "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Partial", "Super", "EnumMember", "Static",
-    "FORMATTED_TYPES", "assume", "assumed_truth", "derived",
+    "FORMATTED_TYPES", "assume", "assumed_truth", "derived", "setting",
     "NdArray", "Tensor", "TensorSlice", "all_scalar", "has_bool_mask",
     "is_definite_tensor", "needs_grad_from", "only_weak",
 ]

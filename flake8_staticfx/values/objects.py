@@ -10,13 +10,13 @@ from astroid import nodes
 from .. import rules, tables
 from ..discover.parse import attributes_set_on_self, nodes_of_class
 from .base import UNKNOWN, Value, as_args, as_kwargs, holds_object, signature_of
-from .containers import Dict
+from .containers import Dict, assume
 from .distributions import Hook, distributions_base, keep_init_arguments, torch_attribute
 from .flags import ChosenByFlag
 from .functions import BoundMethod, Function
 from .joins import join, join_attributes
 from .modules import LeafModule, Module, join_path, torch_base
-from .static import EnumMember, Static
+from .static import EnumMember, Static, setting
 from .tensors import Tensor, is_definite_tensor
 
 if TYPE_CHECKING:
@@ -155,8 +155,8 @@ def construct_dataclass(tx: Interpreter, cls: nodes.ClassDef, args: list[Value],
             value = given[name]
         elif unknown_rest or default is None:
             value = UNKNOWN
-        else:
-            value = tx.eval_static_expr(default, frame)
+        else:  # the configuration a model built with defaults has
+            value = setting(assume(tx.eval_static_expr(default, frame)), name)
         obj.store_attribute(tx, name, value, expr, frame)
     post_init = tx.resolver.find_method(cls, "__post_init__")
     if post_init is not None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import tables
-from ..ir import Condition
+from ..ir import CONFIGURED, Condition
 from .base import NOTHING, UNKNOWN, Value
 from .folding import fold, printable
 from .functions import BoundMethod
@@ -110,8 +110,8 @@ class Static(Value):
 
     def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
         if self.known:
-            if self.assumed and not tx.options.follow_defaults:
-                return None, None  # the lint explores both: the model may be built otherwise
+            if self.assumed and tx.options.any_configuration:
+                return None, None  # both are explored: the model may be built otherwise
             try:
                 return bool(self.value), None
             except Exception:  # noqa: BLE001 - any Python value
@@ -175,8 +175,30 @@ def plain_fields(template: str) -> bool:
 
 
 def derived(value: Any, *operands: Value) -> Static:
-    """A static value computed from `operands`: assumed if any of them is."""
-    return Static(value, assumed=any(isinstance(o, Static) and o.assumed for o in operands))
+    """A static value computed from `operands`: assumed if any of them is. Computed from one
+    setting (`not self.debug`, `self.mode == "fast"`), an outcome other than the default one
+    needs that setting away from its default."""
+    result = Static(value, assumed=any(isinstance(o, Static) and o.assumed for o in operands))
+    away = {c for o in operands if isinstance(o, Static) for c in (*o.when_true, *o.when_false)
+            if c.kind == CONFIGURED and c.holds}
+    return configured_by(result, away.pop()) if len(away) == 1 else result
+
+
+def setting(value: Value, name: str) -> Value:
+    """The default of the constructor argument or config field `name` (`debug=False`): testing
+    it, the outcome a model built with defaults does not take needs `name` set otherwise."""
+    if not (isinstance(value, Static) and value.known and printable(value.value)):
+        return value
+    away = Condition(CONFIGURED, name, True, repr(value.value))
+    return configured_by(value, away, default_side=away.negated())
+
+
+def configured_by(value: Static, away: Condition, default_side: Condition | None = None) -> Static:
+    truth = assumed_truth(value)
+    if truth is None:
+        return value
+    needs = {not truth: (away,), truth: (default_side,) if default_side else ()}
+    return replace(value, when_true=needs[True], when_false=needs[False])
 
 
 def assumed_truth(value: Value) -> bool | None:
