@@ -48,6 +48,7 @@ frames of the breaks ("site"). Figures are printed per model, per package (of th
 the diagnostic or site), and for the HELD_OUT models apart from the others.
 """
 import argparse
+import functools
 import ast
 import hashlib
 import json
@@ -988,14 +989,32 @@ def classify(diag, ev):
         exact = any(br["site"] and tuple(br["site"]) in rng for br in hits)
         return "CORRECT", hits, exact
     if any(x in ev["traced"] for x in rng):
+        needs = _GIVEN_RE.findall(diag[4])
+        if needs and not any(set(needs) <= inputs_given(r) for r in ev["runs"]
+                             if any(list(x) in r["traced"] for x in rng)):
+            return "NO VERDICT", [], False  # its condition (an input given) held in no run tracing it
         return "FALSE ALARM", [], False
     if any(x in ev["executed"] for x in rng):
         return "NOT TRACED", [], False
     return "NO VERDICT", [], False
 
 
+_GIVEN_RE = re.compile(r"when `(\w+)` is given")
+
+
+@functools.cache
+def _inputs_of(model, mode):
+    return frozenset(MODELS[model](mode)[1])
+
+
+def inputs_given(run):
+    """The keyword inputs the run passed to the model (its maker's, made again: the cached
+    results do not keep them)."""
+    return _inputs_of(run["model"], run["mode"])
+
+
 def evidence(results):
-    ev = {"executed": set(), "traced": set(), "breaks": [], "files": set()}
+    ev = {"executed": set(), "traced": set(), "breaks": [], "files": set(), "runs": results}
     for r in results:
         ev["executed"].update(tuple(x) for x in r["executed"])
         ev["traced"].update(tuple(x) for x in r["traced"])

@@ -298,6 +298,12 @@ class Graph:
         no break but some of these is clean only as far as it was analysed."""
         return sum(_unknown_in(node.args) + _unknown_in(node.kwargs) for node in self.nodes)
 
+    def count_is_lower_bound(self) -> bool:
+        """Could the parts not known statically add graphs? An opaque call may break inside; a
+        break in a loop of unknown trip count may happen on more iterations."""
+        broken = {node for region in self.regions for node in region.nodes}
+        return any(node.meta.get("opaque") or (node.meta.get("repeat") and node in broken) for node in self.nodes)
+
     def lint(self) -> None:
         seen: set[Node] = set()
         names: set[str] = set()
@@ -320,8 +326,9 @@ class Graph:
         breaks = {node: region.code for region in self.regions for node in region.nodes}
         for node in self.nodes:
             repeat = " ×?" if node.meta.get("repeat") else ""  # drawn once, repeated an unknown number of times
+            opaque = " (opaque)" if node.meta.get("opaque") else ""  # one call standing for what is not known
             rows.append((
-                node.op, node.name + repeat, str(node.target), format_arg(node.args),
+                node.op, node.name + repeat + opaque, str(node.target), format_arg(node.args),
                 format_arg(node.kwargs), str(node.line or ""), breaks.get(node, ""),
             ))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

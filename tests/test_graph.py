@@ -950,3 +950,95 @@ def test_two_torch_layers_one_per_branch_are_one_call_module(tmp_path):
     (graph,) = json.loads(cli(str(path), "--format", "json"))["graphs"]
     assert [(n["op"], n["target"]) for n in graph["nodes"]] == [
         ("placeholder", "x"), ("call_module", "fc"), ("output", "output")]
+
+
+# -- unknown is drawn, never dropped (issue 32) -------------------------------------------------
+
+STAGES = '''
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return self.fc(x).relu()
+
+
+class TorchvisionStyle(nn.Module):
+    """torchvision's ResNet: stages from `self._make_layer(block, 64, layers[0])`, counts unknown."""
+
+    def __init__(self, block, layers, dim=8):
+        super().__init__()
+        self.stem = nn.Linear(dim, dim)
+        self.layer1 = self._make_layer(block, dim, layers[0])
+        self.layer2 = self._make_layer(block, dim, layers[1])
+        self.head = nn.Linear(dim, 2)
+
+    def _make_layer(self, block, dim, blocks):
+        layers = [block(dim)]
+        for _ in range(1, blocks):
+            layers.append(block(dim))
+        return nn.Sequential(*layers)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = self.layer1(x)
+        x = self.layer2(x)
+        return self.head(x)
+
+
+class TimmStyle(nn.Module):
+    """timm's ResNet: `self.add_module(*stage)` over stages made elsewhere."""
+
+    def __init__(self, stages, dim=8):
+        super().__init__()
+        self.stem = nn.Linear(dim, dim)
+        for stage in stages:
+            self.add_module(*stage)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = self.layer1(x)
+        return self.layer2(x)
+
+
+class LlamaStyle(nn.Module):
+    """transformers' LlamaModel: one decoder layer per `range(config.num_hidden_layers)`."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.layers = nn.ModuleList([Block(8) for _ in range(config.num_hidden_layers)])
+
+    def forward(self, x):
+        for layer in self.layers[: self.config.num_hidden_layers]:
+            x = layer(x)
+        return x
+'''
+
+
+def test_stages_built_from_unknown_values_are_drawn_opaque(tmp_path):
+    path = tmp_path / "stages.py"
+    path.write_text(STAGES)
+    text = cli(str(path), "--root", "TorchvisionStyle.forward")
+    assert re.search(r"call_module +layer1 \(opaque\) +layer1 +\(%stem,\)", text)
+    assert re.search(r"call_module +layer2 \(opaque\) +layer2", text)
+    assert "at least 1 graph(s) predicted" in text
+    assert "notice: could not analyse layer1 (line 33): `layer1` is built from values not known statically" in text
+    timm = cli(str(path), "--root", "TimmStyle.forward")
+    assert re.search(r"call_module +layer1 \(opaque\)", timm) and re.search(r"call_module +layer2 \(opaque\)", timm)
+    (graph,) = json.loads(cli(str(path), "--root", "TimmStyle.forward", "--format", "json"))["graphs"]
+    assert graph["predicted_graphs_at_least"] is True
+    assert [n["opaque"] is not None for n in graph["nodes"] if n["op"] == "call_module"] == [False, True, True]
+
+
+def test_a_slice_of_layers_of_unknown_count_is_drawn_once_marked(tmp_path):
+    path = tmp_path / "stages.py"
+    path.write_text(STAGES)
+    text = cli(str(path), "--root", "LlamaStyle.forward")
+    assert re.search(r"call_module +layers___fc ×\? +layers\.\?\.fc", text)
+    assert "1 graph(s) predicted" in text and "at least" not in text  # no break in the loop: still one

@@ -83,11 +83,14 @@ def render_text(analysis: FileAnalysis) -> str:
     for graph in analysis.graphs:
         unknown = graph.unknown_values()
         partly = f", {unknown} value(s) not followed (<?>)" if unknown else ""
+        at_least = "at least " if graph.count_is_lower_bound() else ""
         parts.append(f"{graph.root}  ({len(graph.nodes)} nodes, {len(graph.break_sites())} graph breaks, "
-                     f"{predicted_graphs(graph)} graph(s) predicted{partly})")
+                     f"{at_least}{predicted_graphs(graph)} graph(s) predicted{partly})")
         parts.append(graph.tabular())
         if any(node.meta.get("repeat") for node in graph.nodes):
             parts.append("  ×? drawn once: repeated by a loop whose trip count is not known statically")
+        if any(node.meta.get("opaque") for node in graph.nodes):
+            parts.append("  (opaque) one call for a submodule not analysed: what it does is not known statically")
         for region in graph.regions:
             parts.append(f"  break {region.code} line {region.line}: {region.reason} ({'/'.join(region.gb_ids)})")
             if region.conditions:
@@ -155,6 +158,7 @@ def graph_json(graph: Graph) -> dict:
         "name": graph.root,
         "file": graph.file,
         "predicted_graphs": split.count,
+        "predicted_graphs_at_least": graph.count_is_lower_bound(),
         "unknown_values": graph.unknown_values(),
         "inlined_modules": graph.inlined_modules,
         "nodes": [
@@ -164,6 +168,7 @@ def graph_json(graph: Graph) -> dict:
                 "users": [user.name for user in node.users], "line": node.line,
                 "break": region_of[node].code if node in region_of else None,
                 "repeat": node.meta.get("repeat"),
+                "opaque": node.meta.get("opaque"),
                 "segment": split.graph_of.get(node),  # its compiled graph (1..n), None: eager or no op
             }
             for node in graph.nodes

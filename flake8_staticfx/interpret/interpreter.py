@@ -83,6 +83,8 @@ class FileState:
         self.summaries: dict[tuple, Value] = {}
         # (package, line, col) of calls into packages whose source was not found: SFX900 notices.
         self.missing_libraries: dict[tuple[str, int, int], str] = {}
+        # (line, col) -> the submodule whose contents are not known statically, drawn as one opaque call.
+        self.opaque_modules: dict[tuple[int, int], str] = {}
 
 
 class Interpreter:
@@ -660,9 +662,13 @@ class Interpreter:
         (an SFX900 notice at the linted file's line), never a silent clean."""
         package = self.resolver.missing_package(qname)
         if package is not None:
-            origin = self.meta(expr, frame)["origin"]
-            site = report_site(self.resolver.main.path, origin.span, origin.stack)
+            site = self.site_of(expr, frame)
             self.state.missing_libraries.setdefault((package, site.line, site.col), qname)
+
+    def site_of(self, expr: nodes.NodeNG, frame: Frame | None) -> SourceSpan:
+        """Where the linted file reaches `expr` (an SFX900 notice's place)."""
+        origin = self.meta(expr, frame)["origin"]
+        return report_site(self.resolver.main.path, origin.span, origin.stack)
 
     def meta(self, expr: nodes.NodeNG | None, frame: Frame | None) -> dict:
         """A node's metadata: where it comes from (its span and the inlined calls leading there)."""

@@ -79,7 +79,7 @@ class External(Value):
         if qname in DISABLE_DECORATORS and len(args) == 1 and not kwargs and isinstance(args[0], Function):
             return DisabledFunction(args[0])  # torch.compiler.disable(f)(x)
         if qname.startswith("torch."):
-            return torch_call(tx, qname, args, kwargs, expr, frame)
+            return torch_call(tx, qname, args, kwargs, expr, frame, unknown_rest)
         if qname in tables.TRACED_RANDOM_FUNCTIONS:
             return Tensor(None, python_random=True)
         if qname.startswith("numpy."):
@@ -190,7 +190,7 @@ def step_unsupported(tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> Value
 
 
 def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str, Value],
-               expr: nodes.NodeNG, frame: Frame) -> Value:
+               expr: nodes.NodeNG, frame: Frame, unknown_rest: bool = False) -> Value:
     """A torch function, layer or class: a graph op unless it makes a module or a Python value."""
     last = qname.rsplit(".", 1)[-1]
     if qname in tables.RETURNS_ITS_MODULE:
@@ -198,7 +198,7 @@ def torch_call(tx: Interpreter, qname: str, args: list[Value], kwargs: dict[str,
     if is_torch_layer(qname):
         return LeafModule("", qname=qname, ctor_args=(args, kwargs))
     if qname in CONTAINERS or qname == "torch.nn.Module":
-        return make_container(qname, args)
+        return make_container(qname, args, unknown_rest)
     if qname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
         return Tensor(None)
     if last[:1].isupper() and qname not in tables.TORCH_TENSOR_CLASSES:
@@ -329,8 +329,11 @@ def _same_external(a: str, b: str) -> bool:
     return a == b or (a in tables.RETURNS_ITS_MODULE and b in tables.RETURNS_ITS_MODULE)
 
 
-def make_container(qname: str, args: list[Value]) -> ContainerModule:
-    """`nn.Sequential(...)`, `nn.ModuleList(...)`, `nn.ModuleDict(...)`, `nn.Module()`."""
+def make_container(qname: str, args: list[Value], unknown_rest: bool = False) -> ContainerModule:
+    """`nn.Sequential(...)`, `nn.ModuleList(...)`, `nn.ModuleDict(...)`, `nn.Module()`;
+    `unknown_rest`: a spread of unknown length was passed too (`nn.Sequential(*layers)`)."""
+    if unknown_rest:
+        return ContainerModule("", qname=qname)  # its items are not known
     items: Any = None
     if qname == "torch.nn.ModuleDict":
         source = args[0] if args else Dict({})

@@ -64,8 +64,8 @@ class Module(Value):
                     expr: nodes.NodeNG, frame: Frame) -> Value:
         if name in ("__call__", "forward"):
             return self.call(tx, args, kwargs, expr, frame)
-        if name in ("register_buffer", "register_parameter", "add_module") and args:
-            key = args[0]
+        if name in ("register_buffer", "register_parameter", "add_module") and (args or name == "add_module"):
+            key = args[0] if args else Static()
             if isinstance(key, Static) and isinstance(key.value, str) and len(args) > 1:
                 value = args[1]
                 if name != "add_module" and not isinstance(value, Tensor):
@@ -73,6 +73,8 @@ class Module(Value):
                 if name == "register_buffer" and isinstance(value, Tensor):
                     value = replace(value, buffer=True)
                 tx.store_module_attribute(self, key.value, value)
+            elif name == "add_module":  # timm's `self.add_module(*stage)`: some submodule, named we do not know
+                tx.store_module_attribute(self, UNNAMED_SUBMODULES, Static(True))
             return Static(None)
         if name in ("parameters", "buffers"):
             return Seq(None, elem=Tensor(None))
@@ -173,13 +175,17 @@ class ContainerModule(Module):
 
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
-        if isinstance(self.items, list) and self.qname == "torch.nn.Sequential":
-            with tx.one_evaluation(expr):  # one call of the container runs all its layers
-                value = args[0] if args else UNKNOWN
-                for item in self.items:
-                    value = item.call(tx, [value], {}, expr, frame)
-                return value
-        return UNKNOWN
+        if self.qname != "torch.nn.Sequential":
+            return UNKNOWN
+        if self.items is None or any(not isinstance(item, Module) for item in self.items):
+            # `nn.Sequential(*layers)` of blocks built from unknown counts or classes: drawn,
+            # never dropped (torchvision's `self.layer1 = self._make_layer(block, 64, layers[0])`)
+            return OpaqueModule(self.path or self.qname).call(tx, args, kwargs, expr, frame)
+        with tx.one_evaluation(expr):  # one call of the container runs all its layers
+            value = args[0] if args else UNKNOWN
+            for item in self.items:
+                value = item.call(tx, [value], {}, expr, frame)
+            return value
 
     def call_method(self, tx: Interpreter, name: str, args: list[Value], kwargs: dict[str, Value],
                     expr: nodes.NodeNG, frame: Frame) -> Value:
@@ -238,7 +244,8 @@ class ContainerModule(Module):
             return self.item(key.value)
         items = self.items
         if items is None and self.each is not None:
-            return self.each
+            # `self.layers[: config.num_hidden_layers]` is a list of such layers too
+            return self if isinstance(getattr(expr, "slice", None), nodes.Slice) else self.each
         values = list(items.values()) if isinstance(items, dict) else items
         return join_all(values) if values else UNKNOWN
 
@@ -273,6 +280,24 @@ class ContainerModule(Module):
             return self.each
         values = items or []
         return join_all(values) if values else UNKNOWN
+
+
+# The attribute a module records when `__init__` adds a submodule under a name not known statically.
+UNNAMED_SUBMODULES = "<added by add_module>"
+
+
+@dataclass(eq=False)
+class OpaqueModule(Module):
+    """A submodule built from values not known statically (a count, a block class, a name):
+    called, it is one `call_module` marked opaque, with a notice, never dropped."""
+
+    def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
+             frame: Frame, unknown_rest: bool = False) -> Value:
+        tx.graph.call_module(self.path, as_args(args), as_kwargs(kwargs),
+                             meta=dict(tx.meta(expr, frame), opaque="built from values not known statically"))
+        site = tx.site_of(expr, frame)
+        tx.state.opaque_modules.setdefault((site.line, site.col), self.path)
+        return UNKNOWN
 
 
 def is_module(value: Value) -> bool:

@@ -15,7 +15,7 @@ from .distributions import Hook, distributions_base, keep_init_arguments, torch_
 from .flags import ChosenByFlag
 from .functions import BoundMethod, Function
 from .joins import join, join_attributes
-from .modules import LeafModule, Module, join_path, torch_base
+from .modules import UNNAMED_SUBMODULES, LeafModule, Module, OpaqueModule, join_path, torch_base
 from .static import EnumMember, Static, setting
 from .tensors import Tensor, is_definite_tensor
 
@@ -444,15 +444,16 @@ class UserModule(Module):
             if name in reassigned_attributes(tx, self.cls) and not isinstance(value, Module):
                 return Static() if isinstance(value, Static) else UNKNOWN
             return value.in_graph(tx)
-        if self.cls is not None:
-            return class_attribute(tx, self.cls, name, self, frame, site=expr)
-        return UNKNOWN
+        found = class_attribute(tx, self.cls, name, self, frame, site=expr) if self.cls is not None else UNKNOWN
+        if found is UNKNOWN and UNNAMED_SUBMODULES in attrs:
+            return OpaqueModule(join_path(self.path, name))  # one of the submodules added by unknown names
+        return found
 
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
              frame: Frame, unknown_rest: bool = False) -> Value:
         if self.cls is not None and tx.resolver.class_is_opaque(self.cls):
             tx.graph.call_module(self.path or self.cls.name, as_args(args), as_kwargs(kwargs),
-                                 meta=tx.meta(expr, frame))
+                                 meta=dict(tx.meta(expr, frame), opaque="its class is not analysed"))
             return UNKNOWN
         override = tx.resolver.find_method(self.cls, "__call__") if self.cls else None
         if override is not None:  # nn.Module.__call__ replaced: what runs is the override
