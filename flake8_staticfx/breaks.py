@@ -242,6 +242,10 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
     # public name, and by the extension module's that an installed scipy's __init__ re-exports.
     **{f"scipy.optimize.{module}linear_sum_assignment": BreakingCall(rules.SKIPPED_FUNCTION_CALL, unknown_result)
        for module in ("", "_lsap.")},
+    # The old autograd wrapper of model code (pointnet.pytorch, waveglow): dynamo skips the
+    # class call (GB0007, measured: skipped_variable_wrapper.py in 2.13, 2.14 and 2.15).
+    **{name: BreakingCall(rules.SKIPPED_FUNCTION_CALL, tensor_result, gb_ids=("GB0007",))
+       for name in ("torch.autograd.Variable", "torch.autograd.variable.Variable")},
     "sys._getframe": SKIPPED,
     "torch.manual_seed": SKIPPED,
     "torch.random.manual_seed": SKIPPED,
