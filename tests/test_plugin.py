@@ -221,7 +221,11 @@ CAPTURED_CASES = {
     "SFX102": "scale = h.max().item()",
     "SFX103": "values = h.tolist()",
     "SFX401": "idx = torch.nonzero(h)",
+    "SFX317": "for _ in range(2):\n    print(h)\nparts = [h * v for v in {'a': 1.0}.values()]",
 }
+# What a case needs reported before it, whatever the setting: SFX317 follows the loop's print,
+# which makes dynamo give up on forward (under fullgraph nothing is given up: the print fails it).
+CAUSES = {"SFX317": ["SFX201"]}
 CAPTURED_RULES = sorted(code for code, rule in RULES.items() if rule.captured_by)
 SETTINGS = ["fullgraph", "capture_scalar_outputs", "capture_dynamic_output_shape_ops"]
 
@@ -263,9 +267,11 @@ def test_settings_change_the_answer_as_the_rule_table_says(tmp_path, code, setti
     option = "--staticfx-" + setting.replace("_", "-")
     default = [c for _, _, _, c, _ in reports("model.py", cwd=tmp_path)]
     with_option = [c for _, _, _, c, _ in reports(option, "model.py", cwd=tmp_path)]
-    assert default == [code, "SFX101"]
+    causes = CAUSES.get(code, [])
+    assert default == [*causes, code, "SFX101"]
     if setting in RULES[code].captured_by:
-        assert with_option == ["SFX101"]  # the branch is never captured
+        left = [*causes, "SFX101"]  # the branch is never captured
+        assert with_option == (left[:1] if setting == "fullgraph" else left)  # fullgraph fails at the first
     else:
         assert with_option == default
 
