@@ -843,9 +843,9 @@ LINT_FLAGS = ["--select=SFX", "--isolated", "--staticfx-notices", "-j", "1"]
 
 
 def lint_flags(modes):
-    """The lint's flags: for one mode (--modes eval), the run the oracle makes, that mode on
-    float32 inputs, so that a break labelled for another setting is not reported."""
-    return [*LINT_FLAGS, f"--staticfx-mode={modes[0]}", "--staticfx-dtype=float32"] if len(modes) == 1 else LINT_FLAGS
+    """The lint's flags: the runs the oracle makes, on float32 inputs, and in one mode when
+    --modes names one, so that a break labelled for another setting is not reported."""
+    return [*LINT_FLAGS, "--staticfx-dtype=float32", *([f"--staticfx-mode={modes[0]}"] if len(modes) == 1 else [])]
 
 
 def _linter_hash(files, flags):
