@@ -124,6 +124,11 @@ def wrapped_iterable(node: Node, args: list[Value], qname: str) -> Value:
     return args[0] if args else UNKNOWN
 
 
+def wrapped_tensor(node: Node, args: list[Value], qname: str) -> Value:
+    """`Variable(t)` is `t` again: the call runs eagerly, so it is no graph node of its own."""
+    return args[0] if args and isinstance(args[0], Tensor) else Tensor(None)
+
+
 def generator_result(node: Node, args: list[Value], qname: str) -> Value:
     return Instance(qname)
 
@@ -244,7 +249,7 @@ BREAKING_CALLS: dict[str, BreakingCall] = {
        for module in ("", "_lsap.")},
     # The old autograd wrapper of model code (pointnet.pytorch, waveglow): dynamo skips the
     # class call (GB0007, measured: skipped_variable_wrapper.py in 2.13, 2.14 and 2.15).
-    **{name: BreakingCall(rules.SKIPPED_FUNCTION_CALL, tensor_result, gb_ids=("GB0007",))
+    **{name: BreakingCall(rules.SKIPPED_FUNCTION_CALL, wrapped_tensor, gb_ids=("GB0007",))
        for name in ("torch.autograd.Variable", "torch.autograd.variable.Variable")},
     "sys._getframe": SKIPPED,
     "torch.manual_seed": SKIPPED,
