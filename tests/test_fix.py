@@ -212,6 +212,29 @@ def test_an_elif_chain_becomes_nested_where_and_each_condition_is_fixed_by_it(tm
         "torch.where(score < 0.1, x * 10.0, x * 1.0))\n        return self.fc(x)\n"
 
 
+def test_a_tensor_condition_last_in_an_and_is_rewritten_inside_an_if_on_the_rest(tmp_path):
+    """`if s and t:` is `if s:` around `if t:` (s once, t only where s holds): t, the tensor
+    condition, becomes torch.where inside `if s:`; an early return likewise."""
+    result = fix(tmp_path, model("""\
+        h = self.fc(x)
+        if self.training and torch.is_grad_enabled() and h.abs().max() > 1e4:
+            h = h.clamp(-1e4, 1e4)
+        return torch.relu(h)
+    """))
+    assert only(result).summary == "`if` became torch.where for h, inside `if self.training and " \
+        "torch.is_grad_enabled():`"
+    assert body_of(result) == "        h = self.fc(x)\n        if self.training and torch.is_grad_enabled():\n" \
+        "            h = torch.where(h.abs().max() > 1e4, h.clamp(-1e4, 1e4), h)\n        return torch.relu(h)\n"
+    assert fix(tmp_path, result.fixed).fixed == result.fixed
+    result = fix(tmp_path, model("""\
+        if self.training and not x.isfinite().all():
+            return torch.nan_to_num(x)
+        return x
+    """))
+    assert body_of(result) == "        if self.training:\n" \
+        "            return torch.where(x.isfinite().all(), x, torch.nan_to_num(x))\n        return x\n"
+
+
 def test_early_return_and_the_return_after_it_become_one_return_of_where(tmp_path):
     result = fix(tmp_path, model("""\
         h = self.fc(x)
@@ -631,6 +654,13 @@ DECLINES = [
             y = x.mean(0)
         return self.fc(y)
     """, "is not element-wise"),
+    ("and-with-else", """\
+        if self.training and x.sum() > 0:
+            y = x * 2
+        else:
+            y = x
+        return y
+    """, "the `if` has an else branch, which runs where either operand fails"),
     ("boolean-operator", """\
         if x.sum() > 0 and x.mean() < 1:
             raise ValueError("bad")

@@ -52,6 +52,9 @@ class SelectWithWhere(Rewrite):
                      if isinstance(ctx.parent(n), cst.IfExp) and ctx.parent(n).test is n]
         if ternaries:
             return self._ternary(ctx, region, ctx.parent(ternaries[0]))
+        conjunct = _last_conjunct_if(ctx, region)
+        if conjunct is not None:
+            return self._conjunct(ctx, region, *conjunct)
         statement = _if_at(ctx, region)
         while _is_elif(ctx, statement):  # the chain is rewritten as a whole, from its `if`
             statement = ctx.parent(statement)
@@ -59,9 +62,49 @@ class SelectWithWhere(Rewrite):
             return self._chain(ctx, region, statement)
         if _returned(ctx, statement.body.body) is not None:
             return self._early_return(ctx, region, statement)
+        new, names = self._assigned_where(ctx, statement, statement.test)
+        new[0] = new[0].with_changes(leading_lines=_leading_with_comments(ctx, statement))
+        return Edit(statement, cst.FlattenSentinel(new), Outcome(
+            ctx.path, region.code, region.line, region.col, self.name,
+            summary=f"`if`/`else` became torch.where for {', '.join(names)}"))
+
+    def _conjunct(self, ctx: Context, region, statement, guard, test) -> Edit:
+        """`if s and t:` where `t`, the last operand, is the tensor condition (`s` was decided
+        while tracing: the break is at `t`) is the same as `if s:` around `if t:` (Python
+        evaluates `s` once, then `t` only where `s` holds); that inner `if` is rewritten as one
+        alone would be, and `if s:` kept around it. Without an else branch only, which would run
+        where either fails."""
+        cst = ctx.cst
+        if statement.orelse is not None:
+            raise Decline(f"the tensor is tested inside `{ctx.code(statement.test)}`, and the `if` has an else "
+                          "branch, which runs where either operand fails")
+        if _returned(ctx, statement.body.body) is not None:
+            a = _returned(ctx, statement.body.body)
+            after = _next_statement(ctx, statement)
+            b = _returned(ctx, [after]) if after is not None else None
+            if b is None:
+                raise Decline(f"the if branch returns early (`{ctx.code(statement.body.body[0]).strip()}`), and "
+                              "the `if` is not followed by a `return` of a value, so the other path runs more code "
+                              "first")
+            condition, negated = tensor_condition(ctx, test, zero_dim=True)
+            selected = self._select(ctx, condition, negated, a, b, ("returned value", "value returned otherwise"))
+            inner = [cst.parse_statement(f"return {ctx.code(selected)}\n")]
+            summary = "the early return became a return of torch.where"
+        else:
+            inner, names = self._assigned_where(ctx, statement, test)
+            summary = f"`if` became torch.where for {', '.join(names)}"
+        ctx.imports_torch()
+        kept = cst.If(test=guard, body=cst.IndentedBlock(body=inner), leading_lines=_leading_with_comments(ctx, statement))
+        return Edit(statement, kept, Outcome(ctx.path, region.code, region.line, region.col, self.name,
+                                             summary=f"{summary}, inside `if {ctx.code(guard)}:`"))
+
+    def _assigned_where(self, ctx: Context, statement, test) -> tuple[list, list[str]]:
+        """The `name = torch.where(test, ...)` statements that stand for an `if`/`else` (on
+        `test`) whose arms only assign names, and those names."""
+        cst = ctx.cst
         then = self._assignments(ctx, statement.body.body, "if branch")
         other = self._assignments(ctx, statement.orelse.body.body, "else branch") if statement.orelse else None
-        test, negated = tensor_condition(ctx, statement.test, zero_dim=True)
+        test, negated = tensor_condition(ctx, test, zero_dim=True)
         cond = ctx.code(test)
         if not _is_boolean(ctx, test):
             cond = f"({cond}).bool()" if not isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else f"{cond}.bool()"
@@ -99,11 +142,7 @@ class SelectWithWhere(Rewrite):
                 a, b = b, a
             lines.append(f"{name} = torch.where({cond}, {_arg(ctx, a)}, {_arg(ctx, b)})\n")
         ctx.imports_torch()
-        new = [cst.parse_statement(text) for text in lines]
-        new[0] = new[0].with_changes(leading_lines=_leading_with_comments(ctx, statement))
-        return Edit(statement, cst.FlattenSentinel(new), Outcome(
-            ctx.path, region.code, region.line, region.col, self.name,
-            summary=f"`if`/`else` became torch.where for {', '.join(n for n, _ in then)}"))
+        return [cst.parse_statement(text) for text in lines], [n for n, _ in then]
 
     def _chain(self, ctx: Context, region, statement) -> Edit:
         """`if c1: y = a` / `elif c2: y = b` ... / `else: y = z` becomes
@@ -233,6 +272,22 @@ class SelectWithWhere(Rewrite):
         ctx.imports_torch()
         return Edit(ternary, new.with_changes(lpar=ternary.lpar, rpar=ternary.rpar), Outcome(
             ctx.path, region.code, region.line, region.col, self.name, summary="the ternary became torch.where"))
+
+
+def _last_conjunct_if(ctx: Context, region) -> tuple[Any, Any, Any] | None:
+    """(the `if`, `s`, `t`) where the region is at `t` (or `not t`) and the `if` tests
+    `s and t`: `t` the last operand of an `and`, so `s` holds every operand before it."""
+    cst = ctx.cst
+    for node in ctx._by_start.get((region.line, region.col), ()):
+        while isinstance(ctx.parent(node), cst.UnaryOperation) and isinstance(ctx.parent(node).operator, cst.Not):
+            node = ctx.parent(node)
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.BooleanOperation) and isinstance(parent.operator, cst.And) \
+                and parent.right is node and not node.lpar:
+            statement = ctx.parent(parent)
+            if isinstance(statement, cst.If) and statement.test is parent and not _is_elif(ctx, statement):
+                return statement, parent.left, node
+    return None
 
 
 def _shape_operands(ctx: Context, value, arm: str, depth: int = 0) -> set[str]:
