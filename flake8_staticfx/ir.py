@@ -187,6 +187,18 @@ class GraphBreakRegion:
         return "error" if self.frame_skipped or self.fails_compile else "warning"
 
 
+@dataclass(frozen=True)
+class CapturedConstruct:
+    """A construct that would break but a dynamo setting the run has on captures
+    (`.item()` under capture_scalar_outputs): where `fix`, turning that setting on, must show
+    the capture safe, including constructs an earlier break hides without the setting."""
+
+    code: str
+    file: str
+    line: int
+    col: int
+
+
 @functools.lru_cache(maxsize=4096)
 def _legal_name(candidate: str) -> tuple[str, str | None]:
     """`candidate` as a legal snake_case name, and its stem if it ends in `_<digits>`
@@ -234,6 +246,7 @@ class Graph:
         # The to-do list: breaks dynamo reaches once an earlier one is fixed (region.waits_on),
         # never among `regions`, which are the breaks that happen.
         self.waiting: list[GraphBreakRegion] = []
+        self.captured: list[CapturedConstruct] = []  # what a setting captured instead of a break
         # The path of each module whose forward was inlined, once per call: the blocks drawn as
         # their body rather than as a call_module node (a project's RMSNorm, rotary embedding).
         self.inlined_modules: list[str] = []

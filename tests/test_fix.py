@@ -235,6 +235,66 @@ def test_a_tensor_condition_last_in_an_and_is_rewritten_inside_an_if_on_the_rest
         "            return torch.where(x.isfinite().all(), x, torch.nan_to_num(x))\n        return x\n"
 
 
+CAPTURE_HEADER = "import torch\nfrom torch import nn\n\n\n"
+
+
+def test_a_tensor_read_as_a_slice_bound_or_size_turns_capture_scalar_outputs_on(tmp_path):
+    source = CAPTURE_HEADER + textwrap.dedent("""\
+        class Trim(nn.Module):
+            def forward(self, x, lengths):
+                longest = lengths.max()
+                return x[:, :longest].repeat(lengths.sum(), 1)
+    """)
+    result = fix(tmp_path, source)
+    assert {(o.rewrite, o.line) for o in result.outcomes} == {("capture-setting", 8)}
+    assert result.fixed == source.replace("from torch import nn\n", "from torch import nn\n\n"
+                                          "torch._dynamo.config.capture_scalar_outputs = True  "
+                                          "# flake8-staticfx fix, process-wide\n", 1)
+    assert fix(tmp_path, result.fixed).fixed == result.fixed
+
+
+def test_a_data_sized_result_used_only_as_a_tensor_turns_capture_dynamic_output_shape_ops_on(tmp_path):
+    source = CAPTURE_HEADER + textwrap.dedent("""\
+        class Pick(nn.Module):
+            def forward(self, x, ids):
+                rows = torch.nonzero(ids > 0).squeeze(-1)
+                return x.index_select(0, rows) * 2
+    """)
+    result = fix(tmp_path, source)
+    assert only(result).rewrite == "capture-setting"
+    assert "torch._dynamo.config.capture_dynamic_output_shape_ops = True" in result.fixed
+    assert fix(tmp_path, result.fixed).fixed == result.fixed
+
+
+@pytest.mark.parametrize("label,body,reason", [
+    ("size-of-roll", """\
+        shift = x.sum(0).argmax()
+        return torch.roll(x, shifts=shift, dims=-1)
+    """, "the conversion is not written here"),
+    ("size-read", """\
+        picked = x[x > 0]
+        if picked.numel() == 0:
+            return x.sum() * 0
+        return picked.mean()
+    """, "`picked` is used in `picked.numel`"),
+    ("returned-by-a-helper", """\
+        return positive(x) * 2
+    """, "is returned to callers that may read its size"),
+    ("an-unsafe-break-the-first-hides", """\
+        longest = x.sum(-1).max()
+        y = x[:, :longest]
+        shift = y.sum(0).argmax()
+        return torch.roll(y, shifts=shift, dims=-1)
+    """, "it is process-wide and the SFX102 at line 14 is not a form it is shown safe for"),
+])
+def test_a_capture_setting_is_declined_where_a_size_may_be_guarded_on(tmp_path, label, body, reason):
+    source = CAPTURE_HEADER + "def positive(x):\n    return x[x > 0]\n\n\nclass Net(nn.Module):\n" \
+        "    def forward(self, x):\n" + textwrap.indent(textwrap.dedent(body), " " * 8)
+    result = fix(tmp_path, source)
+    assert not result.changed, result.fixed
+    assert any(reason in (o.reason or "") for o in result.outcomes), [o.describe() for o in result.outcomes]
+
+
 def test_early_return_and_the_return_after_it_become_one_return_of_where(tmp_path):
     result = fix(tmp_path, model("""\
         h = self.fc(x)
@@ -516,14 +576,15 @@ class Picked(nn.Module):
 def test_masked_reads_reduced_copied_or_counted_become_where_and_count_nonzero(tmp_path):
     result = fix(tmp_path, MASKED)
     assert [o.rewrite for o in result.outcomes] == ["masked-reduction", "masked-reduction", "masked-copy",
-                                                    "count-nonzero", None], [o.describe() for o in result.outcomes]
+                                                    "count-nonzero", "capture-setting"], [o.describe() for o in result.outcomes]
     fixed = result.fixed
     assert "return torch.where(padding_mask.reshape(padding_mask.shape + (1,) * (frames.dim() - padding_mask.dim()))" \
            ", frames, 0).flatten(0, padding_mask.dim() - 1).sum(0) / padding_mask.sum()\n" in fixed
     assert "        return torch.where(x > 0, x, 0).sum()\n" in fixed and "kept" not in fixed
     assert "        y = torch.where(outside, x, y)\n" in fixed
     assert "        n = torch.count_nonzero(x > 0)\n" in fixed
-    assert "is used as a tensor of its own" in result.outcomes[-1].reason
+    # used as a tensor of its own, returned by forward: captured (shown safe: nothing reads its size)
+    assert "torch._dynamo.config.capture_dynamic_output_shape_ops = True" in fixed
     assert fix(tmp_path, fixed).fixed == fixed
 
 
@@ -750,7 +811,7 @@ DECLINES = [
         return self.fc(x) * len(rows)
     """, "fix has no rewrite for SFX103"),
     ("nonzero-used-as-a-tensor", """\
-        return self.fc(x.nonzero().float())
+        return self.fc(x), x.nonzero().tolist()
     """, "the nonzero result is used for more than its row count"),
     ("while-loop", """\
         while x.sum() > 0:

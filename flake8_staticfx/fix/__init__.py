@@ -28,6 +28,7 @@ from ..front.selection import unknown_codes
 from ..front.sources import UnusableInput, python_files, read_python
 from .assert_async import AssertAsync, AssertToAsync
 from .base import Context, Decline, Edit, FileFix, OtherForm, Outcome, Rewrite, _if_at, tensor_attributes, traced_nodes
+from .capture import SETTINGS, CaptureSetting, setting_of
 from .equivalent import TraceableEquivalent
 from .guard import GuardSideEffect
 from .masked import CountNonzero, MaskedCopy, MaskedReduction
@@ -50,11 +51,15 @@ REWRITTEN_FORMS = {
               "torch.where (each later condition visibly 0-d); full reductions and 0-d operands add no shape, reductions over the same "
               "dimension match, a name bound once stands for its value, and `self.<m>(x)` counts as `x` where "
               "`<m>` is an `nn.Linear(d, d)`, a normalisation or an activation module; a condition of unknown "
-              "shape becomes `cond.reshape(())`, its one element (the `if` needed one, bool() raises otherwise)",
+              "shape becomes `cond.reshape(())`, its one element (the `if` needed one, bool() raises otherwise); "
+              "`if s and t:` (no else) with `t` the tensor condition becomes that rewrite of `if t:` inside `if s:`",
     "SFX102": "`t.item()` / `float(t)` whose value only feeds tensor arithmetic or comparisons (directly, through "
               "`max(..., c)`/`min(..., c)` as a clamp, `math.exp` and the like as torch functions, or a property "
               "read only by its class) becomes `t.detach()` (a 0-d tensor); `assert t.item(), msg` asserts `t`; "
-              "a conversion inside a print or logging statement that fix guards is removed with it",
+              "a conversion inside a print or logging statement that fix guards is removed with it; a tensor read "
+              "as a slice bound or a size (repeat, expand, zeros, new_zeros, topk) is captured by "
+              "`torch._dynamo.config.capture_scalar_outputs = True` after the imports, where every construct that "
+              "setting captures in the file is such and the lint finds no new break under it",
     "SFX104": "`torch._assert(<tensor cond>, \"message\")` becomes `torch._assert_async(...)`; `math.exp(t)` "
               "(and the other one-argument math functions with a torch namesake) of a tensor, `min`/`max` of one "
               "and a number inside it, becomes the torch function of `t.detach()` where the value only feeds "
@@ -62,7 +67,9 @@ REWRITTEN_FORMS = {
     "SFX401": "`x[mask].sum()`/`.mean()` (also over dimension 0, and `x.masked_select(mask)`'s) becomes a "
               "`torch.where(mask, x, 0)` reduction; `y[mask] = x[mask]` on tensors of one shape becomes "
               "`y = torch.where(mask, x, y)`; `len(torch.nonzero(c))` and `.shape[0]` of it, used in tensor "
-              "arithmetic, become `torch.count_nonzero(c)`",
+              "arithmetic, become `torch.count_nonzero(c)`; a mask read or nonzero/unique/bincount/repeat_interleave "
+              "whose result `forward` returns or uses only as a tensor (no size read, no condition) is captured by "
+              "`torch._dynamo.config.capture_dynamic_output_shape_ops = True` after the imports, on the same terms",
     "SFX201": "a `print(...)` of tensors and string or number literals is kept and registered in "
               "`torch._dynamo.config.reorderable_logging_functions` (dynamo prints it after the graph); any other "
               "`print(...)` statement is guarded by `if not torch.compiler.is_compiling():`",
@@ -78,7 +85,8 @@ REWRITTEN_CODES = tuple(REWRITTEN_FORMS)
 
 REWRITES: dict[str, list[Rewrite]] = {}
 for _rewrite in (GuardSideEffect(), AssertAsync(), AssertToAsync(), SelectWithWhere(), KeepZeroDim(),
-                 MathOfTensor(), TraceableEquivalent(), MaskedReduction(), MaskedCopy(), CountNonzero()):
+                 MathOfTensor(), TraceableEquivalent(), MaskedReduction(), MaskedCopy(), CountNonzero(),
+                 CaptureSetting()):  # last: a setting only where no rewrite of the construct applies
     for _code in _rewrite.codes:
         REWRITES.setdefault(_code, []).append(_rewrite)
 
@@ -100,8 +108,12 @@ def _plan_region(ctx: Context, region) -> Edit:
         try:
             return rewrite.plan(ctx, region)
         except Decline as decline:
-            declines.append(decline)
-    raise next((d for d in declines if not isinstance(d, OtherForm)), declines[0])
+            declines.append((rewrite, decline))
+    reasons = [d for _, d in declines if not isinstance(d, OtherForm)] or [declines[0][1]]
+    setting = next((d for r, d in declines if isinstance(r, CaptureSetting) and not isinstance(d, OtherForm)), None)
+    if setting is not None and setting is not reasons[0]:  # the rewrite's reason, then the setting's
+        raise Decline(f"{reasons[0]}; nor can a capture setting take it: {setting}")
+    raise reasons[0]
 
 
 # -- one file ---------------------------------------------------------------------------------
@@ -119,8 +131,9 @@ def _regions(analysis, path: str, select: tuple[str, ...] | None):
 
 
 def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None = None,
-              display: str | None = None) -> tuple[Context | None, list[Edit], list[Outcome]]:
-    """The edits fix would make in one file and the outcome of every break."""
+              display: str | None = None, options=None) -> tuple[Context | None, list[Edit], list[Outcome]]:
+    """The edits fix would make in one file and the outcome of every break (`options`: the
+    analysis' own, under which a capture setting is checked)."""
     path = os.path.abspath(path)
     display = display or path
     outcomes: list[Outcome] = []
@@ -158,7 +171,46 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
             outcomes.append(edit.outcome)
         except Decline as decline:
             outcomes.append(Outcome(display, region.code, region.line, region.col, reason=str(decline)))
+    for setting in SETTINGS:
+        declined = [e for e in edits if e.outcome.rewrite == CaptureSetting.name
+                    and setting_of(e.outcome.code) == setting]
+        why_not = _setting_unsafe(ctx, path, regions, edits, setting, options) if declined else None
+        if why_not:
+            edits = [e for e in edits if e not in declined]
+            outcomes = [dataclasses.replace(o, rewrite=None, summary="", reason=why_not) if any(
+                o is e.outcome for e in declined) else o for o in outcomes]
     return ctx, edits, outcomes
+
+
+def _setting_unsafe(ctx: Context, path: str, regions, edits: list[Edit], setting: str, options) -> str | None:
+    """Why `setting` cannot be turned on for this file, None if nothing says so. The lint, run
+    under it, lists every construct the setting captures (also those an earlier break hides
+    without it): each must have a form CaptureSetting shows safe, unless another edit rewrites
+    it; and the lint must find no break the file did not have (a print or an `if` of the
+    captured number)."""
+    from ..analysis import analyze
+    from ..config import Options
+
+    under = analyze(ctx.module.code, path, options=dataclasses.replace(options or Options(), **{setting: True}))
+    rewritten = {(e.outcome.line, e.outcome.col) for e in edits if e.outcome.rewrite != CaptureSetting.name}
+    prefix = f"torch._dynamo.config.{setting} would capture this, but it is process-wide"
+    for construct in sorted({c for graph in under.graphs for c in graph.captured}, key=lambda c: (c.line, c.col)):
+        if (construct.line, construct.col) in rewritten:
+            continue
+        if os.path.abspath(construct.file) != path:
+            return f"{prefix} and captures a {construct.code} in {os.path.basename(construct.file)} too"
+        try:
+            CaptureSetting().plan(ctx, construct)
+        except Decline as decline:
+            return f"{prefix} and the {construct.code} at line {construct.line} is not a form it is shown safe for " \
+                   f"({decline})"
+    before = {(r.code, r.line) for r in regions}
+    added = sorted({(r.code, r.line) for graph in under.graphs for r in graph.regions} - before,
+                   key=lambda item: item[1])
+    if added:
+        return (f"under torch._dynamo.config.{setting} the lint finds a break the file did not have "
+                f"({added[0][0]} at line {added[0][1]})")
+    return None
 
 
 def _edit_span(ctx: Context, edit: Edit) -> tuple[int, int, int, int]:
@@ -181,7 +233,7 @@ def apply_edits(ctx: Context, edits: list[Edit]) -> str:
     statements the edits need after the imports (Edit.module_lines), once each."""
     import libcst as cst
 
-    replacements = {id(edit.node): edit.replacement for edit in edits}
+    replacements = {id(edit.node): edit.replacement for edit in edits if edit.replacement is not None}
     replacements.update({id(node): cst.RemovalSentinel.REMOVE for edit in edits for node in edit.removed})
 
     class Apply(cst.CSTTransformer):
@@ -252,7 +304,7 @@ def fix_source(source: str, path: str, options=None, select: tuple[str, ...] | N
     fixed, done = source, []
     origin: dict[int, int] = {}  # a line of `fixed` -> its line in `source`, where they differ
     for _ in range(MAX_FIX_ROUNDS):
-        ctx, edits, outcomes = plan_file(fixed, path, analyze(fixed, path, options=options), select, display)
+        ctx, edits, outcomes = plan_file(fixed, path, analyze(fixed, path, options=options), select, display, options)
         outcomes = [dataclasses.replace(o, line=origin.get(o.line, o.line)) for o in outcomes]
         done += [outcome for outcome in outcomes if outcome.rewrite]
         if not edits:
@@ -305,8 +357,8 @@ def has_rewrite(region, graph, source: str | None = None) -> bool:
         return False
     try:
         ctx = _cached_context(source, path, graph)
-        _plan_region(ctx, region)
-        return True
+        # a capture setting is decided per file (plan_file), so one region alone does not say
+        return _plan_region(ctx, region).outcome.rewrite != CaptureSetting.name
     except Decline:
         return False
     except Exception:  # noqa: BLE001 - a JSON field must never crash the graph command

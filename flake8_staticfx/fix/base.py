@@ -62,7 +62,7 @@ class Edit:
     """Replace `node` (a node of the wrapped module) by `replacement` (a node or a sentinel)."""
 
     node: Any
-    replacement: Any
+    replacement: Any  # None: the node is kept (the edit only adds module_lines)
     outcome: Outcome
     needs_torch: bool = False  # the replacement names `torch`, which the file does not bind
     removed: tuple = ()  # statements right after `node` that the replacement takes the place of too

@@ -32,7 +32,7 @@ from .. import rules
 from ..config import Options
 from ..discover.projects import SourceModule
 from ..discover.roots import config_patch
-from ..ir import Condition, Node
+from ..ir import CapturedConstruct, Condition, Node
 from ..advice import advice_for
 from ..rules import Advice, Rule
 from ..segments import TRACED_OPS
@@ -254,7 +254,10 @@ class Breaks:
         `advice` the workaround for this form of the construct, where the values pick it (else
         advice.advice_for reads it from the source)."""
         if (rule.captured_by or rule.ignored_by) and not self.settings_at(frame).breaks(rule, qname):
-            return  # captured or dropped: no break, nothing changes
+            if rule.captured_by:  # captured or dropped: no break, nothing changes
+                self.tx.graph.captured.append(CapturedConstruct(rule.code, expr.root().file or "", expr.lineno,
+                                                                expr.col_offset))
+            return
         outer = _skipped_frame(frame)
         gives_up = frame if isinstance(eagerly, WhollyEagerly) or isinstance(eagerly, RestEagerly) and outer is None \
             else outer
