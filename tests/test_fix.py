@@ -266,6 +266,21 @@ def test_a_data_sized_result_used_only_as_a_tensor_turns_capture_dynamic_output_
     assert fix(tmp_path, result.fixed).fixed == result.fixed
 
 
+def test_a_captured_number_followed_through_containers_and_sums_into_tensor_arithmetic(tmp_path):
+    source = CAPTURE_HEADER + textwrap.dedent("""\
+        class Scale(nn.Module):
+            def forward(self, x):
+                vals = [v.item() * 2 for v in x.sum(-1)]
+                total = sum(v.item() for v in x.sum(-1))
+                stats = {"peak": x.amax().item()}
+                return x * vals[0] + total * len(stats)
+    """)
+    result = fix(tmp_path, source)
+    # the dict of line 9 is hidden by the break of line 7 (the rest runs eagerly), and captured safely too
+    assert [o.rewrite for o in result.outcomes] == ["capture-setting"] * 2, [o.describe() for o in result.outcomes]
+    assert fix(tmp_path, result.fixed).fixed == result.fixed
+
+
 @pytest.mark.parametrize("label,body,reason", [
     ("size-of-roll", """\
         shift = x.sum(0).argmax()
@@ -277,9 +292,16 @@ def test_a_data_sized_result_used_only_as_a_tensor_turns_capture_dynamic_output_
             return x.sum() * 0
         return picked.mean()
     """, "`picked` is used in `picked.numel`"),
-    ("returned-by-a-helper", """\
-        return positive(x) * 2
-    """, "is returned to callers that may read its size"),
+    ("number-indexes-a-tensor", """\
+        first = x.argmax().item()
+        return x[:, first]
+    """, "`first` is used in"),
+    ("number-as-a-dict-key", """\
+        return x * 2, {x.max().item(): 1}
+    """, "is used in `x.max().item(): 1`"),
+    ("returned-by-a-helper-whose-caller-reads-its-size", """\
+        return x * positive(x).shape[0]
+    """, "the data-sized value `positive(x)` is used in `positive(x).shape`"),
     ("an-unsafe-break-the-first-hides", """\
         longest = x.sum(-1).max()
         y = x[:, :longest]
@@ -751,7 +773,7 @@ DECLINES = [
         return self.fc(x), key
     """, "is formatted into a string"),
     ("item-returned", """\
-        return self.fc(x), x.max().item()
+        return self.fc(x), {x.max().item(): 1}
     """, "is put in a container"),
     ("item-to-python-call", """\
         s = max(x.abs().max().item(), x.shape[-1])
@@ -759,12 +781,12 @@ DECLINES = [
     """, "passed to `max()`"),
     ("int-of-tensor", """\
         n = int(x.sum())
-        return self.fc(x) * n
+        return self.fc(x)[:, n:] * n, str(n)
     """, "`int()` changes the value"),
     ("item-of-buffer-changed-in-place", """\
         decay = float(self.decay)
         self.decay.mul_(0.99)
-        return self.fc(x) * decay
+        return self.fc(x) * decay, {decay: 1}
     """, "`self.decay` is changed in place in this file"),
     ("item-followed-into-python-call", """\
         n = x.sum().item() * 2
@@ -773,7 +795,7 @@ DECLINES = [
     ("item-of-a-view-changed-in-place", """\
         first = x[0].item()
         x.add_(1)
-        return self.fc(x) * first
+        return self.fc(x) * first, {first: 1}
     """, "`x` is changed in place in this file"),
     ("raise-inside-try", """\
         try:

@@ -57,7 +57,9 @@ REWRITTEN_FORMS = {
               "`max(..., c)`/`min(..., c)` as a clamp, `math.exp` and the like as torch functions, or a property "
               "read only by its class) becomes `t.detach()` (a 0-d tensor); `assert t.item(), msg` asserts `t`; "
               "a conversion inside a print or logging statement that fix guards is removed with it; a tensor read "
-              "as a slice bound or a size (repeat, expand, zeros, new_zeros, topk) is captured by "
+              "as a slice bound or a size (repeat, expand, zeros, new_zeros, topk), torch._check_tensor_all, and "
+              "an `.item()`/`int()`/`float()` whose number only flows (through arithmetic, sum(), containers, "
+              "names) into those or into tensor arithmetic are captured by "
               "`torch._dynamo.config.capture_scalar_outputs = True` after the imports, where every construct that "
               "setting captures in the file is such and the lint finds no new break under it",
     "SFX104": "`torch._assert(<tensor cond>, \"message\")` becomes `torch._assert_async(...)`; `math.exp(t)` "

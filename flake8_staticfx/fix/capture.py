@@ -36,8 +36,10 @@ class CaptureSetting(Rewrite):
     guards on it: an unbacked size given to roll/select/narrow/eye/F.pad, or a data-sized
     tensor whose size a Python `if`/`len()` reads, breaks again or raises at compile time
     (measured with torch 2.13 on tests/cases). So each captured break must have a form shown
-    safe: for capture_scalar_outputs, a tensor (or its `.item()`/`int()`) used as a slice bound
-    or as the size argument of repeat/expand/zeros/new_zeros/topk and their like; for
+    safe: for capture_scalar_outputs, a tensor used as a slice bound or as the size argument of
+    repeat/expand/zeros/new_zeros/topk and their like, `torch._check_tensor_all`, or an
+    `.item()`/`int()`/`float()` whose number only flows (through Python arithmetic, sum(),
+    containers and names) into those or into tensor arithmetic (_check_number_use); for
     capture_dynamic_output_shape_ops, a mask read or a nonzero/unique/bincount/repeat_interleave
     call whose result is returned, or bound to names used only as tensors. `plan_file` turns
     the setting on only where every break of the setting's codes in the file is such, and the
@@ -72,11 +74,10 @@ def _size_read(ctx: Context, region):
         if isinstance(node, cst.Call) and _size_taking(ctx, node):
             return node
         if isinstance(node, cst.Call) and _converts(ctx, node):
-            arg = ctx.parent(node)
-            if isinstance(arg, cst.Arg) and _size_taking(ctx, ctx.parent(arg)):
-                return node
-            if isinstance(arg, cst.Slice):
-                return node
+            _check_number_use(ctx, node, f"`{ctx.code(node)}`", 0)
+            return node
+        if isinstance(node, cst.Call) and _dotted(ctx, node.func) == "torch._check_tensor_all":
+            return node  # its `.item()` inside torch feeds only the runtime assert
     raise OtherForm("capture_scalar_outputs is shown safe only for a tensor read as a slice bound or as the size "
                     f"of {', '.join(sorted(SIZE_TAKING))}, not for this use")
 
@@ -101,11 +102,74 @@ def _size_taking(ctx: Context, call) -> bool:
 
 
 def _converts(ctx: Context, call) -> bool:
-    """`t.item()` or `int(t)`."""
+    """`t.item()`, `int(t)` or `float(t)`."""
     cst = ctx.cst
     func = call.func
     return (isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args) or (
-        isinstance(func, cst.Name) and func.value == "int" and len(call.args) == 1)
+        isinstance(func, cst.Name) and func.value in ("int", "float") and len(call.args) == 1)
+
+
+# Builtins that take captured numbers (or containers of them) without guarding on their values.
+NUMBER_FOLDING = frozenset({"int", "float", "sum", "list", "tuple"})
+
+
+def _check_number_use(ctx: Context, node, what: str, depth: int) -> None:
+    """Decline unless the captured number (an unbacked symbol under capture_scalar_outputs) only
+    flows, through Python arithmetic, int()/float()/sum(), containers and names, into tensor
+    arithmetic, a slice bound, the size of a SIZE_TAKING call, `len()` of its
+    container, or the return of a forward: nothing compares it, branches on it, formats it or
+    hands it to another function, where dynamo would need its value."""
+    cst = ctx.cst
+    current = node
+    while True:
+        parent = ctx.parent(current)
+        if isinstance(parent, cst.BinaryOperation) or (
+                isinstance(parent, cst.UnaryOperation) and not isinstance(parent.operator, cst.Not)):
+            if ctx.is_tensor_op(parent):
+                return
+            current = parent
+            continue
+        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Dict)) or (
+                isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and current is parent.elt) or (
+                isinstance(parent, (cst.DictElement, cst.DictComp)) and current is parent.value):  # a key is hashed
+            current = parent
+            continue
+        if isinstance(parent, cst.Subscript) and parent.value is current:
+            current = parent  # an item of the container
+            continue
+        if isinstance(parent, cst.Slice):  # a slice bound (an index `t[n]` selects: unbacked, it raises)
+            return
+        if isinstance(parent, cst.Arg):
+            call = ctx.parent(parent)
+            name = call.func.value if isinstance(call.func, cst.Name) else None
+            if _size_taking(ctx, call) or name == "len":
+                return
+            if name in NUMBER_FOLDING:
+                current = call
+                continue
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" and \
+                    isinstance(call.func.value, cst.Name) and isinstance(ctx.parent(call), cst.Expr) and depth < 3:
+                _check_number_names(ctx, ctx.parent(call), call.func.value.value, depth)
+                return
+        if isinstance(parent, cst.Return):
+            _check_returned(ctx, parent, what, depth, follow=_check_number_use)
+            return
+        if isinstance(parent, cst.Assign) and parent.value is current and depth < 3:
+            for target in parent.targets:
+                target = target.target
+                while isinstance(target, cst.Subscript):  # stats[name] = n: an item of `stats`
+                    target = target.value
+                for name in _target_names(ctx, target):
+                    _check_number_names(ctx, parent, name, depth)
+            return
+        raise Decline(f"{what} is used in `{ctx.code(parent).strip()[:60]}`, where dynamo would need its value")
+
+
+def _check_number_names(ctx: Context, statement, name: str, depth: int) -> None:
+    """Each read of `name` after `statement` follows `_check_number_use`; a name bound in a
+    loop or again later cannot be followed."""
+    for read in _reads_after(ctx, statement, name):
+        _check_number_use(ctx, read, f"`{name}`", depth + 1)
 
 
 def _data_sized(ctx: Context, region):
@@ -121,32 +185,45 @@ def _data_sized(ctx: Context, region):
                     "bincount or repeat_interleave call")
 
 
-def _check_tensor_use(ctx: Context, node) -> None:
-    """Decline unless the value reaches the `return` of a `forward` or a plain assignment through
-    tensor operations, indexing and tuples only, and every name it is bound to is read only as
-    a tensor."""
+def _check_tensor_use(ctx: Context, node, depth: int = 0) -> None:
+    """Decline unless the value reaches a `return` (of a `forward`, or of a function every call
+    of which in the file uses it so) or a plain assignment through tensor operations, indexing
+    and tuples only, and every name it is bound to is read only as a tensor."""
     cst = ctx.cst
     current = _through_tensor_ops(ctx, node)
     parent = ctx.parent(current)
     if isinstance(parent, cst.Return):
-        _returned_by_forward(ctx, parent, f"the data-sized value `{ctx.code(node)}`")
+        _check_returned(ctx, parent, f"the data-sized value `{ctx.code(node)}`", depth)
         return
     if isinstance(parent, cst.Assign) and parent.value is current:
         for target in parent.targets:
             for name in _target_names(ctx, target.target):
-                _check_name_uses(ctx, parent, name)
+                _check_name_uses(ctx, parent, name, depth)
         return
     raise Decline(f"the data-sized value `{ctx.code(node)}` is used in `{ctx.code(parent).strip()[:60]}`, "
                   "where its unbacked size may be guarded on")
 
 
-def _returned_by_forward(ctx: Context, statement, what: str) -> None:
-    """A module's output may have a data-dependent size; another function's callers may read it."""
+def _check_returned(ctx: Context, statement, what: str, depth: int, follow=None) -> None:
+    """A module's output may have a data-dependent size; another function's value must be used
+    as a tensor by each of its calls in the file (`f(...)`, `self.f(...)`), and it must have one."""
+    cst = ctx.cst
     function = statement
-    while function is not None and not isinstance(function, ctx.cst.FunctionDef):
+    while function is not None and not isinstance(function, cst.FunctionDef):
         function = ctx.parent(function)
-    if function is None or function.name.value != "forward":
+    if function is not None and function.name.value == "forward":
+        return
+    name = function.name.value if function is not None else None
+    calls = [node for node in ctx.positions if isinstance(node, cst.Call) and name is not None and (
+        isinstance(node.func, cst.Name) and node.func.value == name
+        or isinstance(node.func, cst.Attribute) and node.func.attr.value == name)]
+    if not calls or depth >= 3:
         raise Decline(f"{what} is returned to callers that may read its size")
+    for call in calls:
+        if follow is None:
+            _check_tensor_use(ctx, call, depth + 1)
+        else:
+            follow(ctx, call, what, depth + 1)
 
 
 def _through_tensor_ops(ctx: Context, node):
@@ -169,6 +246,8 @@ def _through_tensor_ops(ctx: Context, node):
                 return current
             current = parent
             continue
+        if isinstance(parent, cst.Subscript) and parent.value is not current and not ctx.is_tensor_op(parent):
+            return current  # an index into something that is not a tensor needs a Python int
         if isinstance(parent, (cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Element,
                                cst.Tuple, cst.List)) or (isinstance(parent, cst.Call) and parent.func is current):
             current = parent
@@ -186,22 +265,17 @@ def _target_names(ctx: Context, target) -> list[str]:
 
 
 def _check_name_uses(ctx: Context, assign, name: str, depth: int = 0) -> None:
-    """Every read of `name` in its scope is a tensor use, as `_through_tensor_ops` follows it,
-    ending in a return, a statement of a tensor operation, or a name bound to it whose reads
-    are such too (three names deep); the name is bound nowhere else."""
+    """Every read of `name` after `assign` is a tensor use, as `_through_tensor_ops` follows
+    it, ending in a return, a statement of a tensor operation, or a name bound to it whose reads
+    are such too (three names deep)."""
     cst = ctx.cst
-    scope = ctx.scopes.get(assign)
-    if scope is None or len(scope.assignments[name]) != 1:
-        raise Decline(f"`{name}` is assigned more than once, so fix cannot follow its uses")
-    for access in scope.accesses[name]:
-        if ctx.scopes.get(access.node) is not scope:
-            raise Decline(f"`{name}` is used in a nested function or comprehension")
-        outer = _through_tensor_ops(ctx, access.node)
+    for read in _reads_after(ctx, assign, name):
+        outer = _through_tensor_ops(ctx, read)
         parent = ctx.parent(outer)
         if isinstance(parent, cst.Return):
-            _returned_by_forward(ctx, parent, f"`{name}`")
+            _check_returned(ctx, parent, f"`{name}`", depth)
             continue
-        if isinstance(parent, cst.Expr) and outer is not access.node:
+        if isinstance(parent, cst.Expr) and outer is not read:
             continue
         if isinstance(parent, cst.Assign) and parent.value is outer and depth < 3:
             for target in parent.targets:
@@ -210,3 +284,35 @@ def _check_name_uses(ctx: Context, assign, name: str, depth: int = 0) -> None:
             continue
         raise Decline(f"`{name}` is used in `{ctx.code(parent).strip()[:60]}`, where its unbacked size may be "
                       "read or guarded on")
+
+
+def _reads_after(ctx: Context, statement, name: str) -> list:
+    """The reads of `name` that see the value `statement` binds (or fills, for a container): those
+    after it in its function. A name bound again after it or inside a loop cannot be followed
+    (libcst's scopes do not say which binding a read sees), nor one read in a nested scope."""
+    scope = ctx.scopes.get(statement)
+    if scope is None:
+        raise Decline(f"fix cannot follow the uses of `{name}`")
+    bound_at = ctx.positions[statement].end
+    after = (bound_at.line, bound_at.column)
+    if len(scope.assignments[name]) != 1 and (_in_loop(ctx, statement) or any(
+            (ctx.positions[a.node].start.line, ctx.positions[a.node].start.column) > after
+            for a in scope.assignments[name] if a.node in ctx.positions)):
+        raise Decline(f"`{name}` is assigned more than once, so fix cannot follow its uses")
+    reads = []
+    for access in scope.accesses[name]:
+        if ctx.scopes.get(access.node) is not scope:
+            raise Decline(f"`{name}` is used in a nested function or comprehension")
+        where = ctx.positions[access.node].start
+        if (where.line, where.column) >= after:
+            reads.append(access.node)  # not an earlier value of the name (a parameter rebound)
+    return reads
+
+
+def _in_loop(ctx: Context, node) -> bool:
+    cst = ctx.cst
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        if isinstance(node, (cst.For, cst.While)):
+            return True
+        node = ctx.parent(node)
+    return False
