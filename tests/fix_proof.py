@@ -137,25 +137,31 @@ def eager(package, stem, index):
         grads = gradients(model, outputs)
     return name, outputs, grads, printed.getvalue()
 
+def accepted(target, inputs):
+    """The inputs, where the eager model accepts them (a case may raise on other values: a
+    filter that keeps no row), else None."""
+    if inputs is None:
+        return None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), \
+                torch.compiler.set_stance("force_eager"):
+            warnings.simplefilter("ignore")
+            target(*inputs)
+    except Exception:
+        return None
+    return inputs
+
 def compiled(package, stem, index):
     """Graphs and frames of the first call, the frames compiled again by a second call with
-    other values and a third with other shapes (where the eager model accepts them), and the
-    text the first call printed."""
+    other values and a third with other shapes (each where the eager model accepts them), and
+    the text the first call printed."""
     name, make_model, make_inputs = load(package, stem, index)
     seed()
     model = make_model()
     target = unwrap(model)
     first = make_inputs()
-    other_values = inputs_of(make_inputs, 1)
-    other_shapes = doubled(first)
-    if other_shapes is not None:
-        try:
-            with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), \
-                    torch.compiler.set_stance("force_eager"):
-                warnings.simplefilter("ignore")
-                target(*other_shapes)
-        except Exception:
-            other_shapes = None
+    other_values = accepted(target, inputs_of(make_inputs, 1))
+    other_shapes = accepted(target, doubled(first))
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     counter = torch._dynamo.testing.CompileCounter()
@@ -170,12 +176,13 @@ def compiled(package, stem, index):
         graphs = counter.frame_count
         frames = sum(torch._dynamo.utils.counters["frames"].get(k, 0) for k in ("total",))
         with contextlib.redirect_stdout(io.StringIO()):
-            fn(*other_values)
-            again_values = counter.frame_count - graphs
-            again_shapes = None
+            again_values = again_shapes = None
+            if other_values is not None:
+                fn(*other_values)
+                again_values = counter.frame_count - graphs
             if other_shapes is not None:
                 fn(*other_shapes)
-                again_shapes = counter.frame_count - graphs - again_values
+                again_shapes = counter.frame_count - graphs - (again_values or 0)
     return {"graphs": graphs, "frames": frames, "recompiles_values": again_values,
             "recompiles_shapes": again_shapes, "printed": printed.getvalue()}
 
