@@ -853,6 +853,19 @@ def test_decline_says_why(tmp_path, label, body, reason):
     assert not result.changed or any(o.rewrite for o in result.outcomes)
 
 
+def test_a_break_a_newer_torch_does_not_have_is_declined_saying_so(tmp_path):
+    source = CAPTURE_HEADER + textwrap.dedent("""\
+        class Decay(nn.Module):
+            def forward(self, x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
+                for _ in range(steps):
+                    x = x * 0.9
+                return x
+    """)
+    outcome = only(fix(tmp_path, source))
+    assert outcome.rewrite is None and outcome.reason.endswith(
+        "; it breaks in torch 2.13 only, so a newer torch removes it without a change"), outcome.reason
+
+
 def test_import_torch_is_added_where_torch_is_not_bound(tmp_path):
     source = '"""Doc."""\nimport logging\n\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n' \
              "    def forward(self, x):\n        print(x.shape)\n        return x * 2\n"

@@ -172,7 +172,8 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
             edits.append(edit)
             outcomes.append(edit.outcome)
         except Decline as decline:
-            outcomes.append(Outcome(display, region.code, region.line, region.col, reason=str(decline)))
+            outcomes.append(Outcome(display, region.code, region.line, region.col,
+                                    reason=str(decline) + _newer_release_note(region)))
     for setting in SETTINGS:
         declined = [e for e in edits if e.outcome.rewrite == CaptureSetting.name
                     and setting_of(e.outcome.code) == setting]
@@ -182,6 +183,14 @@ def plan_file(source: str, path: str, analysis, select: tuple[str, ...] | None =
             outcomes = [dataclasses.replace(o, rewrite=None, summary="", reason=why_not) if any(
                 o is e.outcome for e in declined) else o for o in outcomes]
     return ctx, edits, outcomes
+
+
+def _newer_release_note(region) -> str:
+    """What a decline adds where a newer modeled torch does not break there (the region's
+    versions end before the newest: 'torch 2.13 only', 'torch 2.13-2.14')."""
+    if not region.versions or region.versions.endswith("+"):
+        return ""
+    return f"; it breaks in {region.versions}, so a newer torch removes it without a change"
 
 
 def _setting_unsafe(ctx: Context, path: str, regions, edits: list[Edit], setting: str, options) -> str | None:

@@ -109,8 +109,9 @@ def _converts(ctx: Context, call) -> bool:
         isinstance(func, cst.Name) and func.value in ("int", "float") and len(call.args) == 1)
 
 
-# Builtins that take captured numbers (or containers of them) without guarding on their values.
-NUMBER_FOLDING = frozenset({"int", "float", "sum", "list", "tuple"})
+# Builtins that take captured numbers (or containers of them) without guarding on their values
+# (dynamo 2.13 computes max/min of symbolic numbers as torch.sym_max/sym_min).
+NUMBER_FOLDING = frozenset({"int", "float", "sum", "max", "min", "abs", "list", "tuple"})
 
 
 def _check_number_use(ctx: Context, node, what: str, depth: int) -> None:
