@@ -777,7 +777,7 @@ DECLINES = [
     """, "is put in a container"),
     ("item-to-python-call", """\
         s = max(x.abs().max().item(), x.shape[-1])
-        return self.fc(x) / s
+        return self.fc(x) / s, str(s)
     """, "passed to `max()`"),
     ("int-of-tensor", """\
         n = int(x.sum())
