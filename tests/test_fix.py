@@ -853,6 +853,24 @@ def test_decline_says_why(tmp_path, label, body, reason):
     assert not result.changed or any(o.rewrite for o in result.outcomes)
 
 
+def test_the_item_of_a_numpy_array_is_not_kept_as_a_tensor(tmp_path):
+    """dynamo traces numpy arrays as tensors, so the graph has the `.item()`; the array itself has
+    no `.detach()` (tests/cases/val_numpy_array_item.py raised AttributeError once rewritten)."""
+    source = "import numpy as np\n" + CAPTURE_HEADER + textwrap.dedent("""\
+        class Jitter(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                epsilon = np.random.rand(1).item()
+                return self.fc(x) * (1.0 + epsilon)
+    """)
+    result = fix(tmp_path, source)
+    assert not result.changed, result.fixed
+    assert "reads a numpy array, not a tensor" in only(result).reason
+
+
 def test_a_break_a_newer_torch_does_not_have_is_declined_saying_so(tmp_path):
     source = CAPTURE_HEADER + textwrap.dedent("""\
         class Decay(nn.Module):

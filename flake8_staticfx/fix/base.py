@@ -592,6 +592,12 @@ def _traced_tensor(ctx: Context, node, depth: int = 0) -> bool:
     return False
 
 
+def numpy_conversion(ctx: Context, call) -> bool:
+    """Did the analysis trace this conversion as a numpy array's (`np.random.rand(1).item()`:
+    a `numpy.ndarray.item` node)? The array has no `.detach()`, and is no tensor to keep."""
+    return any(str(node.target).startswith("numpy.") for node in ctx.traced.get(ctx.span(call), ()))
+
+
 def _zero_dim(ctx: Context, node, depth: int = 0) -> bool:
     """Is the expression statically a 0-d tensor or a Python number (a full reduction, or a
     comparison / arithmetic of those, or a local name assigned once from one), or one the

@@ -3,7 +3,7 @@ the file has a form the setting is shown safe for."""
 from __future__ import annotations
 
 from ..rules import RULES
-from .base import Context, Decline, Edit, OtherForm, Outcome, Rewrite, _call_name, _dotted
+from .base import Context, Decline, Edit, OtherForm, Outcome, Rewrite, _call_name, _dotted, numpy_conversion
 
 # Tensor methods and torch functions whose size arguments dynamo 2.13 takes as unbacked
 # integers under capture_scalar_outputs (measured on tests/cases: repeat, expand, new_zeros,
@@ -74,6 +74,8 @@ def _size_read(ctx: Context, region):
         if isinstance(node, cst.Call) and _size_taking(ctx, node):
             return node
         if isinstance(node, cst.Call) and _converts(ctx, node):
+            if numpy_conversion(ctx, node):
+                raise Decline(f"`{ctx.code(node)}` reads a numpy array, which fix does not capture")
             _check_number_use(ctx, node, f"`{ctx.code(node)}`", 0)
             return node
         if isinstance(node, cst.Call) and _dotted(ctx, node.func) == "torch._check_tensor_all":

@@ -1,7 +1,9 @@
 """Rewrite: `.item()`, `float()` or a math function whose value only feeds tensor arithmetic keeps the 0-d tensor."""
 from __future__ import annotations
 
-from .base import Context, Decline, Edit, OtherForm, Outcome, Rewrite, _dotted, _walk, _zero_dim, side_effect
+from .base import (
+    Context, Decline, Edit, OtherForm, Outcome, Rewrite, _dotted, _walk, _zero_dim, numpy_conversion, side_effect,
+)
 
 
 class KeepZeroDim(Rewrite):
@@ -44,6 +46,9 @@ class KeepZeroDim(Rewrite):
         else:
             raise Decline("the conversion is not written here (it is reached through a call or an "
                           "implicit conversion)")
+        if numpy_conversion(ctx, call):
+            raise Decline(f"`{ctx.code(call)}` reads a numpy array, not a tensor, so no 0-d tensor can stand in "
+                          "for the number")
         if side_effect(ctx, tensor):
             raise Decline(f"the converted expression has a side effect (`{side_effect(ctx, tensor)}`)")
         statement = ctx.parent(call)
