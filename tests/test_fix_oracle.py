@@ -35,10 +35,10 @@ def test_rewrites_keep_outputs_remove_breaks_and_add_no_recompile():
     assert not report["problems"], "\n".join(report["problems"])
     assert all("error" not in case for case in report["cases"])
     assert not any(site["rewrite"] and not site["removed"] for site in report["sites"])
-    assert removed_share(report) >= 0.40, removed_share(report)  # 167 of 406 sites (41%) measured
+    assert removed_share(report) >= 0.50, removed_share(report)  # 259 of 473 sites (55%) measured
 
 
 def test_held_out_cases():
     report = fix_proof.prove(cases=os.path.join(HERE, "fix_heldout"))
     assert not report["problems"], "\n".join(report["problems"])
-    assert removed_share(report) >= 0.5, removed_share(report)  # 16 of 25 sites (64%) measured
+    assert removed_share(report) >= 0.6, removed_share(report)  # 17 of 25 sites (68%) measured
