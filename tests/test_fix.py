@@ -117,7 +117,9 @@ def test_is_enabled_for_condition_gets_the_guard_and_covers_its_body(tmp_path):
             logger.debug("mean %.3f", h.mean())
         return h
     """))
-    assert [o.rewrite for o in result.outcomes] == ["guard-side-effect", "guard-side-effect"]
+    # main's analysis no longer reports the logger.debug inside as a break of its own (it did
+    # before 993b735); reported or not, the guard of the `if` covers it
+    assert result.outcomes and all(o.rewrite == "guard-side-effect" for o in result.outcomes)
     assert "if not torch.compiler.is_compiling() and logger.isEnabledFor(logging.DEBUG):\n" \
            "            logger.debug(" in result.fixed
 
