@@ -8,8 +8,9 @@ reason. Legality never depends on guessing: an expression counts as a tensor onl
 analysis traced a tensor operation at exactly its span.
 
 Each rewrite is one class, in a module of its own (guard, assert_async, where, zero_dim,
-equivalent); a code with several tries each, and reports the reason of the one whose form the
-construct has (an OtherForm decline says it is not); its
+equivalent, masked, capture); a code with several tries each, and reports the reason of the one
+whose form the construct has (an OtherForm decline says it is not), then the capture setting's
+own; a capture setting is decided for the whole file at the end of plan_file; its
 docstring states the dynamo 2.13 behaviour it relies on (measured with torch 2.13.0,
 `backend="eager"`, default configuration). The shared checks are in base.py.
 
