@@ -56,7 +56,8 @@ class Options:
     dtype: str = ""
     # The configuration: "default" follows constructor and config-field defaults (a model built
     # with defaults); "any" also takes the paths other values reach, each break labelled with one.
-    configuration: str = "default"
+    # Unset: "default", but "any" with library_roots (a library's users build its classes).
+    configuration: str = ""
     # Where answers are kept between runs (front/cache.py): "" for the user's cache directory.
     cache_dir: str = ""
     no_cache: bool = False
@@ -76,7 +77,8 @@ class Options:
     def any_configuration(self) -> bool:
         """Are the paths only a non-default setting reaches taken (--staticfx-configuration=any;
         never in the instance view, which draws the model built with defaults)?"""
-        return self.configuration == "any" and not self.follow_defaults
+        chosen = self.configuration or ("any" if self.library_roots else "default")
+        return chosen == "any" and not self.follow_defaults
 
     def captures(self, setting: str) -> bool:
         """Is the boolean dynamo setting `setting` (a field name) on?"""
@@ -187,7 +189,8 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("--staticfx-configuration", "choice", "configuration",
                "The configuration the model is built with: `default` follows constructor and config-field "
                "defaults; `any` also reports the breaks only another value reaches, each labelled with it "
-               "(`with debug=True`), for library authors. Default: %(default)s", choices=("default", "any")),
+               "(`with debug=True`), for library authors. Default: `default`, or `any` where every public "
+               "function is a root (library roots).", choices=("default", "any")),
     OptionSpec("--staticfx-cache-dir", "path", "cache_dir",
                "Where each file's diagnostics are kept between runs. Default: $FLAKE8_STATICFX_CACHE_DIR, "
                "else $XDG_CACHE_HOME/flake8-staticfx (~/.cache/flake8-staticfx)."),

@@ -111,6 +111,15 @@ def test_any_configuration_labels_each_break_with_the_setting_it_needs():
     assert diagnosed("cond_config_flag.py", Options(configuration="any")) == expected_conditions("cond_config_flag.py")
 
 
+def test_a_library_is_linted_for_any_configuration():
+    """Under --staticfx-library-roots a class is built by the library's users, with any values, so
+    the configuration is `any` unless chosen (package oracle: pytorch_metric_learning's
+    `ThresholdReducer(low=...)` breaks only where a user passes `low`)."""
+    library = diagnosed("cond_config_flag.py", Options(library_roots=True))
+    assert library == diagnosed("cond_config_flag.py", Options(library_roots=True, configuration="any"))
+    assert library != diagnosed("cond_config_flag.py", Options(library_roots=True, configuration="default"))
+
+
 @pytest.mark.parametrize("configuration", ["default", "any"])
 def test_the_projects_compile_call_decides_the_configuration(configuration):
     """`torch.compile(Tracer(debug=True))`: that instance's break is reported unlabelled; a
