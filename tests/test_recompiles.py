@@ -351,3 +351,64 @@ def test_shapes_of_same_size_convolutions_and_an_ellipsis_index():
     with pytest.raises(ShapeUnknown):  # no padding: the sizes shrink, not followed
         layer_output(Layer("Conv2d", (3, 5, 3)), [image], False)
     assert indexed((2,), ["rest", None, None, None]) == (2, 1, 1, 1)  # k-diffusion's append_dims
+
+
+def test_shapes_of_embeddings_splits_attention_and_a_list_index():
+    from flake8_staticfx.recompiles.shapes import Picked, indexed, layer_output, tensor_method, torch_function
+    from flake8_staticfx.recompiles.values import Const, Layer, TensorValue
+    tokens = TensorValue((1, 5))
+    assert layer_output(Layer("Embedding", (32, 16)), [tokens], False).shape == (1, 5, 16)
+    q, k, v = tensor_method(TensorValue((1, 5, 48)), "split", [Const(16)], {"dim": Const(2)}, False).items
+    assert q.shape == v.shape == (1, 5, 16)
+    assert torch_function("scaled_dot_product_attention", [q, k, v], {}, False).shape == (1, 5, 16)
+    assert indexed((1, 5, 16), ["all", Picked((-1,)), "all"]) == (1, 1, 16)  # nanoGPT's x[:, [-1], :]
+    assert indexed((1, 5, 16), ["all", Picked((-1,)), 0]) is None  # two advanced indices: not followed
+    assert indexed((1, 7), ["all", 0], views=True) == (1,)
+
+
+GROWING_GPT = """\
+    import torch
+    import torch.nn as nn
+    from torch.nn import functional as F
+
+
+    class GPT(nn.Module):
+        def __init__(self, vocab=32, width=16, block_size=16):
+            super().__init__()
+            self.transformer = nn.ModuleDict(dict(
+                wte=nn.Embedding(vocab, width),
+                wpe=nn.Embedding(block_size, width),
+                h=nn.ModuleList([nn.Linear(width, width) for _ in range(2)]),
+            ))
+            self.lm_head = nn.Linear(width, vocab, bias=False)
+            self.transformer.wte.weight = self.lm_head.weight
+
+        def forward(self, idx, targets=None):
+            b, t = idx.size()
+            pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+            x = self.transformer.wte(idx) + self.transformer.wpe(pos)
+            for block in self.transformer.h:
+                x = block(x)
+            if targets is not None:
+                return self.lm_head(x), None
+            return self.lm_head(x[:, [-1], :]), None
+
+
+    def generate():
+        compiled = torch.compile(GPT())
+        idx = torch.zeros((1, 3), dtype=torch.long)
+        with torch.no_grad():
+            for _ in range(5):
+                logits, _ = compiled({argument})
+                probs = F.softmax(logits[:, -1, :], dim=-1)
+                idx = torch.cat((idx, torch.multinomial(probs, num_samples=1)), dim=1)
+"""
+
+
+@pytest.mark.parametrize("argument, compiles", [
+    ("idx", [2]),  # measured on realcode/nanogpt_generate.py: the length becomes dynamic
+    ("idx[:, -2:]", []),  # a crop keeps its base's strides: not followed, no claim
+])
+def test_a_model_in_a_module_dict_fed_its_samples_recompiles_once(argument, compiles):
+    frames, _ = _predict(GROWING_GPT.format(argument=argument))
+    assert [frame.compiles for frame in frames if frame.known] == compiles

@@ -16,7 +16,8 @@ from ..ir import Graph
 from .drivers import Call, Replay
 from .syntax import dotted
 from .frames import CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
-from .values import UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, Opaque, TensorValue
+from .values import (UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict, Opaque,
+                     TensorValue)
 
 RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit in torch 2.13, 2.14 and 2.15
 # The releases where a tensor indexed by a 0-d int tensor (`buf[t]`) reads it with .item() and
@@ -207,7 +208,7 @@ def _guarded_value(guard: Guarded, call: Call, number: int):
         return call.training
     if guard.index is not None:
         if guard.index >= len(call.args):
-            return UNKNOWN
+            return _identity(_default(call, guard.index))
         return _identity(call.args[guard.index])
     name = guard.name.split(".", 1)[1]
     value = call.attributes.get(name, UNKNOWN)
@@ -218,11 +219,22 @@ def _guarded_value(guard: Guarded, call: Call, number: int):
         return number if isinstance(value, Const) else ("tensor",) if isinstance(value, TensorValue) else UNKNOWN
     if isinstance(value, Opaque):
         return ("opaque", id(call.instance))  # unchanged between calls on one instance
-    if isinstance(value, (Layer, Instance, ListValue)):
+    if isinstance(value, (Layer, Instance, ListValue, ModuleDict)):
         return ("module", type(value).__name__, getattr(value, "name", None) or getattr(value, "cls", None))
     if isinstance(value, TensorValue):
         return ("tensor", value.shape)
     return _identity(value)
+
+
+def _default(call: Call, index: int):
+    """The constant default of the frame's parameter at `index` (after self), the call not
+    passing it; UNKNOWN for any other default."""
+    params = call.frame.args.args[1 if call.instance is not None else 0:]
+    defaults = call.frame.args.defaults
+    at = index - (len(params) - len(defaults))
+    if 0 <= at < len(defaults) and isinstance(defaults[at], ast.Constant):
+        return Const(defaults[at].value)
+    return UNKNOWN
 
 
 def _identity(value):

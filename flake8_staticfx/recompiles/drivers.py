@@ -18,7 +18,7 @@ from .effects import call_effects
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, tensor_method, torch_function
 from .syntax import dotted, forward_of, is_self_attribute
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, Opaque, TensorValue, Unknown)
+                     ListValue, ModuleDict, Opaque, TensorValue, Unknown)
 
 MAX_STEPS = 2_000
 MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
@@ -170,6 +170,8 @@ class Replay:
                 self.assign(element, item, env)
         elif isinstance(target, ast.Attribute):
             owner = self.expr(target.value, env)
+            if isinstance(owner, Layer) and target.attr in ("weight", "bias"):
+                return  # weights tied (`wte.weight = lm_head.weight`): the layer's sizes stay
             if not isinstance(owner, Instance):
                 raise StopReplay("attribute of an unknown object")
             owner.attributes[target.attr] = value
@@ -256,8 +258,11 @@ class Replay:
                 key = None if sliced else self.expr(node.slice, env)
                 if isinstance(key, TensorValue) and key.data_sized and owner.shape:
                     return TensorValue((object(), *owner.shape[1:]))  # as many rows as the data picks
-                shape = indexed(owner.shape, index_items(node.slice, lambda item: self.known(item, env)))
-                return self.made_here(TensorValue(shape, owner.requires_grad)) if shape is not None else TensorValue(None)
+                items = index_items(node.slice, lambda item: self.known(item, env))
+                shape = indexed(owner.shape, items)
+                if shape is None:  # `logits[:, -1]`: a view, followed for what is computed from it
+                    return TensorValue(indexed(owner.shape, items, views=True), owner.requires_grad, view=True)
+                return self.made_here(TensorValue(shape, owner.requires_grad))
             key = self.expr(node.slice, env)
             if isinstance(owner, ListValue) and isinstance(key, Const) and isinstance(key.value, int):
                 return owner.items[key.value]
@@ -301,6 +306,8 @@ class Replay:
         owner = self.expr(node.value, env)
         if isinstance(owner, Instance) and node.attr in owner.attributes:
             return owner.attributes[node.attr]
+        if isinstance(owner, ModuleDict) and node.attr in owner.items:
+            return owner.items[node.attr]
         if isinstance(owner, TensorValue) and node.attr in ("shape", "ndim") and owner.shape is not None \
                 and all(isinstance(size, int) for size in owner.shape):
             return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
@@ -377,6 +384,8 @@ class Replay:
                 args[0].dynamic_dims.add(args[1].value)
             return Const(None)
         if name.startswith(("nn.", "torch.nn.")) and not name.startswith(("nn.functional", "torch.nn.functional")):
+            if short == "ModuleDict" and len(args) == 1 and isinstance(args[0], DictValue):
+                return ModuleDict(dict(args[0].items))
             if short in ("ModuleList", "Sequential"):
                 items = args[0].items if short == "ModuleList" and args and isinstance(args[0], ListValue) else args
                 return ListValue(list(items))
@@ -386,6 +395,8 @@ class Replay:
             return _builtin(name, args)
         if name == "print":
             return Const(None)
+        if name == "dict" and not args:
+            return DictValue(dict(kwargs))
         if name.startswith(STATE_SETTERS):
             raise StateChange(f"{name} changes what dynamo compiles")
         if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
@@ -419,7 +430,10 @@ class Replay:
             return TensorValue(())
         if isinstance(owner, TensorValue) and not owner.data_sized:
             try:
-                return self.made_here(tensor_method(owner, name, args, kwargs, self.grad_mode == "grad"))
+                result = self.made_here(tensor_method(owner, name, args, kwargs, self.grad_mode == "grad"))
+                if owner.view and isinstance(result, TensorValue) and name != "contiguous":
+                    return replace(result, view=True)  # .detach(), .to(): may be the same strided view
+                return result
             except ShapeUnknown:
                 pass
         if isinstance(owner, TensorValue):

@@ -19,7 +19,7 @@ import operator
 from .shapes import (ShapeUnknown, broadcast, index_items, indexed, layer_output, matmul, requires_grad,
                      tensor_method, torch_function)
 from .syntax import dotted, forward_of, is_self_attribute
-from .values import UNKNOWN, Const, DictValue, Instance, Layer, ListValue, TensorValue
+from .values import UNKNOWN, Const, DictValue, Instance, Layer, ListValue, ModuleDict, TensorValue
 
 MAX_DEPTH = 4  # project submodules followed into
 MAX_UNROLL = 64  # iterations of a loop over a known range
@@ -82,9 +82,9 @@ class _Reader:
             if isinstance(test, Const):
                 return self.block(node.body if test.value else node.orelse, scope)
             self.forget(node, scope)
-        elif isinstance(node, ast.For) and not node.orelse and _short_range(self.value(node.iter, scope)):
-            for item in self.value(node.iter, scope).value:
-                self.assign(node.target, Const(item), scope)
+        elif isinstance(node, ast.For) and not node.orelse and _unrolled(self.value(node.iter, scope)) is not None:
+            for item in _unrolled(self.value(node.iter, scope)):
+                self.assign(node.target, item, scope)
                 if self.block(node.body, scope) is not None:
                     return UNKNOWN  # a return inside a loop: not followed
         elif isinstance(node, ast.Expr):
@@ -101,6 +101,8 @@ class _Reader:
         elif is_self_attribute(target) and scope.instance is not None:
             scope.writes[target.attr] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, Const) and isinstance(value.value, tuple):  # B, T, C = x.size()
+                value = ListValue([Const(item) for item in value.value])
             items = value.items if isinstance(value, ListValue) and len(value.items) == len(target.elts) else None
             for index, element in enumerate(target.elts):
                 self.assign(element, items[index] if items else UNKNOWN, scope)
@@ -157,6 +159,11 @@ class _Reader:
                     isinstance(size, int) for size in owner.shape):
                 return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
             raise ShapeUnknown("shape")
+        if isinstance(node, ast.Attribute) and not _named(node.value):
+            owner = self.expr(node.value, scope)
+            if isinstance(owner, ModuleDict) and node.attr in owner.items:
+                return owner.items[node.attr]  # self.transformer.h
+            raise ShapeUnknown(node.attr)
         if isinstance(node, ast.Tuple):
             items = [self.expr(e, scope) for e in node.elts]
             if all(isinstance(i, Const) for i in items):
@@ -172,6 +179,12 @@ class _Reader:
                 return operand
             return Const(-operand.value if isinstance(node.op, ast.USub) else not operand.value) \
                 if isinstance(operand, Const) else _fail()
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            left = self.expr(node.left, scope)  # `targets is not None`
+            if not isinstance(left, (Const, TensorValue, Layer, Instance)):
+                raise ShapeUnknown("identity")
+            return Const((isinstance(left, Const) and left.value is None) == isinstance(node.ops[0], ast.Is))
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
             left, right = self.expr(node.left, scope), self.expr(node.comparators[0], scope)
             if isinstance(left, Const) and isinstance(right, Const):
@@ -221,26 +234,44 @@ class _Reader:
             return Const(owner.value[index.value])
         raise ShapeUnknown("subscript")
 
+    def module(self, func: ast.expr, scope: _Scope):
+        """The module a call calls: `self.mlp`, `self.transformer.wte` (in a ModuleDict), or a
+        name bound to one (`for block in self.blocks: x = block(x)`); None for anything else."""
+        if isinstance(func, ast.Name):
+            found = scope.env.get(func.id)
+        elif is_self_attribute(func) and scope.instance is not None:
+            found = scope.read(func.attr)
+        elif isinstance(func, ast.Attribute) and not _named(func.value):
+            owner = self.module(func.value, scope)
+            found = owner.items.get(func.attr) if isinstance(owner, ModuleDict) else None
+        else:
+            found = None
+        return found if isinstance(found, (Layer, Instance, ModuleDict)) else None
+
+    def module_output(self, module: Layer | Instance, args: list, scope: _Scope):
+        if isinstance(module, Layer):
+            return layer_output(module, args, self.grad_enabled)
+        forward = forward_of(module.cls)
+        if forward is None or scope.depth >= MAX_DEPTH:
+            raise ShapeUnknown("module call")
+        result, writes = self.run(forward, module, args, scope.depth + 1)
+        if writes:
+            raise ShapeUnknown("a submodule's own state")
+        return result
+
     def call(self, node: ast.Call, scope: _Scope):
         func = node.func
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise ShapeUnknown("starred")
         args = [self.expr(a, scope) for a in node.args]
         kwargs = {k.arg: self.value(k.value, scope) for k in node.keywords if k.arg}
+        module = self.module(func, scope)
+        if isinstance(module, (Layer, Instance)):
+            return self.module_output(module, args, scope)
         if isinstance(func, ast.Attribute) and is_self_attribute(func) and scope.instance is not None:
-            module = scope.read(func.attr)
-            if isinstance(module, Layer):
-                return layer_output(module, args, self.grad_enabled)
-            if isinstance(module, Instance) and scope.depth < MAX_DEPTH:
-                forward = forward_of(module.cls)
-                if forward is not None:
-                    result, writes = self.run(forward, module, args, scope.depth + 1)
-                    if writes:
-                        raise ShapeUnknown("a submodule's own state")
-                    return result
             method = next((n for n in scope.instance.cls.body
                            if isinstance(n, ast.FunctionDef) and n.name == func.attr and not n.decorator_list), None)
-            if module is UNKNOWN and method is not None and scope.depth < MAX_DEPTH:
+            if scope.read(func.attr) is UNKNOWN and method is not None and scope.depth < MAX_DEPTH:
                 result, writes = self.run(method, scope.instance, args, scope.depth + 1)  # self.get_scalings(sigma)
                 if writes:
                     raise ShapeUnknown("a method's writes")
@@ -275,9 +306,15 @@ class _Scope:
         return self.instance.attributes.get(name, UNKNOWN) if self.instance is not None else UNKNOWN
 
 
-def _short_range(value) -> bool:
-    """A loop the reader unrolls: over a range it knows, of at most MAX_UNROLL steps."""
-    return isinstance(value, Const) and isinstance(value.value, range) and len(value.value) <= MAX_UNROLL
+def _unrolled(value) -> list | None:
+    """The items of a loop the reader unrolls: over a range it knows, of at most MAX_UNROLL
+    steps, or over a list of modules (`for block in self.h`); None for any other loop."""
+    if isinstance(value, Const) and isinstance(value.value, range) and len(value.value) <= MAX_UNROLL:
+        return [Const(item) for item in value.value]
+    if isinstance(value, ListValue) and 0 < len(value.items) <= MAX_UNROLL and all(
+            isinstance(item, (Layer, Instance)) for item in value.items):
+        return list(value.items)
+    return None
 
 
 def _fail():

@@ -8,6 +8,7 @@ reductions over one dimension, transposes, matmul, concatenation, factories of g
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from .values import Const, Layer, ListValue, TensorValue
 
@@ -36,6 +37,13 @@ class ShapeUnknown(Exception):
     """A result whose shape does not follow from what is known of the arguments."""
 
 
+@dataclass(frozen=True)
+class Picked:
+    """An index item that is a list of ints (`x[:, [-1], :]`): a copy with those entries."""
+
+    entries: tuple[int, ...]
+
+
 def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> TensorValue:
     """`torch.<name>(...)` or `F.<name>(...)` (name without its module)."""
     tensors = [a for a in args if isinstance(a, TensorValue)]
@@ -55,6 +63,9 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
         return TensorValue(tensors[0].shape)
     if name == "arange" and len(args) in (1, 2) and all(isinstance(a, Const) for a in args):
         return TensorValue((len(range(*(integer(a) for a in args))),))
+    if name == "scaled_dot_product_attention" and len(tensors) >= 3 and None not in (tensors[0].shape, tensors[2].shape):
+        query, value = tensors[0].shape, tensors[2].shape
+        return TensorValue((*query[:-1], value[-1]), grad_enabled and requires_grad(*tensors[:3]))
     if name == "linspace" and len(args) >= 3:
         return TensorValue((integer(args[2]),))
     if name == "randint" and len(args) >= 2 and isinstance(args[-1], Const) and isinstance(args[-1].value, tuple):
@@ -78,6 +89,12 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
         return Const(tuple(shape))
     if name == "dim" and not args:
         return Const(len(shape))
+    if name == "split" and len(args) == 1 and isinstance(args[0], Const) and shape:
+        size, axis = integer(args[0]), integer(kwargs.get("dim", Const(0))) % len(shape)
+        if not isinstance(shape[axis], int) or size <= 0:
+            raise ShapeUnknown("split")
+        return ListValue([TensorValue((*shape[:axis], min(size, shape[axis] - start), *shape[axis + 1:]), grad)
+                          for start in range(0, shape[axis], size)])
     if name in ("transpose", "swapaxes") and len(args) == 2:
         dims = list(shape)
         first, second = integer(args[0]), integer(args[1])
@@ -112,6 +129,8 @@ def layer_output(layer: Layer, args: list, grad_enabled: bool) -> TensorValue:
         return TensorValue(x.shape, grad)
     if layer.name == "Linear" and len(layer.sizes) >= 2 and isinstance(layer.sizes[1], int) and x.shape:
         return TensorValue((*x.shape[:-1], layer.sizes[1]), grad)
+    if layer.name == "Embedding" and len(layer.sizes) >= 2 and isinstance(layer.sizes[1], int):
+        return TensorValue((*x.shape, layer.sizes[1]), grad)
     if layer.name in CONVOLUTIONS and _same_size_convolution(layer, len(x.shape) - 2):
         return TensorValue((*x.shape[:-CONVOLUTIONS[layer.name] - 1], layer.sizes[1], *x.shape[-CONVOLUTIONS[layer.name]:]),
                            grad)
@@ -128,15 +147,17 @@ def _same_size_convolution(layer: Layer, spatial: int) -> bool:
         and isinstance(kernel, int) and kernel % 2 == 1 and padding == kernel // 2 and plain
 
 
-def indexed(shape: tuple | None, items: list) -> tuple | None:
+def indexed(shape: tuple | None, items: list, views: bool = False) -> tuple | None:
     """`x[:, None]`, `x[0]`, `x[a:b]`: each item is "all" (a full slice), None (a new
     dimension), an int (the dimension goes) or a (start, stop) pair of ints or None; the
     shape of the result, None where not followed (measured: a crop `idx[:, -n:]` of a growing
-    tensor recompiles on its stride, realcode/nanogpt_generate.py)."""
+    tensor recompiles on its stride, realcode/nanogpt_generate.py) unless `views`: the caller
+    then knows the result for a view's shape, its strides not followed."""
     if shape is None:
         return None
-    if items.count("rest") > 1:
-        return None
+    if items.count("rest") > 1 or any(isinstance(item, Picked) for item in items) and (
+            sum(isinstance(item, (Picked, int)) for item in items) > 1):
+        return None  # more than one advanced index: where their dimensions go is not followed
     if "rest" in items:  # `...`: the dimensions the other items do not take
         at = items.index("rest")
         taken = sum(1 for item in items if item is not None and item != "rest")
@@ -150,11 +171,15 @@ def indexed(shape: tuple | None, items: list) -> tuple | None:
             return None
         if item == "all":
             result.append(shape[position])
+        elif isinstance(item, Picked):
+            if not all(-shape[position] <= entry < shape[position] for entry in item.entries):
+                return None
+            result.append(len(item.entries))
         elif isinstance(item, tuple):
             result.append(len(range(shape[position])[slice(*item)]))
-            if position and result[-1] != shape[position]:
+            if position and result[-1] != shape[position] and not views:
                 return None  # a view with its base's strides (x[:, -n:]): guarded on them, not followed
-        elif not isinstance(item, int) or not -shape[position] <= item < shape[position] or position:
+        elif not isinstance(item, int) or not -shape[position] <= item < shape[position] or position and not views:
             return None
         position += 1
     return (*result, *shape[position:])
@@ -185,6 +210,10 @@ def index_items(index: ast.expr, evaluate) -> list:
             found.append("rest")
         else:
             value = evaluate(item)
+            if isinstance(value, ListValue) and value.items and all(
+                    isinstance(entry, Const) and type(entry.value) is int for entry in value.items):
+                found.append(Picked(tuple(entry.value for entry in value.items)))
+                continue
             found.append(value.value if isinstance(value, Const) and isinstance(value.value, int)
                          and not isinstance(value.value, bool) else "unknown")
     return found

@@ -50,9 +50,10 @@ class TensorValue:
     data_sized: bool = False  # its size depends on the data (nonzero): an index picking rows
     dynamic_dims: set[int] = field(default_factory=set)  # torch._dynamo.mark_dynamic
     inference: bool = False  # made under torch.inference_mode(): other dispatch keys, guarded
+    view: bool = False  # `x[:, -1]`: its base's strides, guarded but not followed
 
     def guard_shape(self) -> tuple | None:
-        if self.shape is None:
+        if self.shape is None or self.view:
             return None
         return tuple(None if dim in self.dynamic_dims else size for dim, size in enumerate(self.shape))
 
@@ -98,6 +99,23 @@ class DictValue:
 
 
 @dataclass(eq=False)
+class ModuleDict:
+    """An nn.ModuleDict: its modules by name, read as attributes (`self.transformer.wte`)."""
+
+    items: dict
+
+
+def members(value) -> list:
+    """The modules a container holds, nested lists and ModuleDicts flattened; a value itself
+    otherwise."""
+    if isinstance(value, ListValue):
+        return [member for item in value.items for member in members(item)]
+    if isinstance(value, ModuleDict):
+        return [member for item in value.items.values() for member in members(item)]
+    return [value]
+
+
+@dataclass(eq=False)
 class Instance:
     """An object of a class of the linted file (a model or a block): its attributes as its
     `__init__` set them, changed by the driver between calls."""
@@ -110,20 +128,18 @@ class Instance:
     compile_line: int = 0
 
     def layers(self) -> list:
-        """Its submodules, nested in lists, one level of project blocks deep."""
+        """Its submodules, nested in lists and ModuleDicts, one level of project blocks deep."""
         found = []
         for value in self.attributes.values():
-            items = value.items if isinstance(value, ListValue) else [value]
-            found.extend(item for item in items if isinstance(item, (Layer, Instance)))
+            found.extend(item for item in members(value) if isinstance(item, (Layer, Instance)))
         return found
 
     def training_attributes(self) -> frozenset[str]:
         """The attributes holding a layer that reads `training` (dropout, batch norm), directly,
         in a list or Sequential, or inside a project block."""
         def reads(value) -> bool:
-            items = value.items if isinstance(value, ListValue) else [value]
             return any(isinstance(item, Layer) and item.reads_training
-                       or isinstance(item, Instance) and item.training_attributes() for item in items)
+                       or isinstance(item, Instance) and item.training_attributes() for item in members(value))
         return frozenset(name for name, value in self.attributes.items() if reads(value))
 
     def has_opaque(self) -> bool:
