@@ -846,3 +846,38 @@ def test_nodes_of_class_walks_as_astroid_does():
         expected = [list(root.nodes_of_class(klass, skip_klass=skip)) for root in [module, *functions]]
         assert any(expected)
         assert [list(nodes_of_class(root, klass, skip)) for root in [module, *functions]] == expected
+
+
+PASSED_FUNCTION = """
+import torch
+
+
+def peak(x):
+    return x / x.max().item()
+
+
+def apply(fn, x, steps):
+    if steps > 2:
+        x = x + len(x.tolist())
+    return fn(x)
+
+{compile}
+
+def run(x):
+    return {call}
+"""
+
+
+@pytest.mark.parametrize(("compile", "call", "expected"), [
+    # Every call passes `peak` and an int: dynamo traces peak (its .item() breaks) and skips
+    # the branch (tests/cases/passed_arguments.py records both).
+    ("opt = torch.compile(apply)", "opt(peak, x, steps=1) + opt(fn=peak, x=x, steps=1)", [(5, "SFX102")]),
+    ("opt = torch.compile(apply)", "opt(peak, x, 3)", [(5, "SFX102"), (10, "SFX103")]),
+    # A use that is not a call has callers we do not see: tensors, as before.
+    ("opt = torch.compile(apply)\nHANDLERS = [opt]", "opt(peak, x, 1)", [(10, "SFX103")]),
+    # Two functions: fn is not known (steps still is).
+    ("opt = torch.compile(apply)", "opt(peak, x, 1) + opt(torch.relu, x, 1)", []),
+])
+def test_compiled_function_parameters_typed_by_the_files_calls(tmp_path, compile, call, expected):
+    path = write(tmp_path / "passing.py", PASSED_FUNCTION.replace("{compile}", compile).replace("{call}", call))
+    assert codes(path) == expected

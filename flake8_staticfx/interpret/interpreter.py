@@ -121,7 +121,7 @@ class Interpreter:
     def build(self, root: Root) -> Graph:
         function = root.function
         receiver = root_receiver(self, root)
-        env = root_parameters(self, function, receiver, library=root.library)
+        env = root_parameters(self, function, receiver, library=root.library, compiled=root.compiled)
         frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
         frame.resume.is_property = self.resolver.is_property(function)
         try:

@@ -1,5 +1,6 @@
-"""What a compile root's parameters are: tensors unless annotated or defaulted otherwise, for a
-library root (--staticfx-library-roots) too, except its *args."""
+"""What a compile root's parameters are: tensors unless annotated or defaulted otherwise, or
+filled otherwise by every call of the file (a function, an int), for a library root
+(--staticfx-library-roots) too, except its *args."""
 from __future__ import annotations
 
 import functools
@@ -8,9 +9,10 @@ from typing import TYPE_CHECKING, Callable
 from astroid import nodes
 
 from .. import tables
+from ..discover.callers import Passed, passed_by_callers
 from ..discover.parse import nodes_of_class
 from ..fx_names import TENSOR_MEMBERS
-from ..values import UNKNOWN, Dict, LeafModule, Module, Seq, Static, Tensor, UserModule, Value
+from ..values import UNKNOWN, Dict, Function, LeafModule, Module, Seq, Static, Tensor, UserModule, Value
 
 if TYPE_CHECKING:
     from ..discover.roots import Root
@@ -29,8 +31,11 @@ def root_receiver(tx: Interpreter, root: Root) -> Value | None:
 
 
 def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None,
-                    library: bool = False) -> dict[str, Value]:
+                    library: bool = False, compiled: bool = False) -> dict[str, Value]:
     """The environment a root starts in: one placeholder per parameter, as fx makes them.
+
+    `compiled`: a function the project compiles; a parameter every call of its file fills with
+    one function or with ints is that (callers.py), not a tensor.
 
     `library`: a library's public function is typed as a forward is (its callers pass tensors
     where its body uses them, and a default is one value it may take), except what may be
@@ -42,7 +47,8 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
     used_as_tensor = functools.cache(lambda: _names_used_as_tensors(tx, function, receiver))
     spec = function.args
     params = [*spec.posonlyargs, *spec.args]
-    env: dict[str, Value] = {}
+    env: dict[str, Value] = {name: _passed_value(passed) for name, passed in
+                             (passed_by_callers(tx.resolver, function) if compiled and receiver is None else {}).items()}
     annotations = [*spec.posonlyargs_annotations, *spec.annotations]
     if receiver is not None and params:
         env[params[0].name] = receiver
@@ -52,10 +58,12 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
     for index, param in enumerate(params):
         default = defaults[index - first_default] if index >= first_default else None
         annotation = annotations[index] if index < len(annotations) else None
-        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, library)
+        if param.name not in env:
+            env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, library)
     for param, annotation, default in zip(spec.kwonlyargs, spec.kwonlyargs_annotations,
                                           spec.kw_defaults or [None] * len(spec.kwonlyargs)):
-        env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, library)
+        if param.name not in env:
+            env[param.name] = _param_value(tx, param, annotation, default, used_as_tensor, library)
     if spec.vararg:
         placeholder = tx.graph.placeholder(spec.vararg)
         env[spec.vararg] = Seq(None, elem=UNKNOWN if library else Tensor(placeholder, weak=True))
@@ -63,6 +71,13 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
         tx.graph.placeholder(spec.kwarg)
         env[spec.kwarg] = Dict({}, complete=False, absent_assumed=True)
     return env
+
+
+def _passed_value(passed: Passed) -> Value:
+    """The function every call passes, or an int dynamo specialises on (known when one value)."""
+    if passed.function is not None:
+        return Function(passed.function)
+    return Static(next(iter(passed.ints))) if len(passed.ints) == 1 else Static()
 
 
 def _names_used_as_tensors(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None) -> frozenset[str]:
