@@ -412,3 +412,66 @@ GROWING_GPT = """\
 def test_a_model_in_a_module_dict_fed_its_samples_recompiles_once(argument, compiles):
     frames, _ = _predict(GROWING_GPT.format(argument=argument))
     assert [frame.compiles for frame in frames if frame.known] == compiles
+
+
+DIFFUSION_SAMPLER = """\
+    from collections import namedtuple
+
+    import torch
+    from torch import nn
+
+    Prediction = namedtuple('Prediction', ['noise', 'start'])
+
+
+    def identity(t, *args, **kwargs):
+        return t
+
+
+    def extract(a, t, x_shape):
+        b, *_ = t.shape
+        return a.gather(-1, t).reshape(b, *((1,) * (len(x_shape) - 1)))
+
+
+    class Denoiser(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 3, 3, padding=1)
+
+        def forward(self, x, time):
+            return self.conv(x)
+
+
+    class Diffusion(nn.Module):
+        def __init__(self, model, timesteps=4):
+            super().__init__()
+            self.model = model
+            register_buffer = lambda name, val: self.register_buffer(name, val.to(torch.float32))
+            register_buffer('coef', torch.cumprod(torch.linspace(0.9, 0.1, timesteps), dim=0))
+
+        def predictions(self, x, t):
+            noise = self.model(x, t)
+            return Prediction(noise, identity(x - extract(self.coef, t, x.shape) * noise))
+
+        @torch.{mode}()
+        def p_sample(self, x, t: int):
+            times = torch.full((x.shape[0],), t, dtype=torch.long)
+            preds = self.predictions(x, times)
+            return preds.start + 0.1 * torch.randn_like(x), preds.noise
+
+
+    def sample():
+        diffusion = Diffusion(Denoiser())
+        diffusion.model = torch.compile(diffusion.model)
+        img = torch.randn(2, 3, 8, 8)
+        for t in reversed(range(4)):
+            img, _ = diffusion.p_sample(img, t)
+"""
+
+
+@pytest.mark.parametrize("mode, compiles", [
+    ("inference_mode", 2),  # measured on realcode/ddpm_p_sample.py: the sample fed back is an inference tensor
+    ("no_grad", 1),
+])
+def test_a_sampler_through_namedtuples_lambdas_and_gather_feeds_its_sample_back(mode, compiles):
+    frames, _ = _predict(DIFFUSION_SAMPLER.format(mode=mode))
+    assert [frame.compiles for frame in frames if frame.known] == [compiles]

@@ -18,7 +18,7 @@ from .effects import call_effects
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, tensor_method, torch_function
 from .syntax import dotted, forward_of, is_self_attribute
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, ModuleDict, Opaque, TensorValue, Unknown)
+                     ListValue, ModuleDict, Opaque, Record, TensorValue, Unknown)
 
 MAX_STEPS = 2_000
 MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
@@ -71,6 +71,7 @@ class Replay:
         self.classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
         self.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
         self.constants = _module_constants(tree)
+        self.namedtuples = _namedtuples(tree)
         self.compiled_functions = {name: Compiled(node, _compile_setting(decorator), node.lineno)
                                    for name, node in self.functions.items()
                                    for decorator in node.decorator_list if _is_compile(decorator)}
@@ -246,7 +247,7 @@ class Replay:
             return _fold(_COMPARE[type(node.ops[0])], self.expr(node.left, env),
                          self.expr(node.comparators[0], env))
         if isinstance(node, ast.Lambda):
-            return Lambda(node.lineno, node.col_offset)
+            return Lambda(node.lineno, node.col_offset, node, env)
         if isinstance(node, ast.IfExp):
             return self.conditional(node, env)
         if isinstance(node, ast.Attribute):
@@ -308,6 +309,8 @@ class Replay:
             return owner.attributes[node.attr]
         if isinstance(owner, ModuleDict) and node.attr in owner.items:
             return owner.items[node.attr]
+        if isinstance(owner, Record) and node.attr in owner.fields:
+            return owner.fields[node.attr]
         if isinstance(owner, TensorValue) and node.attr in ("shape", "ndim") and owner.shape is not None \
                 and all(isinstance(size, int) for size in owner.shape):
             return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
@@ -317,9 +320,9 @@ class Replay:
 
     def call(self, node: ast.Call, env: dict):
         func = self.expr(node.func, env)
-        args = [self.expr(a, env) for a in node.args if not isinstance(a, ast.Starred)]
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            raise StopReplay("starred")
+        args = []
+        for arg in node.args:  # `out.reshape(b, *((1,) * n))`: spliced
+            args.extend(self.iterate(self.expr(arg.value, env)) if isinstance(arg, ast.Starred) else [self.expr(arg, env)])
         kwargs = {k.arg: self.expr(k.value, env) for k in node.keywords if k.arg}
         if any(k.arg is None and not _empty(self.expr(k.value, env)) for k in node.keywords):
             raise StopReplay("**kwargs")
@@ -333,6 +336,14 @@ class Replay:
             return self.construct(func, args, kwargs)
         if isinstance(func, _Closure):
             return self.inline(func.node, args, kwargs, func.env)
+        if isinstance(func, Lambda) and func.node is not None:
+            body = ast.Return(func.node.body, lineno=func.node.lineno, col_offset=func.node.col_offset)
+            return self.inline(ast.FunctionDef(name="<lambda>", args=func.node.args, body=[body], decorator_list=[]),
+                               args, kwargs, func.env)
+        if isinstance(func, Function) and func.name in self.namedtuples and not kwargs:
+            if len(args) != len(self.namedtuples[func.name]):
+                raise StopReplay("namedtuple fields")
+            return Record(dict(zip(self.namedtuples[func.name], args)))
         if isinstance(func, Function) and func.name in self.functions and func.name not in self.compiled_functions:
             return self.inline(self.functions[func.name], args, kwargs, {})
         if isinstance(func, Function):
@@ -344,8 +355,9 @@ class Replay:
     def inline(self, function: ast.FunctionDef, args: list, kwargs: dict, outer: dict):
         """A function of the project called by a driver: its body replayed with the arguments
         (a grad-mode decorator sets the mode for it; any other decorator is not followed)."""
-        if function.args.vararg or function.args.kwarg:
-            raise StopReplay("variadic function")
+        if (function.args.vararg or function.args.kwarg) and (
+                len(args) > len(function.args.args) or set(kwargs) - {a.arg for a in function.args.args}):
+            raise StopReplay("variadic function")  # extra arguments: not followed
         modes = [_grad_decorator(d) for d in function.decorator_list]
         if None in modes:
             raise StopReplay("decorated function")
@@ -355,6 +367,9 @@ class Replay:
             if self.depth > MAX_INLINE_DEPTH:
                 raise StopReplay("calls too deep")
             env = {**outer, **_bind(function, args, kwargs, self)}
+            for extra, empty in ((function.args.vararg, ListValue([])), (function.args.kwarg, DictValue({}))):
+                if extra is not None:
+                    env[extra.arg] = empty
             self.grad_mode = modes[-1] if modes else self.grad_mode
             self.block(function.body, env)
         except _Return as returned:
@@ -422,6 +437,9 @@ class Replay:
             function = next((n for n in owner.cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
             if function is not None and name != "forward":
                 return self.inline(function, [owner, *args], kwargs, {})  # a method of the project
+            if name == "register_buffer" and len(args) >= 2 and isinstance(args[0], Const):
+                owner.attributes[args[0].value] = args[1]
+                return Const(None)
             if name.startswith("register_") or name in ("zero_grad", "parameters"):
                 return UNKNOWN
         if isinstance(owner, Layer) and name.startswith("register_"):
@@ -675,6 +693,19 @@ def _module_constants(tree: ast.Module) -> dict[str, Const]:
                     found[target.id] = Const(node.value.value)
                 seen.add(target.id)
     return {name: value for name, value in found.items() if name not in rebound}
+
+
+def _namedtuples(tree: ast.Module) -> dict[str, list[str]]:
+    """`Name = namedtuple('Name', ['a', 'b'])` at module level: its fields."""
+    found = {}
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+            node.targets[0], ast.Name) else None
+        if isinstance(value, ast.Call) and dotted(value.func).split(".")[-1] == "namedtuple" and len(value.args) == 2 \
+                and isinstance(value.args[1], (ast.List, ast.Tuple)) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.args[1].elts):
+            found[node.targets[0].id] = [e.value for e in value.args[1].elts]
+    return found
 
 
 def _grad_decorator(decorator: ast.expr) -> str | None:

@@ -66,6 +66,8 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
     if name == "scaled_dot_product_attention" and len(tensors) >= 3 and None not in (tensors[0].shape, tensors[2].shape):
         query, value = tensors[0].shape, tensors[2].shape
         return TensorValue((*query[:-1], value[-1]), grad_enabled and requires_grad(*tensors[:3]))
+    if name == "gather" and len(tensors) >= 2:  # torch.gather(a, dim, index): the index's shape
+        return TensorValue(tensors[1].shape, grad_enabled and tensors[0].requires_grad)
     if name == "linspace" and len(args) >= 3:
         return TensorValue((integer(args[2]),))
     if name == "randint" and len(args) >= 2 and isinstance(args[-1], Const) and isinstance(args[-1].value, tuple):
@@ -81,6 +83,8 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
         return TensorValue(shape, grad and name != "detach")
     if name in NEW_FACTORIES and args:
         return TensorValue(sizes_of(args[:1]))
+    if name == "gather" and len(args) == 2 and isinstance(args[1], TensorValue):
+        return TensorValue(args[1].shape, grad)  # the index's shape, whatever the source's
     if shape is None:
         raise ShapeUnknown("shape")
     if name == "size" and len(args) == 1:

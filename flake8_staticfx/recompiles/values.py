@@ -38,6 +38,8 @@ class Lambda:
 
     line: int
     col: int
+    node: ast.Lambda | None = field(default=None, compare=False)  # what calling it runs
+    env: dict | None = field(default=None, compare=False)  # the names it sees
 
 
 @dataclass(eq=False)
@@ -96,6 +98,13 @@ class DictValue:
     """A dict literal: its keys (the guards check which keys there are, not their order)."""
 
     items: dict
+
+
+@dataclass(eq=False)
+class Record:
+    """An instance of a namedtuple of the linted file: its fields by name, in order."""
+
+    fields: dict
 
 
 @dataclass(eq=False)
