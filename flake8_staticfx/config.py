@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .ir import CONFIGURED, FLOAT_DTYPE, TRAINING, Condition
+from .ir import AUTOCAST, CONFIGURED, FLOAT_DTYPE, TRAINING, Condition
 
 if TYPE_CHECKING:
     from .rules import Rule
@@ -71,6 +71,8 @@ class Options:
             return (self.mode == "train") == condition.holds
         if condition.kind == FLOAT_DTYPE and self.dtype:
             return (self.dtype == condition.subject) == condition.holds
+        if condition.kind == AUTOCAST and self.dtype == "float32":
+            return not condition.holds  # a float16 or bfloat16 run may be one under autocast
         return None
 
     @property
@@ -183,8 +185,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "The mode the model runs in: only the breaks of that mode are reported. Default: both, "
                "each break of one mode only labelled with it (`when training`).", choices=("eval", "train")),
     OptionSpec("--staticfx-dtype", "choice", "dtype",
-               "The floating dtype of the inputs: only the breaks in that dtype are reported. Default: "
-               "any, each break of one dtype only labelled with it (`in float16`).",
+               "The floating dtype of the inputs: only the breaks in that dtype are reported; float32 "
+               "also means autocast is off, float16 and bfloat16 leave it open (`under autocast`). "
+               "Default: any, each break of one dtype only labelled with it (`in float16`).",
                choices=("float32", "float16", "bfloat16")),
     OptionSpec("--staticfx-configuration", "choice", "configuration",
                "The configuration the model is built with: `default` follows constructor and config-field "

@@ -24,14 +24,16 @@ TRAINING = "training"  # `self.training`
 GRAD_ENABLED = "grad enabled"  # `torch.is_grad_enabled()`
 INPUT_GIVEN = "input given"  # an optional input is not None
 FLOAT_DTYPE = "float dtype"  # the inputs' floating dtype (`x.dtype == torch.float16`)
+AUTOCAST = "autocast"  # autocast is on for a device (`torch.is_autocast_enabled("cuda")`)
+DEVICE = "device"  # the inputs' device type (`x.is_cuda`, `x.device.type == "cpu"`)
 CONFIGURED = "configured"  # a constructor argument or config field away from its default (`debug=True`)
 
 
 @dataclass(frozen=True)
 class Condition:
     """One test the path to a break passes, of a kind that differs between the ways a model is
-    run (its mode, the inputs given, their dtype, its configuration): the break happens only
-    when it `holds`. `subject` names the input, the dtype or the setting the test is about; a
+    run (its mode, the inputs given, their dtype and device, autocast, its configuration): the break happens only
+    when it `holds`. `subject` names the input, the dtype, the device or the setting the test is about; a
     setting's `default` is the repr of the value a model built with defaults has."""
 
     kind: str

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 
 from .discover.projects import project_root
-from .ir import CONFIGURED, FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, TRAINING, Condition
+from .ir import AUTOCAST, CONFIGURED, DEVICE, FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, TRAINING, Condition
 from .rules import Rule
 
 LIMIT = 160
@@ -80,6 +80,8 @@ CONDITION_WORDS = {
     GRAD_ENABLED: ("with grad enabled", "with grad disabled"),
     INPUT_GIVEN: ("when `{}` is given", "when `{}` is None"),
     FLOAT_DTYPE: ("in {}", "not in {}"),
+    AUTOCAST: ("under autocast", "without autocast"),
+    DEVICE: ("on {}", "not on {}"),
 }
 
 

@@ -232,6 +232,11 @@ LOGGER_METHODS = frozenset({
 # Calls whose static result says how the model is run: true exactly when the condition of that
 # kind (ir.py) holds, which a break under them needs.
 RUN_TESTS = {"torch.is_grad_enabled": GRAD_ENABLED}
+# Calls testing whether autocast is on (a flag dynamo guards on), with the device type each tests
+# when given none.
+AUTOCAST_TESTS = {"torch.is_autocast_enabled": "cuda", "torch.is_autocast_cpu_enabled": "cpu"}
+# Tensor attributes testing the device a model runs on (`x.is_cuda`), with the device type each names.
+TENSOR_DEVICE_FLAGS = {"is_cuda": "cuda", "is_cpu": "cpu", "is_mps": "mps"}
 
 # Calls with a static result under torch.compile: its value when known (True while compiling),
 # NOTHING when it is static but not known here.
@@ -249,7 +254,6 @@ STATIC_FUNCTIONS = {
     "torch.onnx.is_in_onnx_export": False,
     "torch.fx._symbolic_trace.is_fx_tracing": False,
     "torch.is_inference_mode_enabled": NOTHING,
-    "torch.is_autocast_enabled": NOTHING,
     "torch.get_autocast_gpu_dtype": NOTHING,
     "torch.get_default_dtype": NOTHING,
     "torch.promote_types": NOTHING,  # a dtype: dynamo folds it on dtypes

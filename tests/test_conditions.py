@@ -17,13 +17,14 @@ from flake8_staticfx.front.plugin import diagnose
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 FILES = ["cond_training.py", "cond_optional_input.py", "cond_optional_none.py", "cond_float16.py",
-         "cond_grad_enabled.py"]
+         "cond_grad_enabled.py", "cond_autocast.py"]
 # The label of a break reached only in the setting a case is named by.
 LABELS = {
     "train": "when training", "eval": "in eval mode", "grad": "with grad enabled",
     "given": "when `attention_mask` is given", "none": "when `attention_mask` is None",
     "float16": "in float16", "float32": "not in float16",
     "debug": "with debug=True", "default": "with debug=False",
+    "autocast": "under autocast", "noautocast": "without autocast",
 }
 
 
@@ -80,6 +81,30 @@ def test_an_option_keeps_exactly_the_breaks_of_its_setting(name, field, setting)
                 for found in case["breaks"]}
     assert {d.line for d in found} == expected
     assert all(d.condition is None for d in found)
+
+
+def test_float32_means_autocast_is_off():
+    """--staticfx-dtype float32 keeps the breaks of a run without autocast, unlabelled;
+    float16 leaves autocast open, its breaks still labelled."""
+    without = {found["line"] for case in truth_of("cond_autocast.py") if case["name"].endswith("-noautocast")
+               for found in case["breaks"]}
+    assert diagnosed("cond_autocast.py", Options(dtype="float32")) == dict.fromkeys(without)
+    assert diagnosed("cond_autocast.py", Options(dtype="float16")) == expected_conditions("cond_autocast.py")
+
+
+def test_a_device_test_labels_the_breaks_of_each_device():
+    """Recorded on cpu only: each break is labelled with the cpu side of its test."""
+    cpu_side = {found["line"]: None for case in truth_of("cond_device.py") for found in case["breaks"]}
+    assert diagnosed("cond_device.py", Options()) == {**cpu_side, 12: "on cpu", 14: "not on cuda"}
+
+
+def test_a_break_only_cuda_reaches_says_so():
+    """The cuda side, which cannot run here: dynamo guards on `x.is_cuda` as on `x.device.type`."""
+    source = ("import torch.nn as nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+              "        if x.is_cuda and x.max() > 0:\n            x = x + 1\n"
+              "        if x.device.type == 'mps':\n            print('mps')\n        return x\n")
+    found = diagnose(source, "m.py", ast.parse(source), Options())
+    assert {d.line: d.condition for d in found} == {5: "on cuda", 8: "on mps"}
 
 
 def test_the_options_are_read_from_the_flake8_section(tmp_path):

@@ -8,7 +8,7 @@ from .. import rules, tables
 from ..fx_names import FX_NAMES
 from ..discover.resolver import CONTAINERS, DISABLE_DECORATORS, is_torch_layer
 from ..interpret.resume import RestEagerly, WhollyEagerly
-from ..ir import Condition, Node
+from ..ir import AUTOCAST, Condition, Node
 from ..torch_versions import in_each_release
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .containers import Dict, Seq
@@ -63,6 +63,8 @@ class External(Value):
             return Static(tables.STATIC_FUNCTIONS[qname])
         if qname in tables.RUN_TESTS:
             return Static.testing(Condition(tables.RUN_TESTS[qname]), tx.options)
+        if qname in tables.AUTOCAST_TESTS:
+            return autocast_test(tx, args, kwargs, tables.AUTOCAST_TESTS[qname])
         if qname in tables.LOGGER_FACTORIES:
             return Instance("logging.Logger")
         if qname in tables.UNSUPPORTED_CONTEXTS or qname in tables.MOCK_CLASSES or qname in tables.INSTANCE_CLASSES:
@@ -355,3 +357,12 @@ def make_container(qname: str, args: list[Value], unknown_rest: bool = False) ->
     if isinstance(items, list):
         items = [with_path(v, str(i)) for i, v in enumerate(items)]
     return ContainerModule("", qname=qname, items=items)
+
+
+def autocast_test(tx: Interpreter, args: list[Value], kwargs: dict[str, Value], device: str) -> Static:
+    """`torch.is_autocast_enabled("cpu")`: true under autocast for that device (`device` when
+    none is given); dynamo guards on it rather than break."""
+    given = args[0] if args else kwargs.get("device_type", Static(device))
+    if not (isinstance(given, Static) and given.known and isinstance(given.value, str)):
+        return Static()
+    return Static.testing(Condition(AUTOCAST, given.value), tx.options)

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from .. import rules, tables
-from ..ir import FLOAT_DTYPE, INPUT_GIVEN, Condition
+from ..ir import DEVICE, FLOAT_DTYPE, INPUT_GIVEN, Condition
 from .base import NOTHING, UNKNOWN, Value
 from .containers import Dict, Seq
 from .externals import External
 from .folding import fold
 from .joins import join
-from .static import EnumMember, Static, TensorDtype, derived
+from .static import EnumMember, Static, TensorDeviceType, TensorDtype, derived
 from .tensors import (BINOPS, UNARY_OPS, NdArray, Tensor, all_scalar, is_definite_tensor, only_weak, tensor_binop,
                       tensor_unary)
 
@@ -99,9 +99,9 @@ def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.Nod
         return derived(same if op == "is" else not same, left, right)
     if op in ("in", "not in"):
         return membership(tx, op, left, right, expr, frame)
-    tested_dtype = float_dtype_test(tx, op, left, right)
-    if tested_dtype is not None:
-        return tested_dtype
+    tested_run = run_test(tx, op, left, right)
+    if tested_run is not None:
+        return tested_run
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
         return NdArray(any_array_holds_data(left, right))
     if isinstance(left, Tensor) or isinstance(right, Tensor):
@@ -199,14 +199,24 @@ def any_array_holds_data(*values: Value) -> bool:
     return any(isinstance(v, NdArray) and v.holds_data for v in values)
 
 
-def float_dtype_test(tx: Interpreter, op: str, left: Value, right: Value) -> Static | None:
-    """`x.dtype == torch.float16`: true when the model runs in that dtype (--staticfx-dtype)."""
+def run_test(tx: Interpreter, op: str, left: Value, right: Value) -> Static | None:
+    """`x.dtype == torch.float16`, `x.device.type == "cuda"`: true when the model runs in that
+    dtype (--staticfx-dtype) or on that device."""
     if op not in ("==", "!="):
         return None
     for a, b in ((left, right), (right, left)):
-        if isinstance(a, TensorDtype) and isinstance(b, External) and b.qname in tables.FLOAT_DTYPES:
-            runs_in = Condition(FLOAT_DTYPE, tables.FLOAT_DTYPES[b.qname])
-            return Static.testing(runs_in if op == "==" else runs_in.negated(), tx.options)
+        tested = run_condition(a, b)
+        if tested is not None:
+            return Static.testing(tested if op == "==" else tested.negated(), tx.options)
+    return None
+
+
+def run_condition(tested: Value, name: Value) -> Condition | None:
+    """The condition `tested == name` is true under: a floating dtype, or a device type."""
+    if isinstance(tested, TensorDtype) and isinstance(name, External) and name.qname in tables.FLOAT_DTYPES:
+        return Condition(FLOAT_DTYPE, tables.FLOAT_DTYPES[name.qname])
+    if isinstance(tested, TensorDeviceType) and isinstance(name, Static) and isinstance(name.value, str):
+        return Condition(DEVICE, name.value)
     return None
 
 

@@ -148,6 +148,19 @@ class TensorDtype(Static):
     the ways a model is run (float32, float16 under mixed precision)."""
 
 
+@dataclass(eq=False)
+class TensorDevice(Static):
+    """`x.device` of a tensor: which device it is differs between the ways a model is run."""
+
+    def var_getattr(self, tx: Interpreter, name: str, expr: nodes.NodeNG, frame: Frame) -> Value:
+        return TensorDeviceType() if name == "type" else super().var_getattr(tx, name, expr, frame)
+
+
+@dataclass(eq=False)
+class TensorDeviceType(Static):
+    """`x.device.type`: compared with a name (`== "cuda"`), it tests the device the model runs on."""
+
+
 @dataclass(frozen=True)
 class EnumMember:
     """A member of a project Enum, compared by class and name as Python compares members."""

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 from .. import rules, tables
 from ..fx_names import TENSOR_MEMBERS
 from ..interpret.resume import RestEagerly, WhollyEagerly
+from ..ir import DEVICE, Condition
 from ..segments import is_metadata
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .containers import Seq
 from .functions import BoundMethod
-from .static import Static, TensorDtype
+from .static import Static, TensorDevice, TensorDtype
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -78,6 +79,10 @@ class Tensor(Value):
             node = tx.graph.call_function("getattr", (self.as_arg(), name), meta=tx.meta(expr, frame))
             if name == "dtype" and not self.is_bool:
                 return TensorDtype(node=node)
+            if name == "device":
+                return TensorDevice(node=node)
+            if name in tables.TENSOR_DEVICE_FLAGS:
+                return Static.testing(Condition(DEVICE, tables.TENSOR_DEVICE_FLAGS[name]), tx.options)
             return Tensor(node) if name in tables.TENSOR_TENSOR_ATTRIBUTES else Static(node=node)
         return BoundMethod(self, name)
 
