@@ -846,9 +846,9 @@ LINT_FLAGS = ["--select=SFX", "--isolated", "--staticfx-notices", "-j", "1"]
 
 
 def lint_flags(modes):
-    """The lint's flags: the runs the oracle makes, on float32 inputs, and in one mode when
+    """The lint's flags: the runs the oracle makes, on float32 inputs on cpu, and in one mode when
     --modes names one, so that a break labelled for another setting is not reported."""
-    return [*LINT_FLAGS, "--staticfx-dtype=float32", *([f"--staticfx-mode={modes[0]}"] if len(modes) == 1 else [])]
+    return [*LINT_FLAGS, "--staticfx-dtype=float32", "--staticfx-device=cpu", *([f"--staticfx-mode={modes[0]}"] if len(modes) == 1 else [])]
 
 
 def _linter_hash(files, flags):

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .ir import AUTOCAST, CONFIGURED, FLOAT_DTYPE, TRAINING, Condition
+from .ir import AUTOCAST, CONFIGURED, DEVICE, FLOAT_DTYPE, TRAINING, Condition
 
 if TYPE_CHECKING:
     from .rules import Rule
@@ -54,6 +54,8 @@ class Options:
     # ("float32", "float16", "bfloat16"): "" for any, each break of one only labelled with it.
     mode: str = ""
     dtype: str = ""
+    # The device type the model runs on ("cpu", "cuda", "mps"): "" for any, as dtype.
+    device: str = ""
     # The configuration: "default" follows constructor and config-field defaults (a model built
     # with defaults); "any" also takes the paths other values reach, each break labelled with one.
     # Unset: "default", but "any" with library_roots (a library's users build its classes).
@@ -64,13 +66,15 @@ class Options:
 
     def settles(self, condition: Condition) -> bool | None:
         """Does `condition` hold in the run these options describe (--staticfx-mode,
-        --staticfx-dtype, --staticfx-configuration)? None when they leave it open."""
+        --staticfx-dtype, --staticfx-device, --staticfx-configuration)? None when they leave it open."""
         if condition.kind == CONFIGURED and not self.any_configuration:
             return not condition.holds
         if condition.kind == TRAINING and self.mode:
             return (self.mode == "train") == condition.holds
         if condition.kind == FLOAT_DTYPE and self.dtype:
             return (self.dtype == condition.subject) == condition.holds
+        if condition.kind == DEVICE and self.device:
+            return (self.device == condition.subject) == condition.holds
         if condition.kind == AUTOCAST and self.dtype == "float32":
             return not condition.holds  # a float16 or bfloat16 run may be one under autocast
         return None
@@ -189,6 +193,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "also means autocast is off, float16 and bfloat16 leave it open (`under autocast`). "
                "Default: any, each break of one dtype only labelled with it (`in float16`).",
                choices=("float32", "float16", "bfloat16")),
+    OptionSpec("--staticfx-device", "choice", "device",
+               "The device type the model runs on: only the breaks on it are reported. Default: any, "
+               "each break of one device only labelled with it (`on cuda`).", choices=("cpu", "cuda", "mps")),
     OptionSpec("--staticfx-configuration", "choice", "configuration",
                "The configuration the model is built with: `default` follows constructor and config-field "
                "defaults; `any` also reports the breaks only another value reaches, each labelled with it "

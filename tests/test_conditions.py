@@ -69,9 +69,10 @@ def test_the_label_is_in_the_message():
 @pytest.mark.parametrize("name, field, setting", [
     ("cond_training.py", "mode", "train"), ("cond_training.py", "mode", "eval"),
     ("cond_float16.py", "dtype", "float16"), ("cond_float16.py", "dtype", "float32"),
+    ("cond_device.py", "device", "cpu"),
 ])
 def test_an_option_keeps_exactly_the_breaks_of_its_setting(name, field, setting):
-    """--staticfx-mode / --staticfx-dtype: the lines reported are those the cases named by the
+    """--staticfx-mode / --staticfx-dtype / --staticfx-device: the lines reported are those the cases named by the
     setting break on, none labelled (the setting decides them)."""
     path = os.path.join(CASES, name)
     with open(path, encoding="utf-8") as handle:
@@ -105,6 +106,10 @@ def test_a_break_only_cuda_reaches_says_so():
               "        if x.device.type == 'mps':\n            print('mps')\n        return x\n")
     found = diagnose(source, "m.py", ast.parse(source), Options())
     assert {d.line: d.condition for d in found} == {5: "on cuda", 8: "on mps"}
+    on_cpu = diagnose(source, "m.py", ast.parse(source), Options(device="cpu"))
+    assert on_cpu == []
+    on_cuda = diagnose(source, "m.py", ast.parse(source), Options(device="cuda"))
+    assert {d.line: d.condition for d in on_cuda} == {5: None}
 
 
 def test_the_options_are_read_from_the_flake8_section(tmp_path):

@@ -71,7 +71,7 @@ def test_help_documents_every_option():
                    "--staticfx-capture-dynamic-output-shape-ops", "--staticfx-ignore-logging-functions",
                    "--staticfx-module-bases", "--staticfx-max-inline-depth", "--staticfx-notices",
                    "--staticfx-library-path", "--staticfx-library-roots", "--staticfx-mode", "--staticfx-dtype",
-                   "--staticfx-configuration",
+                   "--staticfx-device", "--staticfx-configuration",
                    "--staticfx-cache-dir", "--staticfx-no-cache"):
         assert option in result.stdout
 
