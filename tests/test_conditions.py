@@ -93,6 +93,16 @@ def test_float32_means_autocast_is_off():
     assert diagnosed("cond_autocast.py", Options(dtype="float16")) == expected_conditions("cond_autocast.py")
 
 
+def test_autocast_on_the_inputs_device_is_a_condition():
+    """transformers' flash-attention dtype choice tests autocast on the query's own device."""
+    source = ("import torch\n\nclass M(torch.nn.Module):\n    def forward(self, query):\n"
+              "        device_type = query.device.type\n        if torch.is_autocast_enabled(device_type):\n"
+              "            print('autocast')\n        return query\n")
+    found = diagnose(source, "m.py", ast.parse(source), Options())
+    assert {d.line: d.condition for d in found} == {7: "under autocast"}
+    assert diagnose(source, "m.py", ast.parse(source), Options(dtype="float32")) == []
+
+
 def test_a_device_test_labels_the_breaks_of_each_device():
     """Recorded on cpu only: each break is labelled with the cpu side of its test."""
     cpu_side = {found["line"]: None for case in truth_of("cond_device.py") for found in case["breaks"]}

@@ -361,8 +361,8 @@ def make_container(qname: str, args: list[Value], unknown_rest: bool = False) ->
 
 def autocast_test(tx: Interpreter, args: list[Value], kwargs: dict[str, Value], device: str) -> Static:
     """`torch.is_autocast_enabled("cpu")`: true under autocast for that device (`device` when
-    none is given); dynamo guards on it rather than break."""
+    none is given; the run's own when not known, as `x.device.type` is); dynamo guards on it
+    rather than break."""
     given = args[0] if args else kwargs.get("device_type", Static(device))
-    if not (isinstance(given, Static) and given.known and isinstance(given.value, str)):
-        return Static()
-    return Static.testing(Condition(AUTOCAST, given.value), tx.options)
+    named = isinstance(given, Static) and given.known and isinstance(given.value, str)
+    return Static.testing(Condition(AUTOCAST, given.value if named else ""), tx.options)
