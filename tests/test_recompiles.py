@@ -475,3 +475,34 @@ DIFFUSION_SAMPLER = """\
 def test_a_sampler_through_namedtuples_lambdas_and_gather_feeds_its_sample_back(mode, compiles):
     frames, _ = _predict(DIFFUSION_SAMPLER.format(mode=mode))
     assert [frame.compiles for frame in frames if frame.known] == [compiles]
+
+
+BOUND_METHOD = """\
+    import torch
+    import torch.nn as nn
+
+
+    class Stepper(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(4, 4)
+
+        def step(self, x, scale: float):
+            return self.proj(x) * scale
+
+
+    def run():
+        stepper = Stepper()
+        step = torch.compile(stepper.step)
+        for rows in {rows}:
+            step(torch.randn(rows, 4), 0.5)
+"""
+
+
+@pytest.mark.parametrize("rows, compiles", [
+    ("(2, 2, 2)", 1),
+    ("(2, 3, 4)", 2),  # the second batch size makes it dynamic (checked with dynamo 2.13)
+])
+def test_a_compiled_bound_method_is_a_frame_on_its_instance(rows, compiles):
+    frames, _ = _predict(BOUND_METHOD.format(rows=rows))
+    assert [frame.compiles for frame in frames if frame.known] == [compiles]

@@ -434,7 +434,7 @@ class Replay:
             if name in ("eval", "train"):
                 owner.training = name == "train" and (not args or bool(getattr(args[0], "value", True)))
                 return owner
-            function = next((n for n in owner.cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+            function = _method_of(owner.cls, name)
             if function is not None and name != "forward":
                 return self.inline(function, [owner, *args], kwargs, {})  # a method of the project
             if name == "register_buffer" and len(args) >= 2 and isinstance(args[0], Const):
@@ -511,6 +511,9 @@ class Replay:
             frame, instance = forward_of(target.cls), target
         elif isinstance(target, ast.FunctionDef):
             frame, instance = target, None
+        elif isinstance(target, _Method) and isinstance(target.owner, Instance) and _method_of(
+                target.owner.cls, target.name) is not None:  # torch.compile(diffusion.p_sample)
+            frame, instance = _method_of(target.owner.cls, target.name), target.owner
         else:
             raise StopReplay("compiled object")
         self.record(instance, frame, args, compiled.dynamic, compiled.line, node)
@@ -607,6 +610,10 @@ class _Closure:
 class _Method:
     owner: object
     name: str
+
+
+def _method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
 
 def _tensor_of(data) -> TensorValue:
