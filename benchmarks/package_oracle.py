@@ -203,7 +203,7 @@ def worker(case_file, index, mode, out_path):
 
     result["linetable_fixed"] = os.environ.get("ORACLE_NO_LINETABLE_FIX") != "1" and patch_linetable()
     torch._dynamo.reset()
-    torch._logging.set_logs(graph_breaks=True)
+    record_truth.log_every_graph_break(torch)
     handler = Collect(level=logging.DEBUG)
     logging.getLogger("torch._dynamo").addHandler(handler)
     result["compile_error"] = None

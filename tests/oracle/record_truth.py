@@ -409,6 +409,15 @@ def _eager_lines(cases_dir: str, make_model, make_inputs, locator: _Locator) -> 
     return in_child(run, {"executed": {}, "eager_error": "eager run died"})
 
 
+def log_every_graph_break(torch) -> None:
+    """Turn on the `graph_breaks` log, every break with its stack: dynamo logs a repeat of (break
+    kind, innermost location) without one, and that location is often inside torch, so a second
+    case line breaking in the same torch function would be lost (tests/model_heldout/pointnet.py:82).
+    Called in the compiling child only."""
+    torch._logging.set_logs(graph_breaks=True)
+    torch._dynamo.utils.graph_break_dup_warning_checker.add = lambda key: True
+
+
 def worker(cases_dir: str, file_name: str, index: int, config: dict, fullgraph: bool) -> dict:
     import logging
     import traceback
@@ -438,11 +447,7 @@ def worker(cases_dir: str, file_name: str, index: int, config: dict, fullgraph: 
     torch._dynamo.utils.counters.clear()
     for key, value in config.items():
         setattr(torch._dynamo.config, key, config_object(value))
-    torch._logging.set_logs(graph_breaks=True)
-    # Every break with its stack: dynamo logs a repeat of (break kind, innermost location)
-    # without one, and that location is often inside torch, so a second case line breaking in
-    # the same torch function would be lost (tests/model_heldout/pointnet.py:82).
-    torch._dynamo.utils.graph_break_dup_warning_checker.add = lambda key: True
+    log_every_graph_break(torch)
     handler = Collect(level=logging.DEBUG)
     dynamo_logger = logging.getLogger("torch._dynamo")
     dynamo_logger.addHandler(handler)
