@@ -63,6 +63,8 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
+import record_truth  # noqa: E402  (its compiling child's log set-up is shared)
 ORACLE_DIR = os.path.join(REPO, ".oracle")  # git-ignored; benchmarks/library_oracle_setup.sh fills it
 FLAKE8 = os.environ.get("STATICFX_FLAKE8", os.path.join(REPO, ".venv", "bin", "flake8"))
 LINTER_SRC = os.environ.get("STATICFX_SRC", os.path.join(REPO, "flake8_staticfx"))
@@ -736,10 +738,7 @@ def worker(name, mode, out_path):
     sc.InstructionTranslatorBase.starts_line = starts_line
     linetable_fixed = patch_linetable() if os.environ.get("ORACLE_NO_LINETABLE_FIX") != "1" else False
     torch._dynamo.reset()
-    torch._logging.set_logs(graph_breaks=True)
-    # every break with its stack (as tests/oracle/record_truth.py): dynamo logs a repeat of
-    # (break kind, innermost location) without one, and that location is often inside torch
-    torch._dynamo.utils.graph_break_dup_warning_checker.add = lambda key: True
+    record_truth.log_every_graph_break(torch)
     grab = Grab(level=logging.DEBUG)
     logging.getLogger("torch._dynamo").addHandler(grab)
     compile_error = None
