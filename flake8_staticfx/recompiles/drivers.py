@@ -14,11 +14,13 @@ import copy
 import operator
 from dataclasses import dataclass, replace
 
+from .declarations import (GRAD_CONTEXTS, compile_setting, forget, grad_decorator, is_compile, is_super_init,
+                           method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, tensor_method, torch_function
-from .syntax import dotted, forward_of, is_self_attribute
+from .syntax import dotted, forward_of
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, ModuleDict, Opaque, Record, TensorValue, Unknown)
+                     ListValue, ModuleDict, Record, TensorValue, Unknown)
 
 MAX_STEPS = 2_000
 MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
@@ -26,7 +28,6 @@ MAX_INLINE_DEPTH = 8  # project functions called within one another from a drive
 STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
-GRAD_CONTEXTS = {"no_grad": "no_grad", "inference_mode": "inference_mode", "enable_grad": "grad"}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -70,11 +71,11 @@ class Replay:
         self.skipped_classes = skipped_classes
         self.classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
         self.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-        self.constants = _module_constants(tree)
-        self.namedtuples = _namedtuples(tree)
-        self.compiled_functions = {name: Compiled(node, _compile_setting(decorator), node.lineno)
+        self.constants = module_constants(tree)
+        self.namedtuples = namedtuples(tree)
+        self.compiled_functions = {name: Compiled(node, compile_setting(decorator), node.lineno)
                                    for name, node in self.functions.items()
-                                   for decorator in node.decorator_list if _is_compile(decorator)}
+                                   for decorator in node.decorator_list if is_compile(decorator)}
         self.calls: list[Call] = []
         self.steps = 0
         self.depth = 0  # project functions being inlined
@@ -287,7 +288,7 @@ class Replay:
         test = self.expr(node.test, env)
         if isinstance(test, Const):
             return self.expr(node.body if test.value else node.orelse, env)
-        if _pure(node.body) and _pure(node.orelse):
+        if pure(node.body) and pure(node.orelse):
             body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
             if isinstance(body, Const) and isinstance(orelse, Const) and body.value == orelse.value:
                 return body
@@ -358,7 +359,7 @@ class Replay:
         if (function.args.vararg or function.args.kwarg) and (
                 len(args) > len(function.args.args) or set(kwargs) - {a.arg for a in function.args.args}):
             raise StopReplay("variadic function")  # extra arguments: not followed
-        modes = [_grad_decorator(d) for d in function.decorator_list]
+        modes = [grad_decorator(d) for d in function.decorator_list]
         if None in modes:
             raise StopReplay("decorated function")
         self.depth += 1
@@ -434,7 +435,7 @@ class Replay:
             if name in ("eval", "train"):
                 owner.training = name == "train" and (not args or bool(getattr(args[0], "value", True)))
                 return owner
-            function = _method_of(owner.cls, name)
+            function = method_of(owner.cls, name)
             if function is not None and name != "forward":
                 return self.inline(function, [owner, *args], kwargs, {})  # a method of the project
             if name == "register_buffer" and len(args) >= 2 and isinstance(args[0], Const):
@@ -467,14 +468,14 @@ class Replay:
             return instance
         env = _bind(init, [instance, *args], kwargs, self)
         for statement in init.body:
-            if _is_super_init(statement):
+            if is_super_init(statement):
                 continue
             try:
                 self.init_statement(statement, instance, env)
             except StateChange:
                 raise
             except (StopReplay, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
-                _forget(statement, instance, env)
+                forget(statement, instance, env)
         return instance
 
     def init_statement(self, statement: ast.stmt, instance: Instance, env: dict) -> None:
@@ -511,9 +512,9 @@ class Replay:
             frame, instance = forward_of(target.cls), target
         elif isinstance(target, ast.FunctionDef):
             frame, instance = target, None
-        elif isinstance(target, _Method) and isinstance(target.owner, Instance) and _method_of(
+        elif isinstance(target, _Method) and isinstance(target.owner, Instance) and method_of(
                 target.owner.cls, target.name) is not None:  # torch.compile(diffusion.p_sample)
-            frame, instance = _method_of(target.owner.cls, target.name), target.owner
+            frame, instance = method_of(target.owner.cls, target.name), target.owner
         else:
             raise StopReplay("compiled object")
         self.record(instance, frame, args, compiled.dynamic, compiled.line, node)
@@ -612,10 +613,6 @@ class _Method:
     name: str
 
 
-def _method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
-    return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
-
-
 def _tensor_of(data) -> TensorValue:
     """torch.tensor(data): a 0-d tensor of a number (its value kept), a 1-d one of a flat list."""
     if isinstance(data, Const) and isinstance(data.value, (int, float, bool)):
@@ -682,93 +679,5 @@ def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -
     return env
 
 
-def _module_constants(tree: ast.Module) -> dict[str, Const]:
-    """Names the module binds once to a number, string or bool (`learning_rate = 6e-4`) and no
-    function rebinds (`global`)."""
-    rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
-    found: dict[str, Const] = {}
-    seen: set[str] = set()
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AnnAssign, ast.AugAssign)) else []
-        for target in targets:
-            if isinstance(target, ast.Name):
-                if target.id in seen:
-                    found.pop(target.id, None)
-                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(
-                        node.value.value, (int, float, str, bool)):
-                    found[target.id] = Const(node.value.value)
-                seen.add(target.id)
-    return {name: value for name, value in found.items() if name not in rebound}
-
-
-def _namedtuples(tree: ast.Module) -> dict[str, list[str]]:
-    """`Name = namedtuple('Name', ['a', 'b'])` at module level: its fields."""
-    found = {}
-    for node in tree.body:
-        value = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-            node.targets[0], ast.Name) else None
-        if isinstance(value, ast.Call) and dotted(value.func).split(".")[-1] == "namedtuple" and len(value.args) == 2 \
-                and isinstance(value.args[1], (ast.List, ast.Tuple)) and all(
-                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.args[1].elts):
-            found[node.targets[0].id] = [e.value for e in value.args[1].elts]
-    return found
-
-
-def _grad_decorator(decorator: ast.expr) -> str | None:
-    """The grad mode a decorator sets (`@torch.no_grad()`), None for any other decorator."""
-    name = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
-    short = name.split(".")[-1]
-    return GRAD_CONTEXTS[short] if name.startswith("torch.") and short in GRAD_CONTEXTS else None
-
-
-def _pure(node: ast.expr) -> bool:
-    """An expression without calls but of builtins on numbers: evaluating it changes nothing."""
-    return all(not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in (
-        "min", "max", "abs", "len", "float", "int") for n in ast.walk(node))
-
-
 def _empty(value) -> bool:
     return isinstance(value, DictValue) and not value.items
-
-
-def _forget(statement: ast.stmt, instance: Instance, env: dict) -> None:
-    """An `__init__` statement not followed: the names it assigns are unknown, and the
-    attributes it assigns or calls a method of are opaque (the same object at every call)."""
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            env[node.id] = UNKNOWN
-        elif isinstance(node, ast.Attribute) and is_self_attribute(node):
-            stored = isinstance(node.ctx, ast.Store)
-            if stored or _is_receiver(node, statement):
-                instance.attributes[node.attr] = Opaque(statement.lineno)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            root = node.value
-            while isinstance(root, ast.Attribute) and not is_self_attribute(root):
-                root = root.value
-            if is_self_attribute(root):  # self.transformer.wte.weight = ...
-                instance.attributes[root.attr] = Opaque(statement.lineno)
-
-
-def _is_receiver(attribute: ast.Attribute, statement: ast.stmt) -> bool:
-    """`self.layers` in `self.layers.append(block)`: an object changed in place."""
-    return any(isinstance(node, ast.Attribute) and node.value is attribute for node in ast.walk(statement))
-
-
-def _is_super_init(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
-        statement.value.func, ast.Attribute) and statement.value.func.attr == "__init__"
-
-
-def _is_compile(decorator: ast.expr) -> bool:
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return dotted(target) == "torch.compile"
-
-
-def _compile_setting(decorator: ast.expr) -> bool | None:
-    if isinstance(decorator, ast.Call):
-        for keyword in decorator.keywords:
-            if keyword.arg == "dynamic" and isinstance(keyword.value, ast.Constant):
-                return keyword.value.value
-    return None
-

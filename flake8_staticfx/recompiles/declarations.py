@@ -1,0 +1,103 @@
+"""What a driver file declares, read from its syntax alone: its module constants and
+namedtuples, the functions `@torch.compile` decorates, the grad mode a decorator sets, and what an
+`__init__` statement the replay does not follow leaves unknown. drivers.py replays statements
+with these facts."""
+from __future__ import annotations
+
+import ast
+
+from .syntax import dotted, is_self_attribute
+from .values import UNKNOWN, Const, Instance, Opaque
+
+GRAD_CONTEXTS = {"no_grad": "no_grad", "inference_mode": "inference_mode", "enable_grad": "grad"}
+
+
+def method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+
+
+def module_constants(tree: ast.Module) -> dict[str, Const]:
+    """Names the module binds once to a number, string or bool (`learning_rate = 6e-4`) and no
+    function rebinds (`global`)."""
+    rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
+    found: dict[str, Const] = {}
+    seen: set[str] = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Name):
+                if target.id in seen:
+                    found.pop(target.id, None)
+                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(
+                        node.value.value, (int, float, str, bool)):
+                    found[target.id] = Const(node.value.value)
+                seen.add(target.id)
+    return {name: value for name, value in found.items() if name not in rebound}
+
+
+def namedtuples(tree: ast.Module) -> dict[str, list[str]]:
+    """`Name = namedtuple('Name', ['a', 'b'])` at module level: its fields."""
+    found = {}
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+            node.targets[0], ast.Name) else None
+        if isinstance(value, ast.Call) and dotted(value.func).split(".")[-1] == "namedtuple" and len(value.args) == 2 \
+                and isinstance(value.args[1], (ast.List, ast.Tuple)) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.args[1].elts):
+            found[node.targets[0].id] = [e.value for e in value.args[1].elts]
+    return found
+
+
+def grad_decorator(decorator: ast.expr) -> str | None:
+    """The grad mode a decorator sets (`@torch.no_grad()`), None for any other decorator."""
+    name = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+    short = name.split(".")[-1]
+    return GRAD_CONTEXTS[short] if name.startswith("torch.") and short in GRAD_CONTEXTS else None
+
+
+def pure(node: ast.expr) -> bool:
+    """An expression without calls but of builtins on numbers: evaluating it changes nothing."""
+    return all(not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in (
+        "min", "max", "abs", "len", "float", "int") for n in ast.walk(node))
+
+
+def forget(statement: ast.stmt, instance: Instance, env: dict) -> None:
+    """An `__init__` statement not followed: the names it assigns are unknown, and the
+    attributes it assigns or calls a method of are opaque (the same object at every call)."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            env[node.id] = UNKNOWN
+        elif isinstance(node, ast.Attribute) and is_self_attribute(node):
+            stored = isinstance(node.ctx, ast.Store)
+            if stored or is_receiver(node, statement):
+                instance.attributes[node.attr] = Opaque(statement.lineno)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            root = node.value
+            while isinstance(root, ast.Attribute) and not is_self_attribute(root):
+                root = root.value
+            if is_self_attribute(root):  # self.transformer.wte.weight = ...
+                instance.attributes[root.attr] = Opaque(statement.lineno)
+
+
+def is_receiver(attribute: ast.Attribute, statement: ast.stmt) -> bool:
+    """`self.layers` in `self.layers.append(block)`: an object changed in place."""
+    return any(isinstance(node, ast.Attribute) and node.value is attribute for node in ast.walk(statement))
+
+
+def is_super_init(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
+        statement.value.func, ast.Attribute) and statement.value.func.attr == "__init__"
+
+
+def is_compile(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return dotted(target) == "torch.compile"
+
+
+def compile_setting(decorator: ast.expr) -> bool | None:
+    if isinstance(decorator, ast.Call):
+        for keyword in decorator.keywords:
+            if keyword.arg == "dynamic" and isinstance(keyword.value, ast.Constant):
+                return keyword.value.value
+    return None
