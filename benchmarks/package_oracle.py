@@ -34,6 +34,8 @@ A diagnostic is judged at statement granularity (tests/oracle/scoring.py's Sourc
                dynamo gave up on the whole frame, or it ran only in a case whose compile crashed.
 A break (unique stack and reason, eval and train merged) is hit by a diagnostic on any frame of
 its stack; user side by the case files' diagnostics, library side by that library's own.
+"inner" counts the hits at the break's innermost frame in scope (the construct's own line, not
+only a caller's); --verbose lists the others as "AT A CALLER".
 Rows per package; HELD_OUT packages are printed apart.
 """
 import argparse
@@ -343,6 +345,13 @@ class Evidence:
         return any(f == name and self.src(name).statement(line) == self.src(name).statement(x)
                    for f, x in brk["stack"])
 
+    def at_innermost(self, brk, name, line, in_scope):
+        """Is (name, line) in the statement of the break's innermost frame in scope: the
+        construct's own line, not a caller's?"""
+        own = [(f, x) for f, x in brk["stack"] if in_scope(f)]
+        return bool(own) and own[-1][0] == name and in_scope(name) \
+            and self.src(name).statement(line) == self.src(name).statement(own[-1][1])
+
     def judge(self, name, line, message):
         """-> ("correct" | "false alarm" | "no verdict", named site right).  The issue's rule:
         correct when a break is at that statement or below the call there.  A message that
@@ -427,14 +436,15 @@ def score_rows(label, evidence, diagnostics, in_scope, own_frames_only=False):
             unique.setdefault((b["title"], own), dict(b, stack=own))
         breaks = list(unique.values())
     hit = [b for b in breaks if any(evidence.on_stack(b, d[0], d[1]) for d in diagnostics if in_scope(d[0]))]
+    inner = [b for b in hit if any(evidence.at_innermost(b, d[0], d[1], in_scope) for d in diagnostics)]
     count = {v: sum(1 for _, x in verdicts if x == v) for v in ("correct", "false alarm", "no verdict")}
-    return {"scope": label, "breaks": len(breaks), "hits": len(hit), "diagnostics": len(verdicts),
-            "wrong site": wrong_site,
-            **count, "verdicts": verdicts, "missed": [b for b in breaks if b not in hit]}
+    return {"scope": label, "breaks": len(breaks), "hits": len(hit), "inner": len(inner),
+            "diagnostics": len(verdicts), "wrong site": wrong_site, **count, "verdicts": verdicts,
+            "missed": [b for b in breaks if b not in hit], "at a caller": [b for b in hit if b not in inner]}
 
 
 def render(rows):
-    head = (f"{'scope':44s} {'breaks':>6s} {'hits':>4s} {'diags':>5s} {'correct':>7s} {'wrong site':>10s} "
+    head = (f"{'scope':44s} {'breaks':>6s} {'hits':>4s} {'inner':>5s} {'diags':>5s} {'correct':>7s} {'wrong site':>10s} "
             f"{'false':>5s} {'no verdict':>10s} {'precision':>9s} {'recall':>6s}")
     out = [head, "-" * len(head)]
     for r in rows:
@@ -444,16 +454,17 @@ def render(rows):
         judged = r["correct"] + r["false alarm"]
         precision = f"{r['correct'] / judged:.3f}" if judged else "-"
         recall = f"{r['hits'] / r['breaks']:.3f}" if r["breaks"] else "-"
-        out.append(f"{r['scope']:44s} {r['breaks']:6d} {r['hits']:4d} {r['diagnostics']:5d} "
+        out.append(f"{r['scope']:44s} {r['breaks']:6d} {r['hits']:4d} {r['inner']:5d} {r['diagnostics']:5d} "
                    f"{r['correct']:7d} {r['wrong site']:10d} {r['false alarm']:5d} {r['no verdict']:10d} "
                    f"{precision:>9s} {recall:>6s}")
     return "\n".join(out)
 
 
 def total(label, rows):
-    keys = ("breaks", "hits", "diagnostics", "correct", "wrong site", "false alarm", "no verdict")
+    keys = ("breaks", "hits", "inner", "diagnostics", "correct", "wrong site", "false alarm", "no verdict")
     return {"scope": label, **{k: sum(r[k] for r in rows) for k in keys},
-            "verdicts": [v for r in rows for v in r["verdicts"]], "missed": [m for r in rows for m in r["missed"]]}
+            "verdicts": [v for r in rows for v in r["verdicts"]], "missed": [m for r in rows for m in r["missed"]],
+            "at a caller": [m for r in rows for m in r["at a caller"]]}
 
 
 def score(args):
@@ -505,12 +516,13 @@ def score(args):
             for (name, line, code, msg), verdict in row["verdicts"]:
                 if verdict != "correct" or args.verbose:
                     print(f"{verdict.upper():12s} {name}:{line} {code} {msg[:160]}")
-            for brk in row["missed"] if args.verbose else []:
-                where = " <- ".join(f"{f}:{n}" for f, n in reversed(brk["stack"]))
-                print(f"MISSED       [{brk['gb']} {brk['title'][:70]}] {where}")
+            for kind in ("missed", "at a caller") if args.verbose else ():
+                for brk in row[kind]:
+                    where = " <- ".join(f"{f}:{n}" for f, n in reversed(brk["stack"]))
+                    print(f"{kind.upper():12s} [{brk['gb']} {brk['title'][:70]}] {where}")
     if args.json:
         def plain(r):
-            return {k: v for k, v in r.items() if k not in ("verdicts", "missed")}
+            return {k: v for k, v in r.items() if k not in ("verdicts", "missed", "at a caller")}
         with open(args.json, "w") as handle:
             json.dump({"follow": args.follow, "library_roots": args.library_roots,
                        "rows": [plain(r) for r in table if r is not None],

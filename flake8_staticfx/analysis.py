@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterator
 
 from .annotate import annotate
-from .discover.compiled import CompileCall, compile_calls, project_compile_calls, say_no_compile_call
+from .discover.compiled import CompileCall, CompileIndex, compile_calls, compile_index, say_no_compile_call
 from .config import Options, might_have_roots
 from .interpret.init_interpreter import init_attributes
 from .interpret.interpreter import BudgetExceeded, FileState, Interpreter
@@ -18,7 +18,8 @@ from .discover.parse import parse_source
 from .discover.projects import SourceModule, libraries_for, project_for, project_root
 from .discover.resolver import CONFIG_DISPATCH_DECORATORS, Resolver
 from .discover.roots import SkippedRoot, config_settings, find_roots
-from .ir import Graph
+from .ir import Graph, GraphBreakRegion
+from .reach import reached_breaks
 from .torch_versions import TorchVersion, resolve
 from .recompiles import FrameCompiles, Recompile, predict as predict_recompiles, skipped_forwards
 
@@ -44,6 +45,8 @@ class FileAnalysis:
     # frame, and the places that make one recompile.
     frame_compiles: list[FrameCompiles] = field(default_factory=list)
     recompiles: list[Recompile] = field(default_factory=list)
+    # Breaks in this file only the roots of the files importing it reach, at its lines (reach.py).
+    reached: list[GraphBreakRegion] = field(default_factory=list)
 
 
 def analyze(source: str, path: str, tree: ast.Module | None = None,
@@ -85,7 +88,8 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                             module_bases=options.module_bases,
                             libraries=libraries_for(options.library_path, root_dir))
         skipped: list[SkippedRoot] = []
-        calls = _compile_calls(resolver, source, tree, options.compiled_only)
+        index = compile_index(resolver.project.root, resolver.project.packages, options.compiled_only)
+        calls = _compile_calls(resolver, source, tree, index)
         roots = find_roots(resolver, skipped, library_roots=options.library_roots, compile_calls=calls)
         if options.compiled_only:
             if any(root.compiled for root in roots) or calls:
@@ -112,6 +116,8 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
                                          root.name, _describe(exc)))
         annotate(graph, root_options)
         result.graphs.append(graph)
+    if index is not None:
+        result.reached = reached_breaks(resolver, index, options, state)
     if "compile" in source:
         try:
             result.frame_compiles, result.recompiles = predict_recompiles(
@@ -133,13 +139,13 @@ def torch_for(path: str, options: Options) -> TorchVersion:
     return resolve(options.torch_version, libraries_for(options.library_path, root_dir).search_path, root_dir)
 
 
-def _compile_calls(resolver: Resolver, source: str, tree: ast.Module, required: bool) -> list[CompileCall]:
+def _compile_calls(resolver: Resolver, source: str, tree: ast.Module,
+                   index: CompileIndex | None) -> list[CompileCall]:
     """The torch.compile calls of the project (of the linted file alone, when the project is
     too big to index by default)."""
-    main, project = resolver.main, resolver.project
+    main = resolver.main
     own = compile_calls(source, main.modname, main.path, tree)
-    found = project_compile_calls(project.root, project.packages, main.path, own, required)
-    return own if found is None else found
+    return own if index is None else index.calls(main.path, own)
 
 
 def _unknown_decorator(root: SkippedRoot) -> str:

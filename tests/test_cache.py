@@ -166,14 +166,16 @@ def test_the_files_of_a_project_share_one_set_of_the_compile_index_stamps(tmp_pa
     train = write(tmp_path / "proj" / "train.py", "import torch\nfrom pkg.model import Model\n\n"
                                                   "model = torch.compile(Model())\n")
     other = write(tmp_path / "proj" / "pkg" / "other.py", MODEL.replace(".sum()", ".mean()"))
+    # Read by the index alone (train.py imports the model: reach.py reads it for its roots).
+    notes = write(tmp_path / "proj" / "notes.py", "import torch\n\nstep = torch.compile(print)\n")
     options = Options(cache_dir=str(tmp_path / "cache"))
     assert lines_of(model, options) and lines_of(other, options)
     documents = [json.loads(entry.read_text()) for entry in entries(tmp_path / "cache")]
     assert len(documents) == 2
     assert documents[0]["shared"] == documents[1]["shared"] and len(documents[0]["shared"]) == 1
-    assert all(str(train) not in {path for path, _, _ in document["reads"]} for document in documents)
+    assert all(str(notes) not in {path for path, _, _ in document["reads"]} for document in documents)
     (shared,) = shared_sets(tmp_path / "cache")
-    assert str(train) in {path for path, _, _ in json.loads(shared.read_text())["reads"]}
+    assert {str(train), str(notes)} <= {path for path, _, _ in json.loads(shared.read_text())["reads"]}
 
 
 @pytest.mark.parametrize("text", ["", "{", '{"shared": "0", "reads": []}'])

@@ -27,7 +27,7 @@ from typing import Any
 
 from .projects import project_root
 from .roots import COMPILE_DECORATORS, COMPILE_SETTINGS
-from .importers import imported_from, iter_project_files
+from .importers import file_imports, imported_from, iter_project_files
 from .reads import note_shared
 
 MAX_DEFAULT_INDEX_BYTES = 4_000_000
@@ -184,10 +184,12 @@ class _FileNames:
 
 
 class CompileIndex:
-    """The compile calls of every file of one project."""
+    """The compile calls of every file of one project, and which of its files import which
+    module (reach.py: the roots of other files that may reach the linted one's functions)."""
 
     def __init__(self, root: str, packages: frozenset[str] | None, max_bytes: int | None):
         self.calls_by_file: dict[str, list[CompileCall]] = {}
+        self.importers_by_module: dict[str, list[str]] = {}
         self.complete = True
         # The paths it read, noted as one set for each file whose answer the index gives (not
         # one by one): every file of the project shares it, and the cache keeps its stamps once.
@@ -213,9 +215,12 @@ class CompileIndex:
             except (OSError, UnicodeDecodeError):
                 continue
         for path, source in sources.items():
-            calls = compile_calls(source, project_root(path)[1], path)
+            modname = project_root(path)[1]
+            calls = compile_calls(source, modname, path)
             if calls:
                 self.calls_by_file[os.path.abspath(path)] = calls
+            for module in file_imports(source, modname, os.path.basename(path) == "__init__.py"):
+                self.importers_by_module.setdefault(module, []).append(os.path.abspath(path))
         return read
 
     def calls(self, linted_path: str, linted_calls: list[CompileCall]) -> list[CompileCall]:
@@ -226,13 +231,20 @@ class CompileIndex:
         return linted_calls + others
 
 
+    def importers(self, modname: str, linted_path: str) -> list[str]:
+        """The other files of the project that import module `modname` (the linted file's
+        imports are not read from its saved text: it does not reach itself through them)."""
+        note_shared(self.read)
+        own = os.path.abspath(linted_path)
+        return [path for path in self.importers_by_module.get(modname, ()) if path != own]
+
+
 _INDEXES: dict[tuple[str, frozenset[str] | None, bool], CompileIndex] = {}
 
 
-def project_compile_calls(root: str, packages: frozenset[str] | None, path: str,
-                          own: list[CompileCall], required: bool) -> list[CompileCall] | None:
-    """The project's compile calls, the linted file's `own` included, or None when the project
-    was not indexed (too big, and not `required` by --staticfx-compiled-only)."""
+def compile_index(root: str, packages: frozenset[str] | None, required: bool) -> CompileIndex | None:
+    """The project's index, built once per process, or None when the project was not indexed
+    (too big, and not `required` by --staticfx-compiled-only)."""
     key = (root, packages, required)
     index = _INDEXES.get(key)
     if index is None:
@@ -242,7 +254,15 @@ def project_compile_calls(root: str, packages: frozenset[str] | None, path: str,
     if not index.complete:
         note_shared(index.read)  # a file removed could make it small enough
         return None
-    return index.calls(path, own)
+    return index
+
+
+def project_compile_calls(root: str, packages: frozenset[str] | None, path: str,
+                          own: list[CompileCall], required: bool) -> list[CompileCall] | None:
+    """The project's compile calls, the linted file's `own` included, or None when the project
+    was not indexed (see compile_index)."""
+    index = compile_index(root, packages, required)
+    return None if index is None else index.calls(path, own)
 
 
 _TOLD: set[str] = set()

@@ -144,6 +144,12 @@ class Resolver:
         top = qname.split(".", 1)[0]
         return None if self.is_project_module(top) else self.libraries.missing(qname)
 
+    def reading_linted_text(self) -> Resolver:
+        """A fresh resolver of the same file, through which other modules importing the
+        linted one get its text being linted (not its saved copy, parsed apart)."""
+        return Resolver(self.main, self.project, self.module_bases, self.libraries,
+                        _loaded={self.main.modname: self.main})
+
     def load(self, modname: str) -> SourceModule | None:
         """A project (or library) module, checked on disk once per analysed file."""
         if modname not in self._loaded:

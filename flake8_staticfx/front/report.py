@@ -27,7 +27,7 @@ def diagnostics(analysis: FileAnalysis, notices: bool = False, tree: ast.Module 
     the forms decided without libcst)."""
     seen: set[tuple[int, str]] = set()
     found = []
-    regions = [region for graph in analysis.graphs for region in graph.regions]
+    regions = [region for graph in analysis.graphs for region in graph.regions] + analysis.reached
     announced = announced_fixes(tree, analysis.path, regions)
     for region in regions:
         key = (region.line, region.code)

@@ -122,7 +122,7 @@ class Interpreter:
         function = root.function
         receiver = root_receiver(self, root)
         env = root_parameters(self, function, receiver, library=root.library, compiled=root.compiled)
-        frame = Frame(function, self.resolver.main, env, cls=root.owner or root.cls)
+        frame = Frame(function, self.resolver.source_of(function), env, cls=root.owner or root.cls)
         frame.resume.is_property = self.resolver.is_property(function)
         try:
             self.run_body(frame)

@@ -1,0 +1,69 @@
+"""Breaks in a file without a compile root of its own, reached from the roots of the files
+importing it (reach.py): reported at the file's own line, as dynamo reports its innermost
+frame; tests/cases/reach_helpers.py holds the recorded cases."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flake8_staticfx.analysis import analyze
+from flake8_staticfx.front.report import flake8_diagnostics
+
+from test_discovery import codes, write
+
+HELPERS = """
+import torch
+
+
+def _rows(x):
+    return x[x.sum(-1) > 0]
+
+
+def _scaled(x, steps):
+    if steps > 2:
+        x = x * x.max().item()
+    return x + steps
+
+
+def _unused(x):
+    return x.nonzero()
+"""
+
+MODEL = """
+import torch.nn as nn
+
+from .helpers import _rows, _scaled
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return _rows(_scaled(x, 1))
+
+
+def eager_only(x):
+    return _scaled(x, 5)
+"""
+
+
+def project(tmp_path: Path) -> Path:
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "model.py", MODEL)
+    return write(tmp_path / "pkg" / "helpers.py", HELPERS)
+
+
+def test_a_helper_reached_from_another_files_root_breaks_at_its_own_line(tmp_path):
+    # _rows breaks where Net.forward calls it; _scaled is given 1, so its .item() never runs;
+    # _unused and eager_only are no root's: nothing is said of them.
+    assert codes(project(tmp_path)) == [(5, "SFX401")]
+
+
+def test_the_importer_reaches_the_text_being_linted_not_the_saved_one(tmp_path):
+    helpers = project(tmp_path)
+    edited = "# a comment added in the editor\n" + helpers.read_text(encoding="utf-8")
+    found = analyze(edited, str(helpers))
+    assert [(line, message.split()[0]) for line, _, message in flake8_diagnostics(found)] == [(6, "SFX401")]
+
+
+def test_a_root_that_does_not_pass_the_breaking_value_adds_nothing(tmp_path):
+    helpers = project(tmp_path)
+    write(tmp_path / "pkg" / "model.py", MODEL.replace("_rows(_scaled(x, 1))", "_scaled(x, 1)"))
+    assert codes(helpers) == []
