@@ -27,6 +27,7 @@ FLOAT_DTYPE = "float dtype"  # the inputs' floating dtype (`x.dtype == torch.flo
 AUTOCAST = "autocast"  # autocast is on for a device (`torch.is_autocast_enabled("cuda")`)
 DEVICE = "device"  # the inputs' device type (`x.is_cuda`, `x.device.type == "cpu"`)
 CONFIGURED = "configured"  # a constructor argument or config field away from its default (`debug=True`)
+NOT_EMPTY = "not empty"  # a tensor has elements (`len(idx) == 0` tests the opposite)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 
 from .discover.projects import project_root
-from .ir import AUTOCAST, CONFIGURED, DEVICE, FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, TRAINING, Condition
+from .ir import AUTOCAST, CONFIGURED, DEVICE, FLOAT_DTYPE, GRAD_ENABLED, INPUT_GIVEN, NOT_EMPTY, TRAINING, Condition
 from .rules import Rule
 
 LIMIT = 160
@@ -82,6 +82,7 @@ CONDITION_WORDS = {
     FLOAT_DTYPE: ("in {}", "not in {}"),
     AUTOCAST: ("under autocast", "without autocast"),
     DEVICE: ("on {}", "not on {}"),
+    NOT_EMPTY: ("when `{}` is not empty", "when `{}` is empty"),
 }
 
 

@@ -50,6 +50,8 @@ TENSOR_STATIC_METHODS = frozenset({
     "is_contiguous", "is_floating_point", "is_complex", "is_signed", "get_device", "data_ptr",
     "is_pinned", "is_shared", "has_names", "__len__", "is_inference", "untyped_storage",
 })
+# Those that count the elements: zero exactly when the tensor is empty.
+TENSOR_ELEMENT_COUNTS = frozenset({"numel", "nelement"})
 # Size arguments: a reduction computed in the graph there is converted to a Python int
 # (GB0033 by default, traced under capture_scalar_outputs or fullgraph; measured with 2.13 for
 # each of these): torch.arange(lengths.max()), x.new_zeros(n.sum()), x.view(n.max(), -1).

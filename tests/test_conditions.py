@@ -200,3 +200,20 @@ def test_the_graph_explain_and_html_views_say_when_it_breaks():
     explained = explain_root(graph, resolve("2.13", (), CASES))
     assert [b["condition"] for b in explained["break_reasons"]] == ["in float16", "not in float16"]
     assert '<p class="condition">breaks only in float16</p>' in render_html(analysis)
+
+
+def test_a_break_behind_an_emptiness_check_is_reported():
+    """`if len(idx) == 0: return` (or `h.numel() == 0`) in a helper of another file: dynamo guards
+    the size, no break, and breaks after it on every call with data; a break on the empty path,
+    or behind `len(h) > 3`, stays held back (cond_empty_check.py, as recorded)."""
+    name = "cond_empty_check.py"
+    expected = {[line for file, line, _ in found["stack"] if file == name][-1]
+                for case in truth_of(name) for found in case["breaks"]}
+    assert set(diagnosed(name, Options())) == expected
+
+
+def test_an_empty_tensors_path_is_one_some_calls_take():
+    """Under --staticfx-configuration=any both outcomes of an emptiness test are explored: the
+    break on the empty path is still held back (a library's users pass data too)."""
+    assert diagnosed("cond_empty_check.py", Options(configuration="any")) == \
+        diagnosed("cond_empty_check.py", Options())

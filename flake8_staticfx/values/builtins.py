@@ -16,7 +16,7 @@ from .folding import fold
 from .functions import Function, Partial
 from .modules import Module
 from .objects import ClassRef, Super, metaclass_method
-from .static import Static, derived
+from .static import Static, derived, element_count
 from .tensors import NdArray, Tensor, is_definite_tensor, only_weak, python_scalar
 
 if TYPE_CHECKING:
@@ -146,6 +146,8 @@ class Builtin(External):
             return Static(len(first.items))
         if isinstance(first, Module) and isinstance(first.items, (list, dict)):
             return Static(len(first.items))
+        if is_definite_tensor(first) and isinstance(expr, nodes.Call) and expr.args:
+            return element_count(expr.args[0].as_string())
         return Static()
 
     def call_range(self, tx: Interpreter, args: Args, kwargs: Kwargs, expr: nodes.NodeNG, frame: Frame) -> Value:

@@ -19,7 +19,7 @@ from .containers import Dict, Seq
 from .externals import External
 from .folding import fold
 from .joins import join
-from .static import EnumMember, Static, TensorDeviceType, TensorDtype, derived
+from .static import EnumMember, Static, TensorDeviceType, TensorDtype, counted, derived
 from .tensors import (BINOPS, UNARY_OPS, NdArray, Tensor, all_scalar, is_definite_tensor, only_weak, tensor_binop,
                       tensor_unary)
 
@@ -99,7 +99,7 @@ def compare(tx: Interpreter, op: str, left: Value, right: Value, expr: nodes.Nod
         return derived(same if op == "is" else not same, left, right)
     if op in ("in", "not in"):
         return membership(tx, op, left, right, expr, frame)
-    tested_run = run_test(tx, op, left, right)
+    tested_run = run_test(tx, op, left, right) or emptiness(op, left, right)
     if tested_run is not None:
         return tested_run
     if NdArray in (type(left), type(right)) and not isinstance(left, Tensor) and not isinstance(right, Tensor):
@@ -208,6 +208,29 @@ def run_test(tx: Interpreter, op: str, left: Value, right: Value) -> Static | No
         tested = run_condition(a, b)
         if tested is not None:
             return Static.testing(tested if op == "==" else tested.negated(), tx.options)
+    return None
+
+
+# `count OP 0`: is the tensor counted empty (True), not empty (False)? With 0 on the left, the
+# operator seen from the count's side (`0 < len(t)` is `len(t) > 0`).
+EMPTY_WHEN_COMPARED_WITH_ZERO = {"==": True, "<=": True, "!=": False, ">": False}
+SEEN_FROM_THE_RIGHT = {"==": "==", "!=": "!=", "<": ">", ">=": "<="}
+
+
+def emptiness(op: str, left: Value, right: Value) -> Static | None:
+    """`len(idx) == 0`, `t.numel() > 0`: whether a tensor is empty, which dynamo specialises on
+    (sizes 0 and 1 always are: no break, a guard). A run's data are taken to have elements: the
+    outcome an empty tensor takes is assumed not to be the run's (a path some calls take, its
+    breaks held back), the other is, and says so (`when `idx` is not empty`)."""
+    for count, zero, seen in ((left, right, op), (right, left, SEEN_FROM_THE_RIGHT.get(op))):
+        has_elements = counted(count)
+        if has_elements is None or seen not in EMPTY_WHEN_COMPARED_WITH_ZERO \
+                or not (isinstance(zero, Static) and type(zero.value) is int and zero.value == 0):
+            continue
+        empty = EMPTY_WHEN_COMPARED_WITH_ZERO[seen]
+        is_empty = has_elements.negated()
+        return Static(not empty, assumed=True, when_true=(is_empty if empty else has_elements,),
+                      when_false=(has_elements if empty else is_empty,))
     return None
 
 

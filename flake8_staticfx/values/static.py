@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import tables
-from ..ir import CONFIGURED, Condition
+from ..ir import CONFIGURED, NOT_EMPTY, Condition
 from .base import NOTHING, UNKNOWN, Value
 from .folding import fold, printable
 from .functions import BoundMethod
@@ -30,7 +30,8 @@ class Static(Value):
     # break under it is not "conditional" (see the short-circuit handling of expressions).
     varies: bool = False
     # Known only as a default: a constructor argument's default value, or what is computed
-    # from one. The model may be built with other values.
+    # from one (the model may be built with other values); or what a tensor's emptiness test
+    # gives on a run with data (operators.emptiness).
     assumed: bool = False
     # The node torch.fx would record for this value (x.shape, x.size(0), arithmetic on them):
     # dynamo specialises on it, fx proxies it; the graph mirrors fx.
@@ -195,6 +196,21 @@ def derived(value: Any, *operands: Value) -> Static:
     away = {c for o in operands if isinstance(o, Static) for c in (*o.when_true, *o.when_false)
             if c.kind == CONFIGURED and c.holds}
     return configured_by(result, away.pop()) if len(away) == 1 else result
+
+
+def element_count(tensor: str, node: Node | None = None) -> Static:
+    """`len(t)`, `t.numel()` of the tensor written `tensor`: not known, but true exactly when the
+    tensor has elements (a count compared with 0 tests that: operators.emptiness)."""
+    has_elements = Condition(NOT_EMPTY, tensor)
+    return Static(node=node, when_true=(has_elements,), when_false=(has_elements.negated(),))
+
+
+def counted(value: Value) -> Condition | None:
+    """The tensor's having elements, if `value` is its element count (element_count)."""
+    if isinstance(value, Static) and not value.known and len(value.when_true) == 1 \
+            and value.when_true[0].kind == NOT_EMPTY and value.when_true[0].holds:
+        return value.when_true[0]
+    return None
 
 
 def setting(value: Value, name: str) -> Value:

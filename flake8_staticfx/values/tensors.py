@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from astroid import nodes
+
 from .. import rules, tables
 from ..fx_names import TENSOR_MEMBERS
 from ..interpret.resume import RestEagerly, WhollyEagerly
@@ -12,11 +14,9 @@ from ..segments import is_metadata
 from .base import UNKNOWN, Value, as_args, as_kwargs
 from .containers import Seq
 from .functions import BoundMethod
-from .static import Static, TensorDevice, TensorDtype
+from .static import Static, TensorDevice, TensorDtype, element_count
 
 if TYPE_CHECKING:
-    from astroid import nodes
-
     from ..interpret.frame import Frame
     from ..interpret.interpreter import Interpreter
     from ..ir import Node
@@ -94,8 +94,11 @@ class Tensor(Value):
             result = sparse_operand(tx, node, expr, frame)
             return replace(result, sparse=True) if name in tables.TENSOR_SPARSE_LAYOUT_METHODS else result
         if name in tables.TENSOR_STATIC_METHODS:
-            return Static(node=tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs),
-                                                    meta=meta))
+            node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
+            if name in tables.TENSOR_ELEMENT_COUNTS and not args and isinstance(expr, nodes.Call) \
+                    and isinstance(expr.func, nodes.Attribute) and self.definite:
+                return element_count(expr.func.expr.as_string(), node)
+            return Static(node=node)
         node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
         special = getattr(self, f"method_{name}", None)
         if special is not None:
