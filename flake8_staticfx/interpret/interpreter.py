@@ -29,7 +29,7 @@ from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing, outcome_ne
 from .heap import Heap
 from .frame import Frame, next_serial
 from .inline import bind_arguments, handler_for
-from ..ir import CallStack, Graph, Node, Origin, SourceSpan, report_site
+from ..ir import CallStack, Condition, Graph, Node, Origin, SourceSpan, report_site
 from .parameters import root_parameters, root_receiver
 from .resume import Breaks, Eagerness, WhollyEagerly, every_path_break
 from ..rules import Advice, Rule
@@ -154,10 +154,13 @@ class Interpreter:
                 self.expressions.compiled_alone(comprehension, inner)
 
     def exec_block(self, statements: list[nodes.NodeNG], frame: Frame) -> str | None:
-        for statement in statements:
+        for index, statement in enumerate(statements):
             flow = self.exec_statement(statement, frame)
             if flow is not FALLS_THROUGH:
                 return flow
+            if frame.resume.rest_needs:  # the `if` just run returned on its other outcome
+                with self.breaks.taking(frame.resume.take_rest_needs()):
+                    return self.exec_block(statements[index + 1:], frame)
         return FALLS_THROUGH
 
     def exec_statement(self, stmt: nodes.NodeNG, frame: Frame) -> str | None:
@@ -271,7 +274,9 @@ class Interpreter:
             if _view_raises(test, stmt.body if known else stmt.orelse, self.options):
                 known = not known
             with self.breaks.taking(outcome_needs(test, known)):
-                return self.exec_block(stmt.body if known else stmt.orelse, frame)
+                flow = self.exec_block(stmt.body if known else stmt.orelse, frame)
+            frame.resume.rest_needs = _rest_needs(test, stmt, {known: flow})
+            return flow
         start = len(self.graph.nodes)
         saved = dict(frame.env)
         if narrowed:
@@ -301,6 +306,7 @@ class Interpreter:
             self.heap.join_paths(mark, changed_then, flow_then, flow_else)
         frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
         self.cover(branch, start)
+        frame.resume.rest_needs = _rest_needs(test, stmt, {True: flow_then, False: flow_else})
         # The rest runs only on some calls if a path the default call may take returns.
         returns_then = default_path is not False and _returns_from(stmt.body, flow_then)
         returns_else = default_path is not True and _returns_from(stmt.orelse, flow_else)
@@ -721,6 +727,21 @@ def _tested_flag(test: nodes.NodeNG, frame: Frame) -> tuple[Module, str] | None:
 def _is_classmethod(function: nodes.FunctionDef) -> bool:
     return bool(function.decorators) and any(
         isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
+
+
+def _rest_needs(test: Value, stmt: nodes.If, flows: dict[bool, str | None]) -> tuple[Condition, ...]:
+    """What the code after the `if` `stmt` needs when one outcome's path goes on to it and the
+    other's returns or raises (`if self.training: return x` leaves the rest to eval mode, `if
+    len(idx) == 0: return` to `idx` not empty): that outcome's conditions, for its breaks
+    (exec_block). `flows` says how each path interpreted ended; a block the test's known
+    outcome skipped ends as its last statement says."""
+    for outcome, block in ((True, stmt.body), (False, stmt.orelse)):
+        if outcome not in flows:
+            flows[outcome] = RETURNS if block and isinstance(block[-1], (nodes.Return, nodes.Raise)) else FALLS_THROUGH
+    going_on = [outcome for outcome, flow in flows.items() if flow is FALLS_THROUGH]
+    if len(going_on) == 1 and RETURNS in flows.values():
+        return outcome_needs(test, going_on[0])
+    return ()
 
 
 def _returns_from(block: list[nodes.NodeNG], flow: str | None) -> bool:

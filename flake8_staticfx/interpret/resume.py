@@ -153,6 +153,10 @@ class ResumeState:
     # `return x[mask]`).
     path_break: PathBreak = None
     return_breaks: list[PathBreak] = field(default_factory=list)
+    # What the rest of the block being run needs: the conditions of the one outcome of the `if`
+    # just run whose path goes on (`if self.training: return x`: eval mode), set by that `if`
+    # and taken by the block (Interpreter.exec_block).
+    rest_needs: tuple[Condition, ...] = ()
     # A Python random number went into a tensor operation: dynamo can resume from there
     # (operators.binop, GB0213).
     random_in_graph: bool = False
@@ -173,6 +177,10 @@ class ResumeState:
     def on_some_calls(self) -> bool:
         """Does the code interpreted now run only on some calls of the frame?"""
         return bool(self.conditional or self.short_circuit or self.after_early_return)
+
+    def take_rest_needs(self) -> tuple[Condition, ...]:
+        needs, self.rest_needs = self.rest_needs, ()
+        return needs
 
     def before_paths(self) -> PathState:
         """What each path of a branch or loop body about to run starts from."""
