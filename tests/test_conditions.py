@@ -16,8 +16,8 @@ from flake8_staticfx.config import Options
 from flake8_staticfx.front.plugin import diagnose
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
-FILES = ["cond_training.py", "cond_optional_input.py", "cond_optional_none.py", "cond_early_return.py", "cond_float16.py",
-         "cond_grad_enabled.py", "cond_autocast.py"]
+FILES = ["cond_training.py", "cond_optional_input.py", "cond_optional_none.py", "cond_early_return.py",
+         "cond_path_tensor.py", "cond_float16.py", "cond_grad_enabled.py", "cond_autocast.py"]
 # The label of a break reached only in the setting a case is named by.
 LABELS = {
     "train": "when training", "eval": "in eval mode", "grad": "with grad enabled",

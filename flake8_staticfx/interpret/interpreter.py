@@ -54,7 +54,7 @@ from ..values import (
     join_all,
     signature_of,
 )
-from ..values.tensors import sparse_operand
+from ..values.tensors import IfPath, joined_on_paths, sparse_operand
 
 
 class BudgetExceeded(Exception):
@@ -304,7 +304,7 @@ class Interpreter:
                                               ((flow_then, then), (flow_else, frame.resume.before_paths()))))
         with self.heap.flags.joined(flag):
             self.heap.join_paths(mark, changed_then, flow_then, flow_else)
-        frame.env = merge_envs(env_then, flow_then, frame.env, flow_else)
+        frame.env = merge_envs(env_then, flow_then, frame.env, flow_else, _paths(test, by_mode, default_path))
         self.cover(branch, start)
         frame.resume.rest_needs = _rest_needs(test, stmt, {True: flow_then, False: flow_else})
         # The rest runs only on some calls if a path the default call may take returns.
@@ -760,14 +760,25 @@ def _view_raises(test: Value, block: list[nodes.NodeNG], options: Options) -> bo
         and bool(block) and isinstance(block[-1], nodes.Raise)
 
 
+def _paths(test: Value, by_mode: bool, default_path: bool | None) -> tuple[IfPath, IfPath]:
+    """The two paths of an `if` on `test`, true first: what each needs, whether it is every call's."""
+    return ((outcome_needs(test, True), by_mode or default_path is True),
+            (outcome_needs(test, False), by_mode or default_path is False))
+
+
 def merge_envs(env_a: dict[str, Value], flow_a: str | None, env_b: dict[str, Value],
-               flow_b: str | None) -> dict[str, Value]:
-    """Variables after two paths meet; a path that ended (return, break) does not flow on."""
+               flow_b: str | None, paths: tuple[IfPath, IfPath] | None = None) -> dict[str, Value]:
+    """Variables after two paths meet; a path that ended (return, break) does not flow on.
+    `paths`: those of an `if`, whose tensor on one path only is a PathTensor."""
     if flow_a is not FALLS_THROUGH and flow_b is FALLS_THROUGH:
         return env_b
     if flow_b is not FALLS_THROUGH and flow_a is FALLS_THROUGH:
         return env_a
     merged = dict(env_a)
     for name, value in env_b.items():
-        merged[name] = join(merged[name], value) if name in merged else value
+        if name in merged:
+            on_paths = joined_on_paths(merged[name], value, *paths) if paths else None
+            merged[name] = on_paths or join(merged[name], value)
+        else:
+            merged[name] = value
     return merged

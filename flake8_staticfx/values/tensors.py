@@ -256,6 +256,43 @@ class NdArray(Value):
 
 
 @dataclass(eq=False)
+class PathTensor(Value):
+    """A variable that is a tensor after one path of an `if` and a Python constant after the
+    other: `skip = False`, then `if self.training and p > 0: skip = torch.rand([]) < p`.
+    Testing its truth breaks (GB0170) as testing the tensor would on that path: with the
+    conditions the path needs (`when training`), and held back, as code under the `if` is,
+    when the path runs only on some calls (transformers' layerdrop loops, measured:
+    cond_path_tensor.py). Anything else it does is unknown."""
+
+    tensor: Tensor
+    needs: tuple[Condition, ...]
+    every_call: bool  # the path is every call's (in its mode, or on the default call)
+
+    def truth(self, tx: Interpreter, expr: nodes.NodeNG, frame: Frame) -> tuple[bool | None, Node | None]:
+        step = 0 if self.every_call else 1
+        frame.resume.conditional += step
+        try:
+            with tx.breaks.taking(self.needs):
+                return None, tx.branch(self.tensor, expr, frame)
+        finally:
+            frame.resume.conditional -= step
+
+
+# A path of an `if`: what it needs of how the model is run, and whether it is every call's.
+IfPath = tuple[tuple[Condition, ...], bool]
+
+
+def joined_on_paths(a: Value, b: Value, a_path: IfPath, b_path: IfPath) -> Value | None:
+    """A variable after the two paths of an `if` meet (each path: what it needs, whether it is
+    every call's): a tensor on one and a Python constant on the other is a PathTensor."""
+    for tensor, constant, (needs, every_call) in ((a, b, a_path), (b, a, b_path)):
+        if is_definite_tensor(tensor) and isinstance(constant, Static) and constant.known \
+                and constant.node is None and isinstance(constant.value, (bool, type(None))):
+            return PathTensor(tensor, needs, every_call)
+    return None
+
+
+@dataclass(eq=False)
 class TensorSlice(Value):
     """A slice with a tensor among its bounds (`x[:, :lengths.max()]`, `x[:, :budget]`).
 
