@@ -602,6 +602,50 @@ PAGES["SFX317"] = Page(
     not_flagged_notes="the same comprehension in a function dynamo compiles on: it inlines the comprehension.",
 )
 
+PAGES["SFX318"] = Page(
+    dynamo="A compiled function's inputs are what its callers pass. A `zip`, an `enumerate` or a "
+           "dict view (`d.items()`) made in eager code reaches dynamo as an object it does not model: "
+           "it cannot step it, so iterating it breaks (GB0811 \"Dynamo does not know how to iterate\"; "
+           "GB9493 from torch 2.14). In a `for` loop or a comprehension dynamo gives up on the whole "
+           "function and it runs eagerly; `list(...)` or `tuple(...)` of it splits the graph. The "
+           "linter reads the calls of the compiled function in its file.",
+    example="""
+        @torch.compile
+        def weighted_sum(pairs, x):
+            for weight, t in pairs:
+                x = x + weight * t
+            return x
+
+
+        def run(x):
+            return weighted_sum(zip([1.0, 2.0], [x, x]), x)
+    """,
+    fixed="""
+        @torch.compile
+        def weighted_sum(pairs, x):
+            for weight, t in pairs:
+                x = x + weight * t
+            return x
+
+
+        def run(x):
+            return weighted_sum(tuple(zip([1.0, 2.0], [x, x])), x)
+    """,
+    not_flagged="""
+        @torch.compile
+        def weighted_sum(pairs, x):
+            if pairs is None:
+                return x
+            return x + 1
+
+
+        def run(x):
+            return weighted_sum(zip([1.0, 2.0], [x, x]), x)
+    """,
+    not_flagged_notes="an iterator passed in but never iterated (tested for None, passed on): dynamo "
+                      "does not break; nor does a zip built inside compiled code, which dynamo models.",
+)
+
 PAGES["SFX316"] = Page(
     dynamo="A class whose metaclass defines `__instancecheck__` (jaxtyping's and beartype's shape "
            "annotations) makes `isinstance(x, C)` run Python code on the tensor. From torch 2.14 "

@@ -235,6 +235,19 @@ COMPREHENSION_OVER_ITERATOR = Rule(
     fixable=False,
 )
 
+PASSED_ITERATOR = Rule(
+    "SFX318",
+    "passed-iterator",
+    ("GB0811", "GB9493"),
+    "iterating an iterator passed in",
+    "pass a tuple (`tuple(zip(a, b))`)",
+    "the callers pass the compiled function a zip, an enumerate or a dict view (`d.items()`): dynamo "
+    "wraps it as an object it cannot step, and breaks where the function iterates it (a `for` loop "
+    "gives up on the whole function; `list(...)`, `tuple(...)` split the graph); pass "
+    "`tuple(zip(a, b))` or `tuple(d.items())`, whose items dynamo reads one by one",
+    fixable=False,
+)
+
 SORTED_OVER_TENSOR = Rule(
     "SFX307",
     "sorted-over-tensor",

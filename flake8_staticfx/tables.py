@@ -182,6 +182,10 @@ TRACED_RANDOM_FUNCTIONS = frozenset({"random.randint", "random.uniform", "random
 # "C-implemented special method without VariableTracker model" from 2.14 (measured:
 # eager_comprehension_iterators.py).
 COMPREHENSION_ITERATOR_GB = since("2.14", ("GB4347",), ("GB9493",))
+# Iterating a zip, enumerate or dict view the caller passed in: "Dynamo does not know how to
+# iterate over UserDefinedObjectVariable(zip)" (2.13), the C-implemented special method from 2.14
+# (measured: passed_iterators.py).
+PASSED_ITERATOR_GB = since("2.14", ("GB0811",), ("GB9493",))
 MIN_MAX_KEY_BREAKS = {"tensor": since("2.14", ("GB0193",), ("GB5687",)),
                       "closure": since("2.14", ("GB0193",), None)}
 # isinstance(tensor, C) where C's metaclass defines __instancecheck__: from 2.14 a break (GB2736).

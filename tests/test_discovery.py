@@ -883,3 +883,44 @@ def run(x):
 def test_compiled_function_parameters_typed_by_the_files_calls(tmp_path, compile, call, expected):
     path = write(tmp_path / "passing.py", PASSED_FUNCTION.replace("{compile}", compile).replace("{call}", call))
     assert codes(path) == expected
+
+
+PASSED_ITERATOR = """
+import torch
+
+
+class Registry:
+    def items(self):
+        return [("a", 1.0)]
+
+
+@torch.compile
+def total(pairs, x):
+    for k, v in pairs:
+        x = x + v
+    return x
+
+{more}
+
+def run(x):
+    parts = {{"a": x}}
+    return {call}
+"""
+
+
+@pytest.mark.parametrize(("more", "call", "expected"), [
+    # A zip, an enumerate, a view of a dict the caller builds: dynamo cannot step it.
+    ("", "total(zip([1.0], [x]), x)", [(11, "SFX318")]),
+    ("", "total(enumerate([x]), x)", [(11, "SFX318")]),
+    ("", "total(parts.items(), x)", [(11, "SFX318")]),
+    ("", "total({'a': x}.values(), x)", [(11, "SFX318")]),
+    # One call passing a zip breaks on that call, whatever a call we do not see passes.
+    ("HANDLERS = [total]", "total(zip([1.0], [x]), x) + total([(1.0, x)], x)", [(11, "SFX318")]),
+    # An object's own items() may return a list; a tuple of the items is stepped.
+    ("", "total(Registry().items(), x)", []),
+    ("", "total(tuple(zip([1.0], [x])), x)", []),
+    ("zip = list", "total(zip([(1.0, x)]), x)", []),
+])
+def test_compiled_function_iterated_over_an_iterator_its_callers_pass(tmp_path, more, call, expected):
+    path = write(tmp_path / "iterating.py", PASSED_ITERATOR.format(more=more, call=call))
+    assert codes(path) == expected

@@ -131,6 +131,22 @@ def registered(init: str, mark: str = "") -> str:
         """).format(init=init, mark=mark)
 
 
+# A compiled function its file's call passes an iterator, or a tuple of its items.
+PASSED = """\
+@torch.compile
+def total(pairs, x):
+    for k, v in pairs:{mark}
+        x = x + v
+    return x
+
+
+def run(x):
+    return total({passed}, x)
+
+
+"""
+
+
 DISABLED = """\
 {decorator}def post(h):
     return h + 1
@@ -277,6 +293,10 @@ CASES: dict[str, tuple[str, str]] = {
         net("for _ in range(2):\n    print(h)\n"
             "parts = [h * v for v in SCALES.values()]  # expect: SFX317", extra="SCALES = {'a': 1.0}\n\n\n"),
         net("parts = [h * v for v in SCALES.values()]", extra="SCALES = {'a': 1.0}\n\n\n"),
+    ),
+    "SFX318": (
+        net("h = h * 2", extra=PASSED.format(mark="  # expect: SFX318", passed="zip(x, x)")),
+        net("h = h * 2", extra=PASSED.format(mark="", passed="tuple(zip(x, x))")),
     ),
     "SFX401": (
         net("idx = torch.nonzero(h)  # expect: SFX401"),

@@ -5,9 +5,12 @@
     apply(scaled_sum, x)          # fn is scaled_sum: dynamo traces it, and its breaks
 
 A parameter every call fills with the same module-level function, or with int constants, is
-that function or an int, not the tensor a compile root's input is assumed to be. A function
+that function or an int, not the tensor a compile root's input is assumed to be; one every call
+fills with a zip, an enumerate or a view of a dict the caller builds (`d.items()`) is such an
+iterator, which dynamo cannot step. A function
 named anywhere but as a call's callee (a list, another call's argument, an export) has callers
-we do not see: none of its parameters is told by calls then.
+we do not see: none of its parameters is told by calls then, but for an iterator a call passes
+(dynamo breaks on that call whatever the others pass).
 """
 from __future__ import annotations
 
@@ -22,18 +25,20 @@ from .roots import COMPILE_DECORATORS
 
 @dataclass(frozen=True)
 class Passed:
-    """What every call passes to one parameter: one module-level function, or ints (`ints`
-    holds their values)."""
+    """What every call passes to one parameter: one module-level function, ints (`ints`
+    holds their values), or an iterator (`iterator` names its kind: "zip", "dict_items")."""
 
     function: nodes.FunctionDef | None = None
     ints: frozenset[int] = frozenset()
+    iterator: str | None = None
 
 
 def passed_by_callers(resolver: Resolver, function: nodes.FunctionDef) -> dict[str, Passed]:
-    """The unannotated parameters of a module-level `function` that all its calls in the file
-    fill alike, by name; {} when some use of it is not a call."""
-    calls = _calls_of(resolver, function)
-    if not calls:
+    """The unannotated parameters of a module-level `function` that its calls in the file fill
+    alike, by name. A use that is not a call, or a call spreading its arguments, is a caller we
+    do not see: only an iterator some call passes is still told then (it breaks on that call)."""
+    uses = _uses_of(resolver, function)
+    if not any(uses):
         return {}
     spec = function.args
     positional = [*spec.posonlyargs, *spec.args]
@@ -42,33 +47,35 @@ def passed_by_callers(resolver: Resolver, function: nodes.FunctionDef) -> dict[s
     unannotated += [p.name for p, a in zip(spec.kwonlyargs, spec.kwonlyargs_annotations) if a is None]
     names = [p.name for p in positional]
     said: dict[str, list[Passed | None]] = {name: [] for name in unannotated}
-    for call in calls:
-        if any(isinstance(arg, nodes.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords or ()):
-            return {}
-        given = dict(zip(names, call.args))
-        given.update({k.arg: k.value for k in call.keywords or ()})
+    for call in uses:
+        if call is None or any(isinstance(arg, nodes.Starred) for arg in call.args) \
+                or any(k.arg is None for k in call.keywords or ()):
+            given = {}
+        else:
+            given = dict(zip(names, call.args))
+            given.update({k.arg: k.value for k in call.keywords or ()})
         for name in said:
             said[name].append(_passed(given[name]) if name in given else None)
     return {name: agreed for name, kinds in said.items() if (agreed := _agreed(kinds)) is not None}
 
 
-def _calls_of(resolver: Resolver, function: nodes.FunctionDef) -> list[nodes.Call]:
+def _uses_of(resolver: Resolver, function: nodes.FunctionDef) -> list[nodes.Call | None]:
     """The calls of `function` in its file, directly or through a name bound to
-    `torch.compile(function)`; [] when it or that name is used otherwise."""
+    `torch.compile(function)`, with None for each other use of it or of that name."""
     if not isinstance(function.parent, nodes.Module):
         return []
-    calls: list[nodes.Call] = []
+    uses: list[nodes.Call | None] = []
     for name in nodes_of_class(function.root(), nodes.Name):
         if not _names(name, function):
             continue
         parent, compiled_into = name.parent, _compiled_into_name(resolver, name)
         if isinstance(parent, nodes.Call) and parent.func is name:
-            calls.append(parent)
+            uses.append(parent)
         elif compiled_into is not None:
-            calls.extend(_calls_of_name(compiled_into) or [None])
+            uses.extend(_calls_of_name(compiled_into) or [None])
         else:
-            return []
-    return [] if None in calls else calls
+            uses.append(None)
+    return uses
 
 
 def _names(name: nodes.Name, function: nodes.FunctionDef) -> bool:
@@ -102,9 +109,12 @@ def _calls_of_name(bound: nodes.AssignName) -> list[nodes.Call | None]:
 
 
 def _passed(arg: nodes.NodeNG) -> Passed | None:
-    """What one argument is, when it is a module-level function or an int constant."""
+    """What one argument is, when it is a module-level function, an int constant or an iterator."""
     if isinstance(arg, nodes.Const) and type(arg.value) is int:
         return Passed(ints=frozenset({arg.value}))
+    iterator = _iterator_kind(arg)
+    if iterator is not None:
+        return Passed(iterator=iterator)
     if isinstance(arg, nodes.Name):
         scope, assigned = arg.lookup(arg.name)
         if isinstance(scope, nodes.Module) and len(assigned) == 1 and isinstance(assigned[0], nodes.FunctionDef):
@@ -112,8 +122,57 @@ def _passed(arg: nodes.NodeNG) -> Passed | None:
     return None
 
 
+ITERATOR_BUILTINS = ("zip", "enumerate")
+DICT_VIEWS = ("items", "keys", "values")
+
+
+def _iterator_kind(arg: nodes.NodeNG) -> str | None:
+    """The kind of iterator `arg` makes: a call of the builtin zip or enumerate, or a view
+    ("dict_items", "dict_keys", "dict_values") of a dict the calling code builds (a display, a
+    comprehension, `dict(...)`, or a name bound only to one); None for anything else (an
+    object's own `items()` may return a list)."""
+    if not isinstance(arg, nodes.Call):
+        return None
+    if isinstance(arg.func, nodes.Name) and arg.func.name in ITERATOR_BUILTINS and _builtin(arg.func):
+        return arg.func.name
+    if isinstance(arg.func, nodes.Attribute) and arg.func.attrname in DICT_VIEWS and not arg.args \
+            and _builds_dict(arg.func.expr):
+        return f"dict_{arg.func.attrname}"
+    return None
+
+
+def _builds_dict(expr: nodes.NodeNG) -> bool:
+    if isinstance(expr, (nodes.Dict, nodes.DictComp)):
+        return True
+    if isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Name):
+        return expr.func.name == "dict" and _builtin(expr.func)
+    if isinstance(expr, nodes.Name):
+        _, assigned = expr.lookup(expr.name)
+        return bool(assigned) and all(
+            isinstance(target, nodes.AssignName) and isinstance(target.parent, nodes.Assign)
+            and target.parent.targets == [target] and _builds_dict(target.parent.value)
+            for target in assigned)
+    return False
+
+
+def _builtin(name: nodes.Name) -> bool:
+    """Does `name` mean the builtin of that name: bound in none of the scopes around it?"""
+    scope = name.scope()
+    while True:
+        if name.name in scope.locals:
+            return False
+        if scope.parent is None:
+            return True
+        scope = scope.parent.scope()
+
+
 def _agreed(kinds: list[Passed | None]) -> Passed | None:
-    """One function passed by every call, or ints by every call; else None."""
+    """An iterator when some call passes one (dynamo cannot step it on the calls that do: of
+    one kind, else "iterator"); else one function passed by every call, or ints by every call;
+    else None."""
+    iterators = {kind.iterator for kind in kinds if kind is not None and kind.iterator is not None}
+    if iterators:
+        return Passed(iterator=iterators.pop() if len(iterators) == 1 else "iterator")
     if not kinds or None in kinds:
         return None
     functions = {kind.function for kind in kinds}

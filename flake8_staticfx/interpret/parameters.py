@@ -12,7 +12,9 @@ from .. import tables
 from ..discover.callers import Passed, passed_by_callers
 from ..discover.parse import nodes_of_class
 from ..fx_names import TENSOR_MEMBERS
-from ..values import UNKNOWN, Dict, Function, LeafModule, Module, Seq, Static, Tensor, UserModule, Value
+from ..values import (
+    UNKNOWN, Dict, Function, LeafModule, Module, PassedIterator, Seq, Static, Tensor, UserModule, Value,
+)
 
 if TYPE_CHECKING:
     from ..discover.roots import Root
@@ -74,9 +76,12 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
 
 
 def _passed_value(passed: Passed) -> Value:
-    """The function every call passes, or an int dynamo specialises on (known when one value)."""
+    """The function every call passes, an iterator, or an int dynamo specialises on (known when
+    one value)."""
     if passed.function is not None:
         return Function(passed.function)
+    if passed.iterator is not None:
+        return PassedIterator(passed.iterator)
     return Static(next(iter(passed.ints))) if len(passed.ints) == 1 else Static()
 
 

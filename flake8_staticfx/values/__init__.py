@@ -15,7 +15,7 @@ an import circle: what a kind needs to know of a later one is that kind's method
 """
 from .base import NOTHING, UNKNOWN, Unknown, Value, as_args, as_kwargs, holds_object, signature_of
 from .builtins import Builtin, external
-from .containers import Dict, Seq, assume
+from .containers import Dict, PassedIterator, Seq, assume
 from .externals import External, Instance, opaque_call
 from .folding import MAX_FOLDED_SIZE, fold, printable
 from .joins import join, join_all, join_attributes
@@ -36,7 +36,7 @@ from .tensors import (
 
 __all__ = [
     "NOTHING", "UNKNOWN", "Unknown", "Value", "as_args", "as_kwargs", "holds_object", "signature_of",
-    "Builtin", "Dict", "Seq", "External", "Instance", "external", "opaque_call", "MAX_FOLDED_SIZE", "fold",
+    "Builtin", "Dict", "PassedIterator", "Seq", "External", "Instance", "external", "opaque_call", "MAX_FOLDED_SIZE", "fold",
     "printable", "join", "join_all", "join_attributes",
     "ContainerModule", "LeafModule", "Module", "UserModule", "is_module",
     "join_path", "with_path", "BoundMethod", "ClassRef", "Function", "Obj", "Partial", "Super", "EnumMember", "Static",

@@ -217,7 +217,7 @@ class Builtin(External):
         items = args[0].iterate(tx)
         if items is not None:
             return Seq(items[::-1] if self.qname == "reversed" else items, is_list=is_list)
-        return Seq(None, elem=args[0].element(tx, None, frame), is_list=is_list)
+        return Seq(None, elem=args[0].element(tx, expr, frame), is_list=is_list)
 
     call_tuple = call_reversed = call_iter = call_list
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import rules
+from .. import rules, tables
 from .base import UNKNOWN, Value, holds_object, signature_of
 from .functions import BoundMethod, Function
 from .joins import join, join_all
@@ -374,3 +374,29 @@ def assume(value: Value) -> Value:
     if isinstance(value, Seq) and value.items is not None:
         return Seq([assume(v) for v in value.items], is_list=value.is_list)
     return value
+
+
+class PassedIterator(Value):
+    """A zip, an enumerate or a dict view every caller passes a compiled function (callers.py):
+    dynamo wraps it as an object it cannot step, so iterating it breaks (a `for`, a
+    comprehension, `list()`; GB0811 in 2.13, GB9493 from 2.14), while passing it on or testing it
+    for None does not (measured: passed_iterators.py). `kind` names it for the message."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def describe(self) -> str:
+        return self.kind
+
+    def is_none(self) -> bool | None:
+        return False
+
+    def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
+        if expr is not None and frame is not None:
+            node = tx.graph.python_call("iter", (f"<{self.kind}>",), meta=tx.meta(expr, frame))
+            tx.graph_break(rules.PASSED_ITERATOR, node, expr, frame,
+                           gb_ids=tables.PASSED_ITERATOR_GB.at(tx.options.torch_version))
+        return UNKNOWN
+
+    def signature(self, depth: int) -> Any:
+        return ("iterator", self.kind)
