@@ -57,6 +57,18 @@ def test_real_code_cases_are_scored_apart(torch):
     assert score.precision >= 0.95, score.false_lines
 
 
+@pytest.mark.parametrize("torch", RELEASES)
+def test_second_real_code_set_is_scored_apart(torch):
+    """tests/recompile_cases/realcode2: gpt-fast's decoding with its key/value caches, minRF's
+    rectified-flow training and sampling (the model compiled whole, through its forward, block by
+    block as torchtitan does, and by `@torch.compile()` on its blocks' forwards), written and
+    recorded before any tuning on them; reported apart and held to the precision bar only."""
+    score = scoring.score_part(os.path.join(scoring.CASES, "realcode2"), torch)
+    print(f"real code 2, torch {torch}:", score.summary())
+    assert score.cases >= 10
+    assert score.precision >= 0.95, score.false_lines
+
+
 def _predict(source: str):
     return predict(ast.parse(textwrap.dedent(source)))
 
