@@ -518,3 +518,63 @@ BOUND_METHOD = """\
 def test_a_compiled_bound_method_is_a_frame_on_its_instance(rows, compiles):
     frames, _ = _predict(BOUND_METHOD.format(rows=rows))
     assert [frame.compiles for frame in frames if frame.known] == [compiles]
+
+
+UNFOLLOWED_BATCHES = """\
+    import math
+
+    import torch
+    import torch.nn as nn
+
+
+    class TinyLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(16, 8)
+
+        def forward(self, idx):
+            return self.wte(idx)
+
+
+    def get_batch():
+        data = torch.randint(16, (32,))
+        ix = torch.randint(len(data) - 4, (3,))
+        return {batch}
+
+
+    def run():
+        model = TinyLM()
+        compiled = torch.compile(model)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        for it in range({calls}):
+            for group in optimizer.param_groups:
+                group['lr'] = 1e-3 * math.cos(math.pi * it / 8)
+            if it % 2 == 1 and {eval_no_grad}:
+                with torch.no_grad():
+                    compiled(get_batch())
+            compiled(get_batch()).sum().backward()
+            optimizer.step()
+"""
+ROWS = "torch.stack([data[i:i + 4] for i in ix])"
+
+
+@pytest.mark.parametrize("batch, calls, eval_no_grad, compiles, known, lines", [
+    (ROWS, 3, True, 2, True, [12]),  # rows at random starts: always 4 long, followed
+    (ROWS, 3, False, 1, True, []),
+    (ROWS.replace("i + 4]", "i + 30]"), 3, True, 2, False, [12]),  # a start past 2 cuts fewer rows
+    ("torch.unique(data).unsqueeze(0)", 3, True, 2, False, [12]),  # the grad mode fails whatever the shapes
+    ("torch.unique(data).unsqueeze(0)", 3, False, 1, False, []),
+    ("torch.unique(data).unsqueeze(0)", 6, True, 2, False, [12]),  # its first no_grad call is the 2nd
+    ("torch.unique(data).unsqueeze(0)", 10, "it > 8", 2, False, []),  # 9 calls before: the limit may be reached
+])
+def test_a_training_loop_with_an_optimizer_and_batches_cut_at_random_starts(batch, calls, eval_no_grad, compiles,
+                                                                          known, lines):
+    """An optimizer's param_groups written each step change nothing a guard reads; rows cut at
+    random starts (nanoGPT's get_batch) have a known length when every start leaves room; where
+    the batches are not followed, a grad mode no earlier call had still recompiles the frame
+    (tests/recompile_cases/tuned/unfollowed_batches.py)."""
+    source = UNFOLLOWED_BATCHES.format(batch=batch, calls=calls, eval_no_grad=eval_no_grad)
+    frames, recompiles = _predict(source)
+    (frame,) = frames
+    assert (frame.compiles, frame.known) == (compiles, known)
+    assert [(r.rule.code, r.line, r.at_least) for r in recompiles] == [("SFX506", line, not known) for line in lines]

@@ -66,7 +66,7 @@ def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,
 
 def recompile_message(found: Recompile) -> str:
     eager = f", then eager (limit {RECOMPILE_LIMIT})" if found.eager_after_limit else ""
-    counted = f"{found.compiles} compiles in {found.calls} calls"
+    counted = f"{'at least ' if found.at_least else ''}{found.compiles} compiles in {found.calls} calls"
     return messages.recompile(found.rule, found.construct, found.guard,
                               (f"{counted} at line {found.call_line}{eager}", f"{counted}{eager}"))
 

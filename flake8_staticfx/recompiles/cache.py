@@ -42,6 +42,7 @@ class Recompile:
     eager_after_limit: bool
     call_line: int  # the driver's call
     driver: str
+    at_least: bool = False  # the frame's inputs not all followed: `compiles` is a lower bound
 
 
 @dataclass
@@ -119,7 +120,7 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
             continue
         key = _key(frame, guarded, call, number, torch)
         if key is None:
-            return FrameCompiles(frame, call.driver, root, known=False)
+            return _new_global_states(frame, calls, root)
         if any(_matches(entry, key) for entry in entries) or result.eager_after_limit:
             continue
         if len(entries) >= RECOMPILE_LIMIT:
@@ -135,6 +136,27 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
                         else value for slot, value in key.items()})
         result.compiles += 1
     return result
+
+
+def _new_global_states(frame: ast.FunctionDef, calls: list[Call], root: str) -> FrameCompiles:
+    """The frame's inputs not all followed: only what holds whatever they are is claimed. A
+    call in a global state (grad mode, autocast) no earlier call had matches no entry, and its
+    global-state guard is the first to fail (measured: realcode/nanogpt_train.py, eval under
+    no_grad); before RECOMPILE_LIMIT calls the limit cannot have been reached."""
+    result = FrameCompiles(frame, calls[0].driver, root, known=False)
+    seen: set = set()
+    for number, call in enumerate(calls):
+        result.calls += 1
+        state = (call.grad_mode, call.autocast)
+        if seen and state not in seen and number < RECOMPILE_LIMIT and not call.skipped:
+            result.causes.append((_global_state(frame), call))
+        seen.add(state)
+    result.compiles = len(seen)
+    return result
+
+
+def _global_state(frame: ast.FunctionDef) -> Guarded:
+    return Guarded("global", "global state", None, frame.lineno, frame.col_offset, f"def {frame.name}")
 
 
 def _is_compile_decorator(decorator: ast.expr) -> bool:
@@ -185,8 +207,7 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
             guard = tensor_guard(frame, index, params[index] if index < len(params) else "?")
             if not _tensor_slots(key, guard, arg):
                 return None
-    global_state = Guarded("global", "global state", None, frame.lineno, frame.col_offset, f"def {frame.name}")
-    key[(global_state, None)] = (call.grad_mode, call.autocast)
+    key[(_global_state(frame), None)] = (call.grad_mode, call.autocast)
     return key
 
 
@@ -304,6 +325,6 @@ def _recompiles(frame: FrameCompiles) -> list[Recompile]:
         if where not in found:
             found[where] = Recompile(rule, guard.line, guard.col, guard.construct, guard.name, frame.frame.name,
                                      frame.frame.lineno, frame.compiles, frame.calls, frame.eager_after_limit,
-                                     call.line, call.driver)
+                                     call.line, call.driver, not frame.known)
     return list(found.values())
 

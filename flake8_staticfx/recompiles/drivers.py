@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
 import operator
 from dataclasses import dataclass, replace
 
@@ -20,7 +21,7 @@ from .effects import call_effects
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, tensor_method, torch_function
 from .syntax import dotted, forward_of
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, ModuleDict, Record, TensorValue, Unknown)
+                     ListValue, ModuleDict, Optimizer, Record, TensorValue, Unknown)
 
 MAX_STEPS = 2_000
 MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
@@ -28,6 +29,9 @@ MAX_INLINE_DEPTH = 8  # project functions called within one another from a drive
 STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
+MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.inf", "math.tau"})
+MATH_FUNCTIONS = frozenset(f"math.{name}" for name in (
+    "cos", "sin", "exp", "log", "sqrt", "floor", "ceil", "pow", "log2", "log10", "tanh"))
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -122,7 +126,11 @@ class Replay:
         elif isinstance(node, ast.FunctionDef):
             env[node.name] = _Closure(node, env)
         elif isinstance(node, ast.For) and not node.orelse:
-            for item in self.iterate(self.expr(node.iter, env)):
+            iterated = self.expr(node.iter, env)
+            if isinstance(iterated, Optimizer):
+                self.optimizer_loop(node, iterated, env)
+                return
+            for item in self.iterate(iterated):
                 self.assign(node.target, item, env)
                 self.block(node.body, env)
         elif isinstance(node, ast.With):
@@ -134,6 +142,18 @@ class Replay:
             self.block(node.body if test.value else node.orelse, env)
         elif not isinstance(node, ast.Pass):
             raise StopReplay(type(node).__name__)
+
+    def optimizer_loop(self, node: ast.For, optimizer: Optimizer, env: dict) -> None:
+        """`for group in optimizer.param_groups:`, groups not counted: the body runs once, and
+        is followed only when all it changes is the optimizer (`group['lr'] = lr`), which is
+        then the same whatever the count."""
+        before, calls = dict(env), len(self.calls)
+        self.assign(node.target, optimizer, env)
+        self.block(node.body, env)
+        targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        changed = {name for name in env if name not in targets and env[name] is not before.get(name)}
+        if changed or len(self.calls) != calls:
+            raise StopReplay("a loop over the optimizer's groups that changes more than the optimizer")
 
     def with_block(self, node: ast.With, env: dict) -> None:
         saved = self.grad_mode, self.autocast
@@ -179,9 +199,12 @@ class Replay:
             owner.attributes[target.attr] = value
         elif isinstance(target, ast.Subscript):
             owner = self.expr(target.value, env)
-            if isinstance(owner, TensorValue):
-                return  # a tensor written in place
+            if isinstance(owner, (TensorValue, Optimizer)):
+                return  # a tensor written in place, an optimizer's setting
             key = self.expr(target.slice, env)
+            if isinstance(owner, DictValue) and isinstance(key, Const):
+                owner.items[key.value] = value
+                return
             if not (isinstance(owner, ListValue) and isinstance(key, Const)):
                 raise StopReplay("item")
             if isinstance(value, Compiled) and isinstance(value.target, Instance):
@@ -195,6 +218,9 @@ class Replay:
     def iterate(self, value) -> list:
         if isinstance(value, ListValue):
             return list(value.items)
+        if isinstance(value, TensorValue) and value.shape and isinstance(value.shape[0], int) and not value.view:
+            return [TensorValue(value.shape[1:], value.requires_grad, inference=value.inference, below=value.below)
+                    for _ in range(value.shape[0])]  # its rows
         if isinstance(value, Const) and isinstance(value.value, (tuple, list, range)):
             return [Const(item) for item in value.value]
         raise StopReplay("iteration")
@@ -251,11 +277,18 @@ class Replay:
             return Lambda(node.lineno, node.col_offset, node, env)
         if isinstance(node, ast.IfExp):
             return self.conditional(node, env)
+        if isinstance(node, ast.BoolOp):
+            return self.boolean(node, env)
         if isinstance(node, ast.Attribute):
             return self.attribute(node, env)
         if isinstance(node, ast.Subscript):
             owner = self.expr(node.value, env)
+            if isinstance(owner, Optimizer):
+                return owner
             if isinstance(owner, TensorValue):
+                window = self.window(owner, node.slice, env)
+                if window is not None:
+                    return window
                 sliced = any(isinstance(n, ast.Slice) for n in ast.walk(node.slice))
                 key = None if sliced else self.expr(node.slice, env)
                 if isinstance(key, TensorValue) and key.data_sized and owner.shape:
@@ -294,6 +327,35 @@ class Replay:
                 return body
         raise StopReplay("a branch on data")
 
+    def boolean(self, node: ast.BoolOp, env: dict):
+        """`a and b`, `a or b`: the operand Python's short circuit picks, each known value tested."""
+        for operand in node.values[:-1]:
+            value = self.expr(operand, env)
+            if not isinstance(value, Const):
+                raise StopReplay("a condition on a value not followed")
+            if bool(value.value) == isinstance(node.op, ast.Or):
+                return value
+        return self.expr(node.values[-1], env)
+
+    def window(self, owner: TensorValue, index: ast.expr, env: dict) -> TensorValue | None:
+        """`data[i:i + k]` with `i` a tensor of values in [0, b) (nanoGPT's get_batch: rows cut
+        at random starts): k rows wherever it starts, when the last start leaves room for them.
+        The first dimension only: the rows of a contiguous tensor, contiguous themselves."""
+        if not (isinstance(index, ast.Slice) and index.lower is not None and index.upper is not None
+                and index.step is None and owner.shape and isinstance(owner.shape[0], int)):
+            return None
+        (base, start), (upper_base, stop) = _offset(index.lower), _offset(index.upper)
+        if base is None or ast.dump(base) != ast.dump(upper_base):
+            return None
+        first, start, stop = self.known(base, env), self.known(start, env), self.known(stop, env)
+        if not (isinstance(first, TensorValue) and first.shape == () and first.below is not None
+                and all(isinstance(c, Const) and type(c.value) is int for c in (start, stop))):
+            return None
+        length = stop.value - start.value
+        if length < 0 or start.value < 0 or first.below - 1 + stop.value > owner.shape[0]:
+            return None
+        return self.made_here(TensorValue((length, *owner.shape[1:]), owner.requires_grad))
+
     def known(self, node: ast.expr, env: dict):
         """The value of `node`, or UNKNOWN where the replay does not follow it."""
         try:
@@ -303,6 +365,8 @@ class Replay:
 
     def attribute(self, node: ast.Attribute, env: dict):
         name = dotted(node)
+        if name in MATH_CONSTANTS and "math" not in env:
+            return Const(getattr(math, node.attr))
         if name and name.split(".")[0] not in env:
             return Function(name)  # F.relu, torch.float32: named objects
         owner = self.expr(node.value, env)
@@ -315,6 +379,8 @@ class Replay:
         if isinstance(owner, TensorValue) and node.attr in ("shape", "ndim") and owner.shape is not None \
                 and all(isinstance(size, int) for size in owner.shape):
             return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
+        if isinstance(owner, Optimizer):
+            return _Method(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
         if isinstance(owner, (Instance, Compiled, TensorValue, Layer)):
             return _Method(owner, node.attr)
         raise StopReplay("attribute")
@@ -411,8 +477,12 @@ class Replay:
             return _builtin(name, args)
         if name == "print":
             return Const(None)
+        if name in MATH_FUNCTIONS and all(isinstance(a, Const) for a in args) and not kwargs:
+            return _fold(getattr(math, short), *args)  # a learning-rate schedule's cosine
         if name == "dict" and not args:
             return DictValue(dict(kwargs))
+        if name.startswith(("torch.optim.", "optim.")) and short[:1].isupper():
+            return Optimizer()
         if name.startswith(STATE_SETTERS):
             raise StateChange(f"{name} changes what dynamo compiles")
         if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
@@ -443,6 +513,8 @@ class Replay:
                 return Const(None)
             if name.startswith("register_") or name in ("zero_grad", "parameters"):
                 return UNKNOWN
+        if isinstance(owner, Optimizer):
+            return Const(None)  # step(), zero_grad(): the parameters' values change, which no guard reads
         if isinstance(owner, Layer) and name.startswith("register_"):
             return UNKNOWN  # a hook added after compiling: dynamo ignores it (measured, no recompile)
         if isinstance(owner, TensorValue) and name in ("backward", "sum", "mean"):
@@ -677,6 +749,14 @@ def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -
     if len(args) > len(params) or set(kwargs) - set(env):
         raise StopReplay("arguments that bind to no parameter")
     return env
+
+
+def _offset(node: ast.expr) -> tuple[ast.expr | None, ast.expr]:
+    """`i + 1 + k` as (`i`, `1 + k`): the leftmost operand of a sum, and the rest added to it."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        base, added = _offset(node.left)
+        return base, ast.BinOp(added, ast.Add(), node.right)
+    return node, ast.Constant(0)
 
 
 def _empty(value) -> bool:

@@ -53,6 +53,9 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
         dim = kwargs.get("dim", args[1] if len(args) > 1 else Const(0))
         return TensorValue(concatenated(args[0].items, integer(dim)),
                            grad_enabled and requires_grad(*args[0].items))
+    if name == "stack" and args and isinstance(args[0], ListValue):
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else Const(0))
+        return TensorValue(stacked(args[0].items, integer(dim)), grad_enabled and requires_grad(*args[0].items))
     if name in FACTORIES:
         return TensorValue(sizes_of(args), grad_enabled and _flag(kwargs.get("requires_grad")))
     if name == "full" and len(args) >= 2:
@@ -71,7 +74,9 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
     if name == "linspace" and len(args) >= 3:
         return TensorValue((integer(args[2]),))
     if name == "randint" and len(args) >= 2 and isinstance(args[-1], Const) and isinstance(args[-1].value, tuple):
-        return TensorValue(tuple(integer(Const(size)) for size in args[-1].value))
+        bounds = [a.value if isinstance(a, Const) and type(a.value) is int else None for a in args[:-1]]
+        below = bounds[-1] if None not in bounds and min(bounds) >= 0 else None
+        return TensorValue(tuple(integer(Const(size)) for size in args[-1].value), below=below)
     raise ShapeUnknown(name)
 
 
@@ -257,6 +262,16 @@ def concatenated(items: list, dim: int) -> tuple | None:
     if len({s[:axis] + s[axis + 1:] for s in shapes}) != 1:
         return None
     return (*shapes[0][:axis], sum(s[axis] for s in shapes), *shapes[0][axis + 1:])
+
+
+def stacked(items: list, dim: int) -> tuple | None:
+    """torch.stack: tensors of one shape, a new dimension of their count at `dim`."""
+    shapes = {i.shape if isinstance(i, TensorValue) else None for i in items}
+    if len(shapes) != 1 or None in shapes:
+        return None
+    shape = next(iter(shapes))
+    axis = dim % (len(shape) + 1)
+    return (*shape[:axis], len(items), *shape[axis:])
 
 
 def sizes_of(args: list) -> tuple:

@@ -53,6 +53,7 @@ class TensorValue:
     dynamic_dims: set[int] = field(default_factory=set)  # torch._dynamo.mark_dynamic
     inference: bool = False  # made under torch.inference_mode(): other dispatch keys, guarded
     view: bool = False  # `x[:, -1]`: its base's strides, guarded but not followed
+    below: int | None = None  # its values lie in [0, below): torch.randint(below, size)
 
     def guard_shape(self) -> tuple | None:
         if self.shape is None or self.view:
@@ -98,6 +99,14 @@ class DictValue:
     """A dict literal: its keys (the guards check which keys there are, not their order)."""
 
     items: dict
+
+
+@dataclass(eq=False)
+class Optimizer:
+    """A torch.optim optimizer, or a part of one (`param_groups`, a group, a setting): it holds
+    the parameters' values and its own settings, which no guard of a compiled model reads
+    (dynamo does not guard parameter values; measured, realcode/nanogpt_train.py: the
+    learning rate written each iteration recompiles nothing)."""
 
 
 @dataclass(eq=False)
