@@ -217,3 +217,15 @@ def test_an_empty_tensors_path_is_one_some_calls_take():
     break on the empty path is still held back (a library's users pass data too)."""
     assert diagnosed("cond_empty_check.py", Options(configuration="any")) == \
         diagnosed("cond_empty_check.py", Options())
+
+
+def test_a_non_tensor_input_left_out_is_a_condition():
+    """`num_nodes: Optional[int] = None` tested in a helper of another file: the break after
+    `if num_nodes is not None: return num_nodes` happens when it is left out, as recorded
+    (cond_optional_count.py: NodeDegrees-none only); was held back as conditional."""
+    name = "cond_optional_count.py"
+    expected = {[line for file, line, _ in found["stack"] if file == name][-1]
+                for case in truth_of(name) if case["name"].endswith("-none") for found in case["breaks"]}
+    found = diagnosed(name, Options())
+    assert set(found) == expected
+    assert all("when `num_nodes` is None" in found[line] for line in expected)

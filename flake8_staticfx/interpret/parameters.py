@@ -132,7 +132,7 @@ def _param_value(tx: Interpreter, param: nodes.AssignName, annotation: nodes.Nod
         return Tensor(node, weak=isinstance(default, nodes.Const) and default.value is None,
                       is_bool=tables.is_bool_mask(tx.resolver, param.name, annotation))
     if kind == "static" or (default is not None and not (isinstance(default, nodes.Const) and default.value is None)):
-        return Static()
+        return Static(optional_input=param.name if node.meta.get("optional") else "")
     if kind == "unknown":
         return UNKNOWN
     # An input used as a tensor in the root's own body (x.sum(), x.shape) is one; an input

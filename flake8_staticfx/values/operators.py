@@ -247,8 +247,9 @@ def optional_input_given(left: Value, right: Value) -> Condition | None:
     """`mask is None` of a root input defaulting to None: the test is whether it was given,
     whatever the lint assumes of it."""
     for a, b in ((left, right), (right, left)):
-        if isinstance(a, Tensor) and a.optional_input() and isinstance(b, Static) and b.known and b.value is None:
-            return Condition(INPUT_GIVEN, a.optional_input())
+        name = a.optional_input() if isinstance(a, Tensor) else a.optional_input if isinstance(a, Static) else ""
+        if name and isinstance(b, Static) and b.known and b.value is None:
+            return Condition(INPUT_GIVEN, name)
     return None
 
 

@@ -40,6 +40,9 @@ class Static(Value):
     # conditions each outcome needs, for the breaks on the path it chooses.
     when_true: tuple[Condition, ...] = ()
     when_false: tuple[Condition, ...] = ()
+    # The root's input defaulting to None this is (`size: Optional[int] = None`): `size is None`
+    # tests whether the caller gave it.
+    optional_input: str = ""
 
     @classmethod
     def testing(cls, condition: Condition, options: Options) -> Static:

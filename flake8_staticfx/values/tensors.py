@@ -96,7 +96,7 @@ class Tensor(Value):
         if name in tables.TENSOR_STATIC_METHODS:
             node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
             if name in tables.TENSOR_ELEMENT_COUNTS and not args and isinstance(expr, nodes.Call) \
-                    and isinstance(expr.func, nodes.Attribute) and self.definite:
+                    and isinstance(expr.func, nodes.Attribute):  # only a tensor has it: a weak one too
                 return element_count(expr.func.expr.as_string(), node)
             return Static(node=node)
         node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
