@@ -924,3 +924,28 @@ def run(x):
 def test_compiled_function_iterated_over_an_iterator_its_callers_pass(tmp_path, more, call, expected):
     path = write(tmp_path / "iterating.py", PASSED_ITERATOR.format(more=more, call=call))
     assert codes(path) == expected
+
+
+@pytest.mark.parametrize(("passed", "expected"), [
+    ("zip([1.0], [x])", [(5, "SFX318")]),
+    ("tuple(zip([1.0], [x]))", []),
+])
+def test_compiled_function_typed_by_the_calls_of_the_files_importing_it(tmp_path, passed, expected):
+    write(tmp_path / "pkg" / "__init__.py", "")
+    steps = write(tmp_path / "pkg" / "steps.py", """
+        import torch
+
+        @torch.compile
+        def total(pairs, x):
+            for k, v in pairs:
+                x = x + v
+            return x
+        """)
+    write(tmp_path / "pkg" / "driver.py", f"""
+        from .steps import total as run_total
+
+
+        def run(x):
+            return run_total({passed}, x)
+        """)
+    assert codes(steps) == expected

@@ -14,11 +14,14 @@ we do not see: none of its parameters is told by calls then, but for an iterator
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from astroid import nodes
 
+from .compiled import CompileIndex
 from .parse import nodes_of_class
+from .projects import SourceModule, project_root
 from .resolver import Resolver
 from .roots import COMPILE_DECORATORS
 
@@ -33,11 +36,14 @@ class Passed:
     iterator: str | None = None
 
 
-def passed_by_callers(resolver: Resolver, function: nodes.FunctionDef) -> dict[str, Passed]:
-    """The unannotated parameters of a module-level `function` that its calls in the file fill
-    alike, by name. A use that is not a call, or a call spreading its arguments, is a caller we
-    do not see: only an iterator some call passes is still told then (it breaks on that call)."""
-    uses = _uses_of(resolver, function)
+def passed_by_callers(resolver: Resolver, function: nodes.FunctionDef,
+                      other_files: Sequence[SourceModule] = ()) -> dict[str, Passed]:
+    """The unannotated parameters of a module-level `function` that its calls in the file (and in
+    `other_files`, which import it by name) fill alike, by name. A use that is not a call, or a
+    call spreading its arguments, is a caller we do not see: only an iterator some call passes
+    is still told then (it breaks on that call)."""
+    uses = _uses_of(resolver, function) + [use for module in other_files
+                                           for use in _uses_in(resolver, module, function)]
     if not any(uses):
         return {}
     spec = function.args
@@ -59,23 +65,54 @@ def passed_by_callers(resolver: Resolver, function: nodes.FunctionDef) -> dict[s
     return {name: agreed for name, kinds in said.items() if (agreed := _agreed(kinds)) is not None}
 
 
+MAX_CALLING_FILES = 6
+
+
+def calling_files(resolver: Resolver, index: CompileIndex, function: nodes.FunctionDef) -> list[SourceModule]:
+    """The first few other files of the project importing the module of `function` (the compile
+    index lists them): their calls of it count too."""
+    module = resolver.source_of(function)
+    found = []
+    for path in index.importers(module.modname, module.path)[:MAX_CALLING_FILES]:
+        loaded = resolver.load(project_root(path)[1])
+        if loaded is not None:
+            found.append(loaded)
+    return found
+
+
 def _uses_of(resolver: Resolver, function: nodes.FunctionDef) -> list[nodes.Call | None]:
     """The calls of `function` in its file, directly or through a name bound to
     `torch.compile(function)`, with None for each other use of it or of that name."""
     if not isinstance(function.parent, nodes.Module):
         return []
-    uses: list[nodes.Call | None] = []
-    for name in nodes_of_class(function.root(), nodes.Name):
-        if not _names(name, function):
-            continue
-        parent, compiled_into = name.parent, _compiled_into_name(resolver, name)
-        if isinstance(parent, nodes.Call) and parent.func is name:
-            uses.append(parent)
-        elif compiled_into is not None:
-            uses.extend(_calls_of_name(compiled_into) or [None])
-        else:
-            uses.append(None)
-    return uses
+    return [use for name in nodes_of_class(function.root(), nodes.Name) if _names(name, function)
+            for use in _use(resolver, name)]
+
+
+def _uses_in(resolver: Resolver, module: SourceModule, function: nodes.FunctionDef) -> list[nodes.Call | None]:
+    """The uses of `function` in another file, `module`, through the names its imports bind to it."""
+    origin = resolver.source_of(function).path
+    bound = set()
+    for local, statements in module.node.locals.items():
+        if any(isinstance(s, nodes.ImportFrom) and any(imported == function.name for imported, _ in s.names)
+               for s in statements):
+            binding = resolver.global_binding(module, local)
+            if binding is not None and binding.kind == "function" and binding.module is not None \
+                    and binding.module.path == origin and binding.node.lineno == function.lineno:
+                bound.add(local)
+    return [use for name in nodes_of_class(module.node, nodes.Name)
+            if name.name in bound and name.lookup(name.name)[0] is module.node for use in _use(resolver, name)]
+
+
+def _use(resolver: Resolver, name: nodes.Name) -> list[nodes.Call | None]:
+    """The call a name of the function makes, or those of the name it is compiled into; None
+    for a use that is not a call."""
+    parent, compiled_into = name.parent, _compiled_into_name(resolver, name)
+    if isinstance(parent, nodes.Call) and parent.func is name:
+        return [parent]
+    if compiled_into is not None:
+        return _calls_of_name(compiled_into) or [None]
+    return [None]
 
 
 def _names(name: nodes.Name, function: nodes.FunctionDef) -> bool:

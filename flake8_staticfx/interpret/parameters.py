@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Callable
 from astroid import nodes
 
 from .. import tables
-from ..discover.callers import Passed, passed_by_callers
+from ..discover.callers import Passed, calling_files, passed_by_callers
+from ..discover.compiled import compile_index
 from ..discover.parse import nodes_of_class
 from ..fx_names import TENSOR_MEMBERS
 from ..values import (
@@ -50,7 +51,7 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
     spec = function.args
     params = [*spec.posonlyargs, *spec.args]
     env: dict[str, Value] = {name: _passed_value(passed) for name, passed in
-                             (passed_by_callers(tx.resolver, function) if compiled and receiver is None else {}).items()}
+                             (_passed_by_callers(tx, function) if compiled and receiver is None else {}).items()}
     annotations = [*spec.posonlyargs_annotations, *spec.annotations]
     if receiver is not None and params:
         env[params[0].name] = receiver
@@ -73,6 +74,15 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
         tx.graph.placeholder(spec.kwarg)
         env[spec.kwarg] = Dict({}, complete=False, absent_assumed=True)
     return env
+
+
+def _passed_by_callers(tx: Interpreter, function: nodes.FunctionDef) -> dict[str, Passed]:
+    """What the calls of a compiled function pass it: its own file's, and those of the project
+    files importing it, when the project is indexed."""
+    project = tx.resolver.project
+    index = compile_index(project.root, project.packages, tx.options.compiled_only)
+    others = calling_files(tx.resolver, index, function) if index is not None else []
+    return passed_by_callers(tx.resolver, function, others)
 
 
 def _passed_value(passed: Passed) -> Value:
