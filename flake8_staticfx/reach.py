@@ -29,7 +29,7 @@ from .discover.compiled import CompileIndex
 from .discover.parse import nodes_of_class
 from .discover.projects import SourceModule, project_root
 from .discover.resolver import Resolver
-from .discover.roots import Root, config_settings, find_roots
+from .discover.roots import Root, config_settings, find_roots, inherited_forward_roots
 from .interpret.init_interpreter import init_attributes
 from .interpret.interpreter import FileState, Interpreter
 from .ir import Graph, GraphBreakRegion
@@ -68,13 +68,14 @@ def reached_breaks(resolver: Resolver, index: CompileIndex, options: Options,
 
 
 def _roots(resolver: Resolver, index: CompileIndex, options: Options) -> list[Root]:
-    """The roots the analysis of the importing file would run (its compile calls from the index)."""
+    """The roots the analysis of the importing file would run (its compile calls from the index),
+    and its module classes inheriting another file's forward, which run their own methods."""
     path = resolver.main.path
     calls = index.calls(path, index.calls_by_file.get(path, []))
     roots = find_roots(resolver, library_roots=options.library_roots, compile_calls=calls)
     if options.compiled_only:
-        roots = [root for root in roots if root.compiled or root.library]
-    return roots
+        return [root for root in roots if root.compiled or root.library]
+    return roots + inherited_forward_roots(resolver)
 
 
 def _names_linted_file(resolver: Resolver, importer: SourceModule, root: Root) -> bool:

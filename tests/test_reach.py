@@ -67,3 +67,28 @@ def test_a_root_that_does_not_pass_the_breaking_value_adds_nothing(tmp_path):
     helpers = project(tmp_path)
     write(tmp_path / "pkg" / "model.py", MODEL.replace("_rows(_scaled(x, 1))", "_scaled(x, 1)"))
     assert codes(helpers) == []
+
+
+def test_a_subclass_running_an_inherited_forward_reaches_the_helper_through_its_own_method(tmp_path):
+    # base.py's forward calls self.loss(), which only losses.py's subclass defines: dynamo runs
+    # the subclass's method when it compiles a Triplet, and breaks in helpers.py.
+    write(tmp_path / "pkg" / "__init__.py", "")
+    helpers = write(tmp_path / "pkg" / "helpers.py", HELPERS)
+    write(tmp_path / "pkg" / "base.py", """
+        import torch.nn as nn
+
+
+        class BaseLoss(nn.Module):
+            def forward(self, x):
+                return self.loss(x) * 2
+        """)
+    write(tmp_path / "pkg" / "losses.py", """
+        from .base import BaseLoss
+        from .helpers import _rows
+
+
+        class Triplet(BaseLoss):
+            def loss(self, x):
+                return _rows(x).sum()
+        """)
+    assert codes(helpers) == [(5, "SFX401")]

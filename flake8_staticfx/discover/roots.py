@@ -100,6 +100,23 @@ def find_roots(resolver: Resolver, skipped: list[SkippedRoot] | None = None,
     return roots
 
 
+def inherited_forward_roots(resolver: Resolver) -> list[Root]:
+    """The module classes of the linted file whose forward is inherited from another file's class
+    (find_roots leaves them to that file, whose analysis never sees this class's overrides):
+    compiling one runs that forward with this class's methods (reach.py runs them for the files
+    these reach)."""
+    roots = []
+    for node in definitions(resolver.main.node):
+        if not isinstance(node, nodes.ClassDef) or not resolver.is_module_class(node) \
+                or resolver.opaque_decorator(node) is not None:
+            continue
+        owner = next((c for c in resolver.iter_mro(node) if "forward" in c.locals), None)
+        forward = owner.locals["forward"][-1] if owner is not None else None
+        if isinstance(forward, nodes.FunctionDef) and owner.root() is not node.root():
+            roots.append(Root(forward, node, owner))
+    return roots
+
+
 def _compiled_here(resolver: Resolver, calls: Sequence[CompileCall]) -> dict[nodes.NodeNG, list[CompileCall]]:
     """The top-level classes and functions of the linted file that `calls` compile, each with
     the calls compiling it."""
