@@ -355,6 +355,25 @@ def test_an_index_gives_a_shape_only_where_the_strides_are_a_fresh_tensors(shape
     assert indexed(shape, items) == result
 
 
+
+@pytest.mark.parametrize("shape, items, strides, guarded", [
+    ((1, 7), ["all", (-4, None)], (7, 1), (7, "contiguous")),  # a crop: its base's row stride
+    ((3, 7), ["all", (-4, None)], (7, 1), (7, "contiguous")),
+    ((3, 7), [(1, None)], (7, 1), ("contiguous", "contiguous")),  # rows: as a fresh tensor's
+    ((2, 3, 5), ["all", -1], (15, 1), (15, "contiguous")),  # `logits[:, -1]`
+    ((2, 3, 5), ["all", None], None, None),  # a new dimension: not followed
+])
+def test_a_crop_keeps_its_bases_strides_which_are_guarded(shape, items, strides, guarded):
+    """tuned/growth_then_crop.py: a crop of a growing sequence recompiles on its stride once the
+    length is dynamic, and its stride becomes dynamic in turn."""
+    from flake8_staticfx.recompiles.shapes import indexed, view_strides
+    from flake8_staticfx.recompiles.values import TensorValue
+    assert view_strides(shape, items) == strides
+    if strides is not None:
+        view = TensorValue(indexed(shape, items, views=True), view=True, strides=strides)
+        assert view.guard_strides() == guarded
+
+
 def test_shapes_of_same_size_convolutions_and_an_ellipsis_index():
     from flake8_staticfx.recompiles.shapes import ShapeUnknown, indexed, layer_output
     from flake8_staticfx.recompiles.values import Layer, TensorValue
@@ -419,7 +438,9 @@ GROWING_GPT = """\
 
 @pytest.mark.parametrize("argument, compiles", [
     ("idx", [2]),  # measured on realcode/nanogpt_generate.py: the length becomes dynamic
-    ("idx[:, -2:]", []),  # a crop keeps its base's strides: not followed, no claim
+    ("idx[:, -2:]", [2]),  # a crop keeps its base's growing row stride: guarded, then dynamic
+    # (measured: tuned/growth_then_crop.py cropped_from_the_start)
+    ("idx[:, -2:][:, 1:]", []),  # a crop of a crop: its strides not followed, no claim
 ])
 def test_a_model_in_a_module_dict_fed_its_samples_recompiles_once(argument, compiles):
     frames, _ = _predict(GROWING_GPT.format(argument=argument))

@@ -120,7 +120,7 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
             continue
         key = _key(frame, guarded, call, number, torch)
         if key is None:
-            return _new_global_states(frame, calls, root)
+            return _new_global_states(result, calls, number)
         if any(_matches(entry, key) for entry in entries) or result.eager_after_limit:
             continue
         if len(entries) >= RECOMPILE_LIMIT:
@@ -138,20 +138,22 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
     return result
 
 
-def _new_global_states(frame: ast.FunctionDef, calls: list[Call], root: str) -> FrameCompiles:
-    """The frame's inputs not all followed: only what holds whatever they are is claimed. A
-    call in a global state (grad mode, autocast) no earlier call had matches no entry, and its
-    global-state guard is the first to fail (measured: realcode/nanogpt_train.py, eval under
-    no_grad); before RECOMPILE_LIMIT calls the limit cannot have been reached."""
-    result = FrameCompiles(frame, calls[0].driver, root, known=False)
-    seen: set = set()
-    for number, call in enumerate(calls):
-        result.calls += 1
+def _new_global_states(result: FrameCompiles, calls: list[Call], first_unknown: int) -> FrameCompiles:
+    """From the call whose inputs are not all followed on, the cache's entries are not known:
+    the recompiles found before it stay true, and after it only what holds whatever the inputs
+    are is claimed. A call in a global state (grad mode, autocast) no earlier call had matches no
+    entry, and its global-state guard is the first to fail (measured: realcode/nanogpt_train.py,
+    eval under no_grad); before RECOMPILE_LIMIT calls the limit cannot have been reached. The
+    count is a lower bound."""
+    result.known, result.calls = False, len(calls)
+    seen = {(call.grad_mode, call.autocast) for call in calls[:first_unknown]}
+    for number, call in enumerate(calls[first_unknown:], first_unknown):
         state = (call.grad_mode, call.autocast)
-        if seen and state not in seen and number < RECOMPILE_LIMIT and not call.skipped:
-            result.causes.append((_global_state(frame), call))
+        if state not in seen and not call.skipped:
+            result.compiles += 1
+            if seen and number < RECOMPILE_LIMIT:
+                result.causes.append((_global_state(result.frame), call))
         seen.add(state)
-    result.compiles = len(seen)
     return result
 
 
@@ -221,6 +223,8 @@ def _tensor_slots(key: dict, guard: Guarded, tensor: TensorValue) -> bool:
     key[(guard, "rank")] = len(shape)
     for dim, size in enumerate(shape):
         key[(guard, dim)] = DYNAMIC if size is None else size
+    for dim, stride in enumerate(tensor.guard_strides()):
+        key[(guard, ("stride", dim))] = stride
     return True
 
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import ast
 import copy
-import math
 import operator
 from dataclasses import dataclass, replace
 
+from .arithmetic import (ARITHMETIC, BUILTINS, COMPARE, MATH_CONSTANTS, MATH_FUNCTIONS, builtin, fold, math_call,
+                         math_constant)
 from .declarations import (GRAD_CONTEXTS, compile_setting, forget, grad_decorator, is_compile, is_super_init,
                            method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
-from .shapes import ShapeUnknown, broadcast, index_items, indexed, tensor_method, torch_function
+from .shapes import (ShapeUnknown, broadcast, index_items, indexed, tensor_method, tensor_of, torch_function,
+                     row_window, view_strides)
 from .syntax import dotted, forward_of
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
                      ListValue, ModuleDict, Optimizer, Record, TensorValue, Unknown)
@@ -29,13 +31,6 @@ MAX_INLINE_DEPTH = 8  # project functions called within one another from a drive
 STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
-MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.inf", "math.tau"})
-MATH_FUNCTIONS = frozenset(f"math.{name}" for name in (
-    "cos", "sin", "exp", "log", "sqrt", "floor", "ceil", "pow", "log2", "log10", "tanh"))
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not}
 
 
 class StopReplay(Exception):
@@ -250,14 +245,14 @@ class Replay:
             if all(isinstance(i, Const) for i in items) and isinstance(node, ast.Tuple):
                 return Const(tuple(i.value for i in items))
             return ListValue(items)
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
             left, right = self.expr(node.left, env), self.expr(node.right, env)
             tensors = [o for o in (left, right) if isinstance(o, TensorValue)]
             if tensors and all(isinstance(o, (TensorValue, Const)) for o in (left, right)):
                 same = len({t.shape for t in tensors}) == 1
                 shape = tensors[0].shape if same else broadcast(left, right)
                 return TensorValue(shape, any(t.requires_grad for t in tensors), inference=self.inference)
-            return _fold(_BINARY[type(node.op)], left, right)
+            return _fold(ARITHMETIC[type(node.op)], left, right)
         if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
             return DictValue({k.value: self.expr(v, env) for k, v in zip(node.keys, node.values)})
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -270,8 +265,8 @@ class Replay:
             left = self.expr(node.left, env)
             if not isinstance(left, (Const, Function, Unknown)):  # a dict, a model, a tensor: not None
                 return Const(isinstance(node.ops[0], ast.IsNot))
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-            return _fold(_COMPARE[type(node.ops[0])], self.expr(node.left, env),
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARE:
+            return _fold(COMPARE[type(node.ops[0])], self.expr(node.left, env),
                          self.expr(node.comparators[0], env))
         if isinstance(node, ast.Lambda):
             return Lambda(node.lineno, node.col_offset, node, env)
@@ -286,9 +281,9 @@ class Replay:
             if isinstance(owner, Optimizer):
                 return owner
             if isinstance(owner, TensorValue):
-                window = self.window(owner, node.slice, env)
+                window = row_window(owner, node.slice, lambda item: self.known(item, env))
                 if window is not None:
-                    return window
+                    return self.made_here(window)
                 sliced = any(isinstance(n, ast.Slice) for n in ast.walk(node.slice))
                 key = None if sliced else self.expr(node.slice, env)
                 if isinstance(key, TensorValue) and key.data_sized and owner.shape:
@@ -296,7 +291,9 @@ class Replay:
                 items = index_items(node.slice, lambda item: self.known(item, env))
                 shape = indexed(owner.shape, items)
                 if shape is None:  # `logits[:, -1]`: a view, followed for what is computed from it
-                    return TensorValue(indexed(owner.shape, items, views=True), owner.requires_grad, view=True)
+                    strides = None if owner.view else view_strides(owner.shape, items)
+                    return TensorValue(indexed(owner.shape, items, views=True), owner.requires_grad, view=True,
+                                       strides=strides)
                 return self.made_here(TensorValue(shape, owner.requires_grad))
             key = self.expr(node.slice, env)
             if isinstance(owner, ListValue) and isinstance(key, Const) and isinstance(key.value, int):
@@ -337,25 +334,6 @@ class Replay:
                 return value
         return self.expr(node.values[-1], env)
 
-    def window(self, owner: TensorValue, index: ast.expr, env: dict) -> TensorValue | None:
-        """`data[i:i + k]` with `i` a tensor of values in [0, b) (nanoGPT's get_batch: rows cut
-        at random starts): k rows wherever it starts, when the last start leaves room for them.
-        The first dimension only: the rows of a contiguous tensor, contiguous themselves."""
-        if not (isinstance(index, ast.Slice) and index.lower is not None and index.upper is not None
-                and index.step is None and owner.shape and isinstance(owner.shape[0], int)):
-            return None
-        (base, start), (upper_base, stop) = _offset(index.lower), _offset(index.upper)
-        if base is None or ast.dump(base) != ast.dump(upper_base):
-            return None
-        first, start, stop = self.known(base, env), self.known(start, env), self.known(stop, env)
-        if not (isinstance(first, TensorValue) and first.shape == () and first.below is not None
-                and all(isinstance(c, Const) and type(c.value) is int for c in (start, stop))):
-            return None
-        length = stop.value - start.value
-        if length < 0 or start.value < 0 or first.below - 1 + stop.value > owner.shape[0]:
-            return None
-        return self.made_here(TensorValue((length, *owner.shape[1:]), owner.requires_grad))
-
     def known(self, node: ast.expr, env: dict):
         """The value of `node`, or UNKNOWN where the replay does not follow it."""
         try:
@@ -366,7 +344,7 @@ class Replay:
     def attribute(self, node: ast.Attribute, env: dict):
         name = dotted(node)
         if name in MATH_CONSTANTS and "math" not in env:
-            return Const(getattr(math, node.attr))
+            return math_constant(name)
         if name and name.split(".")[0] not in env:
             return Function(name)  # F.relu, torch.float32: named objects
         owner = self.expr(node.value, env)
@@ -458,7 +436,7 @@ class Replay:
             return TensorValue(None if None in sizes else tuple(sizes),
                                isinstance(grad, Const) and bool(grad.value), inference=self.inference)
         if name == "torch.tensor" and args:
-            return _tensor_of(args[0])
+            return tensor_of(args[0])
         if name in ("nn.Parameter", "torch.nn.Parameter") and args and isinstance(args[0], TensorValue):
             return TensorValue(args[0].shape, True)
         if name in ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic") and len(args) == 2:
@@ -473,12 +451,18 @@ class Replay:
                 return ListValue(list(items))
             return Layer(short, tuple(a.value if isinstance(a, Const) else None for a in args),
                          {key: value.value for key, value in kwargs.items() if isinstance(value, Const)})
-        if name in ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed"):
-            return _builtin(name, args)
+        if name in BUILTINS:
+            value = builtin(name, args)
+            if value is None:
+                raise StopReplay(name)
+            return value
         if name == "print":
             return Const(None)
-        if name in MATH_FUNCTIONS and all(isinstance(a, Const) for a in args) and not kwargs:
-            return _fold(getattr(math, short), *args)  # a learning-rate schedule's cosine
+        if name in MATH_FUNCTIONS and not kwargs:
+            value = math_call(name, args)
+            if value is None:
+                raise StopReplay("arithmetic")
+            return value
         if name == "dict" and not args:
             return DictValue(dict(kwargs))
         if name.startswith(("torch.optim.", "optim.")) and short[:1].isupper():
@@ -522,8 +506,9 @@ class Replay:
         if isinstance(owner, TensorValue) and not owner.data_sized:
             try:
                 result = self.made_here(tensor_method(owner, name, args, kwargs, self.grad_mode == "grad"))
-                if owner.view and isinstance(result, TensorValue) and name != "contiguous":
-                    return replace(result, view=True)  # .detach(), .to(): may be the same strided view
+                if owner.view and isinstance(result, TensorValue) and not _copied(name, result):
+                    # .detach(), .to(): may be the same strided view
+                    return replace(result, view=True, strides=owner.strides if result.shape == owner.shape else None)
                 return result
             except ShapeUnknown:
                 pass
@@ -685,44 +670,11 @@ class _Method:
     name: str
 
 
-def _tensor_of(data) -> TensorValue:
-    """torch.tensor(data): a 0-d tensor of a number (its value kept), a 1-d one of a flat list."""
-    if isinstance(data, Const) and isinstance(data.value, (int, float, bool)):
-        return TensorValue((), value=data.value)
-    items = data.items if isinstance(data, ListValue) else None
-    if items is not None and all(isinstance(i, Const) and isinstance(i.value, (int, float)) for i in items):
-        return TensorValue((len(items),))
-    return TensorValue(None)
-
-
-def _fold(op, *operands):
-    if all(isinstance(o, Const) for o in operands):
-        try:
-            return Const(op(*(o.value for o in operands)))
-        except (ArithmeticError, TypeError, ValueError):
-            pass
-    raise StopReplay("arithmetic")
-
-
-def _builtin(name: str, args: list):
-    values = []
-    for arg in args:
-        if isinstance(arg, Const):
-            values.append(arg.value)
-        elif name in ("enumerate", "len") and isinstance(arg, ListValue):
-            values.append(arg.items)
-        elif name == "len" and isinstance(arg, TensorValue) and arg.shape and isinstance(arg.shape[0], int):
-            values.append(range(arg.shape[0]))
-        else:
-            raise StopReplay(name)
-    if name == "enumerate":
-        return ListValue([ListValue([Const(i), item]) for i, item in enumerate(values[0])])
-    if name == "range":
-        return Const(range(*values))
-    if name == "reversed":
-        return Const(tuple(reversed(values[0])))
-    return Const({"len": len, "float": float, "int": int, "min": min, "max": max, "abs": abs,
-                  "round": round}[name](*values))
+def _fold(op, *operands) -> Const:
+    folded = fold(op, *operands)
+    if folded is None:
+        raise StopReplay("arithmetic")
+    return folded
 
 
 def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -> dict:
@@ -751,12 +703,13 @@ def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -
     return env
 
 
-def _offset(node: ast.expr) -> tuple[ast.expr | None, ast.expr]:
-    """`i + 1 + k` as (`i`, `1 + k`): the leftmost operand of a sum, and the rest added to it."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        base, added = _offset(node.left)
-        return base, ast.BinOp(added, ast.Add(), node.right)
-    return node, ast.Constant(0)
+def _copied(method: str, result: TensorValue) -> bool:
+    """`.contiguous()` of a view is a fresh tensor, unless a dimension of size 1 (or one not
+    known) lets torch call the view contiguous already, its strides kept (measured:
+    tuned/growth_then_crop.py, `idx[:, -4:].contiguous()` of a (1, 5) sequence recompiles on
+    its stride)."""
+    return method == "contiguous" and result.shape is not None and all(
+        isinstance(size, int) and size != 1 for size in result.shape)
 
 
 def _empty(value) -> bool:

@@ -16,6 +16,7 @@ import ast
 import math
 import operator
 
+from .arithmetic import ARITHMETIC
 from .shapes import (ShapeUnknown, broadcast, index_items, indexed, layer_output, matmul, requires_grad,
                      tensor_method, torch_function)
 from .syntax import dotted, forward_of, is_self_attribute
@@ -25,8 +26,6 @@ MAX_DEPTH = 4  # project submodules followed into
 MAX_UNROLL = 64  # iterations of a loop over a known range
 BUILTINS = {"min": min, "max": max, "int": int, "float": float, "abs": abs, "len": len, "range": range}
 MATH = frozenset({"cos", "sin", "sqrt", "exp", "log", "floor", "ceil", "tanh"})
-_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge}
 
@@ -209,8 +208,8 @@ class _Reader:
 
     def binary(self, node: ast.BinOp, scope: _Scope):
         left, right = self.expr(node.left, scope), self.expr(node.right, scope)
-        if isinstance(left, Const) and isinstance(right, Const) and type(node.op) in _ARITHMETIC:
-            return Const(_ARITHMETIC[type(node.op)](left.value, right.value))
+        if isinstance(left, Const) and isinstance(right, Const) and type(node.op) in ARITHMETIC:
+            return Const(ARITHMETIC[type(node.op)](left.value, right.value))
         grad = requires_grad(left, right)
         if isinstance(node.op, ast.MatMult):
             return self.tensor(matmul(left, right), grad)

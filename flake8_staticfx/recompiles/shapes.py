@@ -194,6 +194,48 @@ def indexed(shape: tuple | None, items: list, views: bool = False) -> tuple | No
     return (*result, *shape[position:])
 
 
+def view_strides(shape: tuple | None, items: list) -> tuple | None:
+    """The strides of `x[...]` for a fresh (contiguous) x of `shape`, its items full slices,
+    (start, stop) slices and ints; None for anything else."""
+    if shape is None or len(items) > len(shape) or not all(isinstance(size, int) for size in shape) or any(
+            not (item == "all" or isinstance(item, tuple) or type(item) is int) for item in items):
+        return None
+    strides = [1]
+    for size in reversed(shape[1:]):
+        strides.insert(0, strides[0] * size)
+    return tuple(stride for stride, item in zip(strides, [*items, *["all"] * (len(shape) - len(items))])
+                 if type(item) is not int)
+
+
+def row_window(owner: TensorValue, index: ast.expr, evaluate) -> TensorValue | None:
+    """`data[i:i + k]` with `i` a tensor of values in [0, b) (nanoGPT's get_batch: rows cut at
+    random starts): k rows wherever it starts, when the last start leaves room for them. The
+    first dimension only: the rows of a contiguous tensor, contiguous themselves. `evaluate`
+    gives an ast node's value description; None where the slice is not such a window."""
+    if not (isinstance(index, ast.Slice) and index.lower is not None and index.upper is not None
+            and index.step is None and owner.shape and isinstance(owner.shape[0], int)):
+        return None
+    (base, start), (upper_base, stop) = _offset(index.lower), _offset(index.upper)
+    if ast.dump(base) != ast.dump(upper_base):
+        return None
+    first, start, stop = evaluate(base), evaluate(start), evaluate(stop)
+    if not (isinstance(first, TensorValue) and first.shape == () and first.below is not None
+            and all(isinstance(c, Const) and type(c.value) is int for c in (start, stop))):
+        return None
+    length = stop.value - start.value
+    if length < 0 or start.value < 0 or first.below - 1 + stop.value > owner.shape[0]:
+        return None
+    return TensorValue((length, *owner.shape[1:]), owner.requires_grad)
+
+
+def _offset(node: ast.expr) -> tuple[ast.expr, ast.expr]:
+    """`i + 1 + k` as (`i`, `1 + k`): the leftmost operand of a sum, and the rest added to it."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        base, added = _offset(node.left)
+        return base, ast.BinOp(added, ast.Add(), node.right)
+    return node, ast.Constant(0)
+
+
 def index_items(index: ast.expr, evaluate) -> list:
     """The items of a subscript as `indexed` takes them, each bound evaluated by `evaluate`
     (an ast node -> a value description); "unknown" for an item not followed."""
@@ -272,6 +314,16 @@ def stacked(items: list, dim: int) -> tuple | None:
     shape = next(iter(shapes))
     axis = dim % (len(shape) + 1)
     return (*shape[:axis], len(items), *shape[axis:])
+
+
+def tensor_of(data) -> TensorValue:
+    """torch.tensor(data): a 0-d tensor of a number (its value kept), a 1-d one of a flat list."""
+    if isinstance(data, Const) and isinstance(data.value, (int, float, bool)):
+        return TensorValue((), value=data.value)
+    items = data.items if isinstance(data, ListValue) else None
+    if items is not None and all(isinstance(i, Const) and isinstance(i.value, (int, float)) for i in items):
+        return TensorValue((len(items),))
+    return TensorValue(None)
 
 
 def sizes_of(args: list) -> tuple:

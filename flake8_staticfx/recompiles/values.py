@@ -52,13 +52,24 @@ class TensorValue:
     data_sized: bool = False  # its size depends on the data (nonzero): an index picking rows
     dynamic_dims: set[int] = field(default_factory=set)  # torch._dynamo.mark_dynamic
     inference: bool = False  # made under torch.inference_mode(): other dispatch keys, guarded
-    view: bool = False  # `x[:, -1]`: its base's strides, guarded but not followed
+    view: bool = False  # `x[:, -1]`: its base's strides, guarded
     below: int | None = None  # its values lie in [0, below): torch.randint(below, size)
+    strides: tuple | None = None  # a view's strides, where followed (None: a fresh tensor's, or not known)
 
     def guard_shape(self) -> tuple | None:
-        if self.shape is None or self.view:
+        if self.shape is None or self.view and (self.strides is None or self.dynamic_dims):
             return None
         return tuple(None if dim in self.dynamic_dims else size for dim, size in enumerate(self.shape))
+
+    def guard_strides(self) -> tuple:
+        """Per dimension, "contiguous" where the stride is a fresh tensor's of this shape (dynamo
+        ties it to the sizes), else the stride itself (a crop's: its base's, guarded by value)."""
+        if self.strides is None:
+            return ("contiguous",) * len(self.shape)
+        fresh = [1]
+        for size in reversed(self.shape[1:]):
+            fresh.insert(0, fresh[0] * size)
+        return tuple("contiguous" if stride == expected else stride for stride, expected in zip(self.strides, fresh))
 
 
 @dataclass(eq=False)
