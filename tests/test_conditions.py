@@ -229,3 +229,14 @@ def test_a_non_tensor_input_left_out_is_a_condition():
     found = diagnosed(name, Options())
     assert set(found) == expected
     assert all("when `num_nodes` is None" in found[line] for line in expected)
+
+
+def test_a_training_flag_passed_to_a_helper_is_the_mode():
+    """`if training:` in a helper of another file, given `self.training` (after a call of the
+    same helper given a shape test, whose break is held back) or `self.training and self.p > 0`
+    with `p` set: the break is training mode's (cond_training_flag.py, as recorded)."""
+    name = "cond_training_flag.py"
+    expected = {[line for file, line, _ in found["stack"] if file == name][-1]: "when training"
+                for case in truth_of(name) for found in case["breaks"]}
+    assert all(case["name"].endswith("-train") for case in truth_of(name) if case["breaks"])
+    assert diagnosed(name, Options()) == expected

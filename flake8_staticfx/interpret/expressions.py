@@ -245,6 +245,11 @@ class ExpressionEvaluator:
             needs.extend(outcome_needs(results[-1], expr.op == "and"))
             needed = tuple(dict.fromkeys(needs))
             value = dataclasses.replace(value, **{"when_true" if expr.op == "and" else "when_false": needed})
+            if _varies_alone(results, expr.op == "and", self.tx, expr, frame):
+                # `self.training and self.p > 0`, `p` known: the mode alone decides it
+                other = results[0].when_false if expr.op == "and" else results[0].when_true
+                value = dataclasses.replace(value, varies=True,
+                                            **{"when_false" if expr.op == "and" else "when_true": other})
         return value, decided, branch
 
     def eval_UnaryOp(self, expr: nodes.UnaryOp, frame: Frame) -> Value:
@@ -413,6 +418,15 @@ def _reads_tensor_or_module(expr: nodes.NodeNG, frame: Frame) -> bool:
     first_iterable = set(nodes_of_class(expr.generators[0].iter, nodes.Name))
     return any(isinstance(frame.env.get(name.name), (Tensor, Module))
                for name in nodes_of_class(expr, nodes.Name) if name.name not in bound and name not in first_iterable)
+
+
+def _varies_alone(results: list[Value], going_on: bool, tx, expr: nodes.NodeNG, frame: Frame) -> bool:
+    """Do the operands of an `and` (`going_on`: True) or `or` whose truth was not known leave a
+    single one that varies between runs, the last being of known truth that does not decide
+    (true for `and`)? Then the outcome is that one's."""
+    first, last = results[0], results[-1]
+    return len(results) == 2 and isinstance(first, Static) and first.varies and isinstance(last, Static) \
+        and last.truth(tx, expr, frame)[0] is going_on
 
 
 def _calls_builtin(resolver, expr: nodes.NodeNG, name: str) -> bool:

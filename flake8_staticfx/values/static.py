@@ -58,6 +58,8 @@ class Static(Value):
         return self.value is not NOTHING
 
     def is_none(self) -> bool | None:
+        if self.node is not None:
+            return False  # a size or a number fx records (`x.size(0)`) is never None
         return self.value is None if self.known else None
 
     def joined(self, other: Value) -> Value | None:
@@ -139,11 +141,15 @@ class Static(Value):
         return self
 
     def signature(self, depth: int) -> Any:
+        """Its value, and what a test of it decides: whether it varies between runs and the
+        conditions of each outcome (a call given `self.training` is not one given an unknown
+        flag: the breaks under `if training:` are reported for one, held back for the other)."""
+        tested = (self.varies, self.assumed, self.when_true, self.when_false, self.optional_input)
         try:
             hash(self.value)
         except TypeError:
-            return ("S", "?")
-        return ("S", self.value if self.known else "?")
+            return ("S", "?", tested)
+        return ("S", self.value if self.known else "?", tested)
 
 
 @dataclass(eq=False)
