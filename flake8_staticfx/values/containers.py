@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import rules, tables
+from ..interpret.resume import WhollyEagerly
 from .base import UNKNOWN, Value, holds_object, signature_of
 from .functions import BoundMethod, Function
 from .joins import join, join_all
@@ -392,9 +393,16 @@ class PassedIterator(Value):
         return False
 
     def element(self, tx: Interpreter, expr: nodes.NodeNG | None, frame: Frame | None) -> Value:
+        """Dynamo breaks where the code steps it: at a call (`list(pairs)`) it resumes after the
+        call; at a `for` (a loop) or a comprehension, whose iterator the function makes before
+        calling it, it gives up on the whole function (measured: "Skipping the function")."""
+        from astroid import nodes
+
         if expr is not None and frame is not None:
             node = tx.graph.python_call("iter", (f"<{self.kind}>",), meta=tx.meta(expr, frame))
-            tx.graph_break(rules.PASSED_ITERATOR, node, expr, frame,
+            comprehension = isinstance(expr.parent, nodes.Comprehension)
+            eagerly = WhollyEagerly(frame.name, "a comprehension") if comprehension else None
+            tx.graph_break(rules.PASSED_ITERATOR, node, expr, frame, eagerly=eagerly,
                            gb_ids=tables.PASSED_ITERATOR_GB.at(tx.options.torch_version))
         return UNKNOWN
 

@@ -1,9 +1,10 @@
 """Compiled functions the file's own calls pass a zip, an enumerate or a dict view: dynamo wraps
-each as an object it cannot step, and breaks where the function iterates it (a `for` gives up on
-the whole function; `list()` splits the graph), also when another call passes a list. Near misses:
-a tuple of the items, an iterator only tested for None, and an object's own `items()` that
-returns a list. The drivers (run_*) are the file's calls; each case makes the same call from
-eager code, as a script does (a compiled driver would build the iterator inside the graph)."""
+each as an object it cannot step, and breaks where the function iterates it (a `for` or a
+comprehension gives up on the whole function; `list()` splits the graph), also when another
+call passes a list. Near misses: a tuple of the items, an iterator only tested for None, and an
+object's own `items()` that returns a list. The drivers (run_*) are the file's calls; each case
+makes the same call from eager code, as a script does (a compiled driver would build the
+iterator inside the graph)."""
 import torch
 
 
@@ -56,6 +57,11 @@ def mixed_sum(pairs, x):
     return x
 
 
+@torch.compile(backend="eager")
+def comprehended_sum(entries, x):
+    return x + sum([t for name, t in entries])
+
+
 class Registry:
     def __init__(self, x):
         self.entries = [("a", x)]
@@ -100,6 +106,11 @@ def run_mixed(x):
     return mixed_sum(zip([1.0], [x]), x) + mixed_sum([(2.0, x)], x)
 
 
+def run_comprehended(x):
+    parts = {"a": x, "b": x + 1}
+    return comprehended_sum(parts.items(), x)
+
+
 def run_registry(x):
     return registry_sum(Registry(x).items(), x)
 
@@ -114,5 +125,6 @@ CASES = [
     ("untouched", lambda: untouched, lambda: (zip([1.0], [X]), X)),
     ("mixed_sum", lambda: mixed_sum, lambda: (zip([1.0], [X]), X)),
     ("mixed_sum_list", lambda: mixed_sum, lambda: ([(2.0, X)], X)),
+    ("comprehended_sum", lambda: comprehended_sum, lambda: ({"a": X, "b": X + 1}.items(), X)),
     ("registry_sum", lambda: registry_sum, lambda: (Registry(X).items(), X)),
 ]
