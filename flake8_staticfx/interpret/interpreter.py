@@ -154,13 +154,13 @@ class Interpreter:
                 self.expressions.compiled_alone(comprehension, inner)
 
     def exec_block(self, statements: list[nodes.NodeNG], frame: Frame) -> str | None:
-        for index, statement in enumerate(statements):
-            flow = self.exec_statement(statement, frame)
-            if flow is not FALLS_THROUGH:
-                return flow
-            if frame.resume.rest_needs:  # the `if` just run returned on its other outcome
-                with self.breaks.taking(frame.resume.take_rest_needs()):
-                    return self.exec_block(statements[index + 1:], frame)
+        with contextlib.ExitStack() as rest:
+            for statement in statements:
+                flow = self.exec_statement(statement, frame)
+                if flow is not FALLS_THROUGH:
+                    return flow
+                if frame.resume.rest_needs:  # the `if` just run returned on its other outcome
+                    rest.enter_context(self.breaks.taking(frame.resume.take_rest_needs()))
         return FALLS_THROUGH
 
     def exec_statement(self, stmt: nodes.NodeNG, frame: Frame) -> str | None:
