@@ -3,6 +3,7 @@ importing it (reach.py): reported at the file's own line, as dynamo reports its 
 frame; tests/cases/reach_helpers.py holds the recorded cases."""
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from flake8_staticfx.analysis import analyze
@@ -92,3 +93,26 @@ def test_a_subclass_running_an_inherited_forward_reaches_the_helper_through_its_
                 return _rows(x).sum()
         """)
     assert codes(helpers) == [(5, "SFX401")]
+
+
+def test_a_break_only_other_files_reach_promises_no_fix(tmp_path):
+    # `fix` rewrites the breaks of the file's own roots; this one is not among them.
+    write(tmp_path / "pkg" / "__init__.py", "")
+    helpers = write(tmp_path / "pkg" / "log.py", """
+        import logging
+
+        import torch
+
+        logger = logging.getLogger(__name__)
+
+
+        def _note(x):
+            logger.warning("seen")
+            return x
+        """)
+    write(tmp_path / "pkg" / "model.py", MODEL.replace("from .helpers import _rows, _scaled", "from .log import _note")
+          .replace("_rows(_scaled(x, 1))", "_note(x)"))
+    text = helpers.read_text(encoding="utf-8")
+    found = list(flake8_diagnostics(analyze(text, str(helpers)), tree=ast.parse(text)))
+    assert [(line, message.split()[0]) for line, _, message in found] == [(9, "SFX202")]
+    assert "does it" not in found[0][2]

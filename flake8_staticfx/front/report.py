@@ -27,8 +27,11 @@ def diagnostics(analysis: FileAnalysis, notices: bool = False, tree: ast.Module 
     the forms decided without libcst)."""
     seen: set[tuple[int, str]] = set()
     found = []
-    regions = [region for graph in analysis.graphs for region in graph.regions] + analysis.reached
-    announced = announced_fixes(tree, analysis.path, regions)
+    own = [region for graph in analysis.graphs for region in graph.regions]
+    regions = own + analysis.reached
+    # `fix` rewrites what the file's own roots reach; a break only other files' roots reach is
+    # not among its regions, so its message promises no fix.
+    announced = announced_fixes(tree, analysis.path, own)
     for region in regions:
         key = (region.line, region.code)
         if key not in seen:
