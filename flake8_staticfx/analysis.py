@@ -117,7 +117,10 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         annotate(graph, root_options)
         result.graphs.append(graph)
     if index is not None:
-        result.reached = reached_breaks(resolver, index, options, state)
+        try:
+            result.reached = reached_breaks(resolver, index, options, state)
+        except Exception as exc:  # noqa: BLE001 - never crash flake8: the other files' roots are left out
+            result.notices.append(Notice(1, 0, "roots of the files importing it", _describe(exc)))
     if "compile" in source:
         try:
             result.frame_compiles, result.recompiles = predict_recompiles(

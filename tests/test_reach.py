@@ -116,3 +116,15 @@ def test_a_break_only_other_files_reach_promises_no_fix(tmp_path):
     found = list(flake8_diagnostics(analyze(text, str(helpers)), tree=ast.parse(text)))
     assert [(line, message.split()[0]) for line, _, message in found] == [(9, "SFX202")]
     assert "does it" not in found[0][2]
+
+
+def test_a_failure_among_the_importing_files_is_a_notice_not_a_crash(tmp_path, monkeypatch):
+    import flake8_staticfx.analysis as analysis_module
+
+    def broken(*args, **kwargs):
+        raise RecursionError("deep")
+
+    monkeypatch.setattr(analysis_module, "reached_breaks", broken)
+    helpers = project(tmp_path)
+    found = analyze(helpers.read_text(encoding="utf-8"), str(helpers))
+    assert found.reached == [] and [n.reason for n in found.notices] == ["RecursionError: deep"]
