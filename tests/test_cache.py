@@ -21,7 +21,9 @@ from flake8_staticfx.config import Options
 from flake8_staticfx.discover import compiled
 from flake8_staticfx.discover.reads import Reads
 from flake8_staticfx.front import cache, plugin
-from flake8_staticfx.front.cache import ResultCache, evict
+from flake8_staticfx.front.cache import ResultCache
+from flake8_staticfx.front import packs as packs_module
+from flake8_staticfx.front.packs import evict
 from flake8_staticfx.front.report import Diagnostic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,20 +50,46 @@ def lines_of(path: Path, options: Options) -> list[str]:
             for d in plugin.diagnose(source, str(path), None, options)]
 
 
-def entries(directory: Path) -> list[Path]:
-    """The files holding a file's answer (not the shared sets of stamps they name)."""
-    return [path for path in sorted(directory.glob("*/*.json")) if '"key"' in path.read_text()]
+def packs(directory: Path) -> list[Path]:
+    return sorted((directory / "packs").glob("*.jsonl"))
 
 
-def shared_sets(directory: Path) -> list[Path]:
-    return [path for path in sorted(directory.glob("*/*.json")) if '"shared": "' in path.read_text()]
+def records(directory: Path) -> list[dict]:
+    """Every record of the packs (a line that is not one left out)."""
+    found = []
+    for pack in packs(directory):
+        for line in pack.read_text().splitlines():
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                continue
+    return [record for record in found if isinstance(record, dict) and "key" in record]
+
+
+def entries(directory: Path) -> list[dict]:
+    """The records holding a file's answer (not the shared sets of stamps they name), the newest
+    of each key."""
+    return list({record["key"]: record for record in records(directory) if "diagnostics" in record}.values())
+
+
+def shared_sets(directory: Path) -> list[dict]:
+    return [record for record in records(directory) if "diagnostics" not in record]
+
+
+def rewrite(directory: Path, change) -> None:
+    """Replace each record's line by change(record) (a record, or a line of text, or None to
+    keep it) as an earlier run would have left it: this process forgets what it read."""
+    for pack in packs(directory):
+        lines = []
+        for line in pack.read_text().splitlines():
+            changed = change(json.loads(line))  # the records of this test's own runs
+            lines.append(line if changed is None else changed if isinstance(changed, str) else json.dumps(changed))
+        pack.write_text("".join(line + "\n" for line in lines))
+    cache._PACKS.clear()  # noqa: SLF001
 
 
 def poison(directory: Path) -> None:
-    for entry in entries(directory):
-        document = json.loads(entry.read_text())
-        document["diagnostics"] = [POISON]
-        entry.write_text(json.dumps(document))
+    rewrite(directory, lambda record: {**record, "diagnostics": [POISON]} if "diagnostics" in record else None)
 
 
 def test_warm_answers_as_cold_byte_for_byte_on_the_cases_and_examples(tmp_path, monkeypatch):
@@ -140,6 +168,7 @@ def new_process() -> None:
     looked at and kept, once per process."""
     compiled._INDEXES.clear()  # noqa: SLF001
     cache._SHARED_UNCHANGED.clear()  # noqa: SLF001
+    cache._PACKS.clear()  # noqa: SLF001
     cache._KEPT.clear()  # noqa: SLF001
 
 
@@ -170,12 +199,12 @@ def test_the_files_of_a_project_share_one_set_of_the_compile_index_stamps(tmp_pa
     notes = write(tmp_path / "proj" / "notes.py", "import torch\n\nstep = torch.compile(print)\n")
     options = Options(cache_dir=str(tmp_path / "cache"))
     assert lines_of(model, options) and lines_of(other, options)
-    documents = [json.loads(entry.read_text()) for entry in entries(tmp_path / "cache")]
+    documents = entries(tmp_path / "cache")
     assert len(documents) == 2
     assert documents[0]["shared"] == documents[1]["shared"] and len(documents[0]["shared"]) == 1
     assert all(str(notes) not in {path for path, _, _ in document["reads"]} for document in documents)
     (shared,) = shared_sets(tmp_path / "cache")
-    assert {str(train), str(notes)} <= {path for path, _, _ in json.loads(shared.read_text())["reads"]}
+    assert {str(train), str(notes)} <= {path for path, _, _ in shared["reads"]}
 
 
 @pytest.mark.parametrize("text", ["", "{", '{"shared": "0", "reads": []}'])
@@ -185,8 +214,7 @@ def test_a_corrupt_shared_set_is_a_miss(tmp_path, text):
     expected = lines_of(model, options)
     poison(tmp_path / "cache")
     new_process()
-    (shared,) = shared_sets(tmp_path / "cache")
-    shared.write_text(text)
+    rewrite(tmp_path / "cache", lambda record: None if "diagnostics" in record else text)
     assert lines_of(model, options) == expected
 
 
@@ -281,10 +309,10 @@ def test_a_corrupt_entry_is_ignored(tmp_path, text):
     model = project(tmp_path, "")
     options = Options(cache_dir=str(tmp_path / "cache"))
     expected = lines_of(model, options)
-    (entry,) = entries(tmp_path / "cache")
-    entry.write_bytes(text.encode("utf-8", "surrogateescape"))
+    assert len(entries(tmp_path / "cache")) == 1
+    rewrite(tmp_path / "cache", lambda record: text if "diagnostics" in record else None)
     assert lines_of(model, options) == expected
-    document = json.loads(entry.read_text())  # and the entry is written anew
+    (document,) = entries(tmp_path / "cache")  # and the entry is written anew
     assert document["diagnostics"] and document["diagnostics"] != [POISON]
 
 
@@ -292,10 +320,8 @@ def test_an_entry_of_another_form_is_ignored(tmp_path):
     model = project(tmp_path, "")
     options = Options(cache_dir=str(tmp_path / "cache"))
     expected = lines_of(model, options)
-    (entry,) = entries(tmp_path / "cache")
-    document = json.loads(entry.read_text())
-    document["diagnostics"] = [{"line": "one"}]
-    entry.write_text(json.dumps(document))
+    rewrite(tmp_path / "cache", lambda record: {**record, "diagnostics": [{"line": "one"}]}
+            if "diagnostics" in record else None)
     assert lines_of(model, options) == expected
 
 
@@ -315,12 +341,12 @@ def test_concurrent_writers_leave_a_valid_cache(tmp_path):
     for process in processes:
         process.join(60)
         assert process.exitcode == 0
-    found = entries(tmp_path / "cache")
-    assert len(found) == 7
+    found = entries(tmp_path / "cache")  # every line a whole record
+    assert len(found) == 7 and len(records(tmp_path / "cache")) == 4 * 60
     assert not list((tmp_path / "cache").glob("*/*.tmp"))
     results = ResultCache(directory)
     for entry in found:
-        kept = results.load(entry.stem)
+        kept = results.load(entry["key"])
         assert kept is not None and len(kept) == 1 and kept[0].message == f"SFX100 from {kept[0].line}"
 
 
@@ -355,3 +381,66 @@ def test_a_later_file_reusing_an_earlier_files_parse_depends_on_it_too(tmp_path)
     poison(tmp_path / "cache")
     write(site / "fakelib" / "__init__.py", "def scale(x):\n    return x / 2\n")
     assert lines_of(second, options) == []
+
+
+def test_a_run_adds_one_file_to_the_cache_not_one_per_answer(tmp_path):
+    """Creating a file per entry cost a cold run more than the analysis of a small file."""
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    model = project(tmp_path, "    print(x)\n")
+    others = [write(tmp_path / "proj" / "pkg" / f"other{index}.py", MODEL.replace(".sum()", f".sum({index})"))
+              for index in range(5)]
+    for path in [model, *others]:
+        assert lines_of(path, options)
+    assert len(entries(tmp_path / "cache")) == 6
+    assert [path.relative_to(tmp_path / "cache").parent for path in (tmp_path / "cache").rglob("*.*")] == [Path("packs")]
+
+
+def _store_and_leave(directory: str) -> None:
+    """A --jobs worker's end: os._exit, no flushing, no atexit."""
+    ResultCache(directory).store("cd" * 32, Reads(paths={__file__}), [Diagnostic(3, 0, "SFX100 kept", "SFX100")])
+    os._exit(0)
+
+
+def test_a_record_outlives_a_worker_leaving_by_os_exit(tmp_path):
+    directory = str(tmp_path / "cache")
+    process = multiprocessing.get_context("fork").Process(target=_store_and_leave, args=(directory,))
+    process.start()
+    process.join(60)
+    assert process.exitcode == 0
+    (kept,) = ResultCache(directory).load("cd" * 32)
+    assert kept.message == "SFX100 kept"
+
+
+def test_a_line_cut_short_is_ignored_and_the_lines_before_it_are_used(tmp_path):
+    """A process killed in the middle of a write."""
+    directory = str(tmp_path / "cache")
+    ResultCache(directory).store("ab" * 32, Reads(paths={__file__}), [Diagnostic(1, 0, "SFX100 first", "SFX100")])
+    ResultCache(directory).store("cd" * 32, Reads(paths={__file__}), [Diagnostic(2, 0, "SFX100 second", "SFX100")])
+    (pack,) = packs(tmp_path / "cache")
+    pack.write_bytes(pack.read_bytes()[:-20])
+    cache._PACKS.clear()  # noqa: SLF001 - a later run
+    assert ResultCache(directory).load("cd" * 32) is None
+    assert [d.message for d in ResultCache(directory).load("ab" * 32)] == ["SFX100 first"]
+
+
+def test_a_record_of_another_key_is_never_used(tmp_path):
+    directory = str(tmp_path / "cache")
+    ResultCache(directory).store("ab" * 32, Reads(paths={__file__}), [Diagnostic(1, 0, "SFX100 first", "SFX100")])
+    rewrite(tmp_path / "cache", lambda record: json.dumps(record).replace("ab" * 32, "cd" * 32, 1)[:-1]
+            + ', "key": "' + "ab" * 32 + '"}')  # its line starts with one key and holds another
+    assert ResultCache(directory).load("cd" * 32) is None
+
+
+def test_many_packs_are_compacted_into_one_keeping_their_records(tmp_path, monkeypatch):
+    directory = str(tmp_path / "cache")
+    keys = [f"{index:02d}" * 32 for index in range(packs_module.COMPACT_AT + 3)]
+    for index, key in enumerate(keys):
+        cache._PACKS.clear()  # noqa: SLF001 - a run of its own, with a pack of its own
+        monkeypatch.setattr(os, "getpid", lambda index=index: 10_000 + index)
+        ResultCache(directory).store(key, Reads(paths={__file__}), [Diagnostic(index, 0, "SFX100 kept", "SFX100")])
+    monkeypatch.undo()
+    # The run that found 33 packs merged them into one before making its own; one more run after it.
+    assert len(packs(tmp_path / "cache")) == 3
+    assert len([pack for pack in packs(tmp_path / "cache") if "compacted" in pack.name]) == 1
+    cache._PACKS.clear()  # noqa: SLF001
+    assert [ResultCache(directory).load(key)[0].line for key in keys] == list(range(len(keys)))

@@ -14,21 +14,20 @@ gate's CI run restoring the cache directory) or a reinstalled environment gives 
 mtime and the same bytes. The linter's own files are compared by content for the same reason.
 
 The set every file of a project depends on alike (the files its compile index read: 280 of the
-290 paths of an entry over tests/cases) is kept once, in a file named by the digest of its
-records, which the entries name: writing those records into each entry cost a cold run more than
+290 paths of an entry over tests/cases) is kept once, as a record named by the digest of its
+stamps, which the entries name: writing those stamps into each entry cost a cold run more than
 the cache saved it, and a warm run checks them once per process instead of once per file.
 
-Entries are JSON files written whole (a temporary file, then os.replace), so that flake8's
---jobs workers and concurrent runs never see half an entry; one that cannot be read or does not
-have the expected form is a miss. The directory is kept under MAX_CACHE_BYTES, the entries least
-recently used going first.
+Entries and shared sets are records of front/packs.py: lines appended to one file per process,
+which flake8's --jobs workers and concurrent runs never see half of; a record that cannot be
+read or does not have the expected form is a miss. The directory is kept under MAX_CACHE_BYTES,
+the packs least recently used going first.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
 import hashlib
-import itertools
 import json
 import os
 import sys
@@ -36,11 +35,12 @@ from .. import __version__
 from ..config import Options
 from ..discover.reads import Reads, content_digest, stamp
 from .diagnostic import Diagnostic
+from .packs import Packs
 
 CACHE_DIR_ENV = "FLAKE8_STATICFX_CACHE_DIR"
 NO_CACHE_ENV = "FLAKE8_STATICFX_NO_CACHE"  # any value but "" or "0" turns the cache off
 MAX_CACHE_BYTES = 256 * 1024 * 1024
-FORMAT = 3  # the entries' layout: a change makes every older entry a miss
+FORMAT = 4  # the entries' layout: a change makes every older entry a miss
 # Options fields that say where answers are kept, not what they are.
 NOT_ANSWERS = frozenset({"cache_dir", "no_cache"})
 
@@ -97,45 +97,39 @@ class ResultCache:
 
     def __init__(self, directory: str):
         self.directory = directory
-
-    def _entry_path(self, key: str) -> str:
-        # 16 shards, not 256: making a shard's directory cost a cold run's stores a third of their time
-        return os.path.join(self.directory, key[:1], key + ".json")
+        self.packs = _packs(directory)
 
     def load(self, key: str) -> list[Diagnostic] | None:
         """The diagnostics kept under `key`, if every file they depended on is as it was."""
-        entry_path = self._entry_path(key)
+        entry = self.packs.find(key)
         try:
-            with open(entry_path, encoding="utf-8") as handle:
-                entry = json.load(handle)
-            if entry["key"] != key:
+            if entry is None or entry["key"] != key:
                 return None
             if not all(self._shared_unchanged(str(digest)) for digest in entry["shared"]):
                 return None
             if not _unchanged(entry["reads"]):
                 return None
-            found = [Diagnostic(int(d["line"]), int(d["col"]), str(d["message"]), str(d["code"]),
-                                tuple(str(gb) for gb in d["gb_ids"]),
-                                None if d["condition"] is None else str(d["condition"]),
-                                None if d["waits_on"] is None else int(d["waits_on"]))
-                     for d in entry["diagnostics"]]
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # absent, half-removed by an eviction, corrupt or of another form: a miss
-        _touch(entry_path)
-        return found
+            return [Diagnostic(int(d["line"]), int(d["col"]), str(d["message"]), str(d["code"]),
+                               tuple(str(gb) for gb in d["gb_ids"]),
+                               None if d["condition"] is None else str(d["condition"]),
+                               None if d["waits_on"] is None else int(d["waits_on"]))
+                    for d in entry["diagnostics"]]
+        except (ValueError, KeyError, TypeError):
+            return None  # corrupt or of another form: a miss
 
     def _shared_unchanged(self, digest: str) -> bool:
         """Does every path of the shared set kept under `digest` still have its stamp? Looked at
         once per process, as the compile index it comes from is built once per process."""
         if digest not in _SHARED_UNCHANGED:
+            shared = self.packs.find(digest)
+            if shared is None:
+                return False
             try:
-                with open(self._entry_path(digest), encoding="utf-8") as handle:
-                    stamps = json.load(handle)["reads"]
-            except (OSError, ValueError, KeyError, TypeError):
+                stamps = shared["reads"]
+                if _digest(stamps) != digest or not _unchanged(stamps):
+                    return False
+            except (ValueError, KeyError, TypeError):
                 return False
-            if _digest(stamps) != digest or not _unchanged(stamps):
-                return False
-            _touch(self._entry_path(digest))
             _SHARED_UNCHANGED.add(digest)
         return True
 
@@ -143,48 +137,21 @@ class ResultCache:
         """Keep `diagnostics` under `key` with the stamps of `reads` as they are now. The stamps
         are taken after the analysis: a file edited while it ran gives a stamp its answer does
         not match only if edited again, which the mtime shows. A shared set of paths is written
-        once per process, to a file of its own, which each entry names by its digest."""
+        once per process, as a record of its own, which each entry names by its digest."""
         shared = sorted(self._store_shared(paths) for paths in reads.shared)
-        entry = {"key": key, "shared": shared, "reads": sorted(_kept(path) for path in reads.paths),
-                 "diagnostics": [{"line": d.line, "col": d.col, "message": d.message, "code": d.code,
-                                  "gb_ids": list(d.gb_ids), "condition": d.condition, "waits_on": d.waits_on}
-                                 for d in diagnostics]}
-        self._write(key, entry)
-        if self.directory not in _BOUNDED:  # once per process and directory: a run adds only its own files
-            _BOUNDED.add(self.directory)
-            evict(self.directory, MAX_CACHE_BYTES)
+        self.packs.append({"key": key, "shared": shared, "reads": sorted(_kept(path) for path in reads.paths),
+                           "diagnostics": [{"line": d.line, "col": d.col, "message": d.message, "code": d.code,
+                                            "gb_ids": list(d.gb_ids), "condition": d.condition,
+                                            "waits_on": d.waits_on}
+                                           for d in diagnostics]})
 
     def _store_shared(self, paths: frozenset[str]) -> str:
         written = (self.directory, paths)
         if written not in _SHARED_STORED:
             kept = sorted(_kept(path) for path in paths)
             digest = _SHARED_STORED[written] = _digest(kept)
-            self._write(digest, {"shared": digest, "reads": kept})
+            self.packs.append({"key": digest, "reads": kept})
         return _SHARED_STORED[written]
-
-    def _write(self, key: str, document: dict) -> None:
-        """Write the file of `key` whole; on a read-only or full disk the answer stands, it is
-        only not kept."""
-        entry_path = self._entry_path(key)
-        # A name no other writer uses (the process, then its count of writes): tempfile.mkstemp
-        # drawing random names cost as much as the rest of a store.
-        temporary = f"{entry_path}.{os.getpid()}.{next(_WRITES)}.tmp"
-        left_behind = False  # our temporary, not (yet) moved to the entry's name
-        try:
-            if os.path.dirname(entry_path) not in _SHARDS_MADE:
-                os.makedirs(os.path.dirname(entry_path), exist_ok=True)
-                _SHARDS_MADE.add(os.path.dirname(entry_path))
-            with open(temporary, "x", encoding="utf-8") as out:
-                left_behind = True
-                # dumps encodes in C; dump to a file, chunk by chunk in Python (5x slower)
-                out.write(json.dumps(document))
-            os.replace(temporary, entry_path)
-            left_behind = False
-        except OSError:
-            pass
-        finally:
-            if left_behind:
-                _remove(temporary)
 
 
 def _unchanged(kept: list) -> bool:
@@ -202,24 +169,16 @@ def _digest(kept: list) -> str:
     return hashlib.sha256(json.dumps(kept).encode()).hexdigest()
 
 
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+# The records of each cache directory, as this process has read and written them.
+_PACKS: dict[str, Packs] = {}
 
 
-def _touch(path: str) -> None:
-    """Recently used: the last to be evicted."""
-    try:
-        os.utime(path)
-    except OSError:
-        pass
+def _packs(directory: str) -> Packs:
+    if directory not in _PACKS:
+        _PACKS[directory] = Packs(directory, MAX_CACHE_BYTES)
+    return _PACKS[directory]
 
 
-_BOUNDED: set[str] = set()
-_SHARDS_MADE: set[str] = set()
-_WRITES = itertools.count()
 # The stamps and content digests stored, taken once per process: every file of a project
 # depends on the same modules and compile index (340 paths each over tests/cases), and statting
 # them again for each cost a cold run a fifth of its time. A record older than the file it names
@@ -245,31 +204,3 @@ def _content_now(path: str, now: tuple[int, int]) -> str | None:
     if (path, now) not in _CONTENT_NOW:
         _CONTENT_NOW[path, now] = content_digest(path)
     return _CONTENT_NOW[path, now]
-
-
-def evict(directory: str, max_bytes: int) -> None:
-    """Remove entries, least recently used first, until those left hold at most `max_bytes`."""
-    entries = []
-    for shard in _scandir(directory):
-        for entry in _scandir(shard.path):
-            try:
-                info = entry.stat()
-            except OSError:
-                continue
-            entries.append((info.st_mtime_ns, info.st_size, entry.path))
-    total = sum(size for _, size, _ in entries)
-    for _, size, path in sorted(entries):
-        if total <= max_bytes:
-            break
-        try:
-            os.unlink(path)
-        except OSError:
-            continue  # another process evicted it first
-        total -= size
-
-
-def _scandir(directory: str) -> list[os.DirEntry]:
-    try:
-        return list(os.scandir(directory))
-    except OSError:
-        return []
