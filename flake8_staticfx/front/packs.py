@@ -11,9 +11,11 @@ of any other form. Every record starts with its key (`{"key": "<64 hex digits>"`
 reading a pack indexes its lines without decoding them; a line is decoded only when its key is
 asked for.
 
-A run reads what the packs hold once, then only what was appended since (another worker's
-records, its own). When a run finds more than COMPACT_AT packs it writes the newest record of
-each key into one new pack (a temporary file, then os.replace) and removes those it merged: a
+A process reads what the packs hold when it first looks for a record, and adds its own records
+as it writes them; what other processes append later is not looked for (each file of a run goes
+to one worker, and re-reading the directory at every miss cost a cold run more than its writes).
+When a run finds more than COMPACT_AT packs it writes the newest record of each key into one new
+pack (a temporary file, then os.replace) and removes those it merged: a
 record appended meanwhile to a removed pack is lost, a miss for the next run, never a wrong
 answer. A pack is touched when one of its records is used, so that eviction (evict, oldest
 first) takes the packs no run has used for longest.
@@ -41,11 +43,12 @@ class Packs:
         self.pack_of: dict[str, str] = {}  # the pack each line was read from
         self.read: dict[str, tuple[int, int]] = {}  # per pack: bytes read, end of its last whole line
         self.touched: set[str] = set()
+        self.looked = False  # refresh has run
         self.writer: tuple[int, str | None, int | None] | None = None  # pid, own pack, its descriptor
 
     def find(self, key: str) -> dict | None:
         """The document kept under `key`, None when there is none or it is not a JSON object."""
-        if key not in self.lines:
+        if not self.looked:
             self.refresh()
         line = self.lines.get(key)
         if line is None:
@@ -62,6 +65,7 @@ class Packs:
     def refresh(self) -> None:
         """Index the lines appended since this process last looked: new packs, grown ones (the
         oldest first, so that a key's newest line wins)."""
+        self.looked = True
         packs = []
         for entry in _scandir(self.directory):
             try:
