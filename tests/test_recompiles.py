@@ -599,3 +599,45 @@ def test_a_training_loop_with_an_optimizer_and_batches_cut_at_random_starts(batc
     (frame,) = frames
     assert (frame.compiles, frame.known) == (compiles, known)
     assert [(r.rule.code, r.line, r.at_least) for r in recompiles] == [("SFX506", line, not known) for line in lines]
+
+
+TIMESTEP = """\
+    import torch
+    import torch.nn as nn
+
+
+    class Denoiser(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(8, 8)
+
+        {decorator}
+        def forward(self, x, t: int):
+            noise = torch.randn_like(x) if t {test} else 0.
+            return self.net(x) * 0.5 + noise * 0.1
+
+
+    def run():
+        model = torch.compile(Denoiser())
+        x = torch.randn(2, 8)
+        with torch.no_grad():
+            for t in {timesteps}:
+                x = model(x, t)
+"""
+
+
+@pytest.mark.parametrize("decorator, test, timesteps, compiles, lines", [
+    ("", "> 0", "reversed(range(5))", 3, [12]),  # 4 -> 3 makes t symbolic; 0 flips `t > 0`
+    ("", "> 0", "reversed(range(1, 6))", 2, [12]),  # never flips: the symbolic t's one recompile
+    ("", "<= 2", "reversed(range(5))", 3, [12]),  # an order comparison: the flip at 2 only
+    ("", "== 2", "reversed(range(5))", 3, [12]),  # an equality too (measured: `t != 2` fails at 2)
+    ("@torch.no_grad()", "> 0", "reversed(range(5))", None, [12]),  # torch's wrapper frame: only
+    # the body's guard failing alone is claimed (the flip at 0), no count
+])
+def test_a_number_compared_in_a_branch_recompiles_when_the_comparison_flips(decorator, test, timesteps, compiles,
+                                                                             lines):
+    """tuned/timestep_branch.py, realcode/ddpm_p_sample.py: once the timestep is symbolic, the
+    outcome of `t > 0` is guarded, and t = 0 recompiles at that line."""
+    frames, recompiles = _predict(TIMESTEP.format(decorator=decorator, test=test, timesteps=timesteps))
+    assert [f.compiles for f in frames if f.known] == ([compiles] if compiles else [])
+    assert sorted({r.line for r in recompiles}) == lines

@@ -15,7 +15,9 @@ from .. import rules
 from ..ir import Graph
 from .drivers import Call, Replay
 from .syntax import dotted
-from .frames import CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
+from .arithmetic import COMPARE
+from .declarations import grad_decorator
+from .frames import BRANCH, CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
 from .values import (UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict, Opaque,
                      TensorValue)
 
@@ -102,9 +104,11 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
     guarded = guarded_inputs(frame, is_method, instance.training_attributes() if instance else frozenset())
     root = f"{instance.cls.name}.{frame.name}" if instance is not None else frame.name
     result = FrameCompiles(frame, calls[0].driver, root)
-    if any(not _is_compile_decorator(d) for d in frame.decorator_list):
-        # @torch.inference_mode() on forward: dynamo compiles torch's wrapper frame, which
-        # inlines this one (measured on realcode/llama_decode.py): no count of this frame
+    # @torch.inference_mode() on the frame: dynamo compiles torch's wrapper frame, which inlines
+    # this one (measured on realcode/llama_decode.py): no count of this frame, and the guards
+    # without a line of their own (shapes, global state) are the wrapper's
+    wrapped = any(not _is_compile_decorator(d) for d in frame.decorator_list)
+    if any(not _is_compile_decorator(d) and grad_decorator(d) is None for d in frame.decorator_list):
         return FrameCompiles(frame, calls[0].driver, root, known=False)
     if any(c.instance is not None and c.instance.has_opaque() for c in calls) and (
             len({id(c.instance) for c in calls}) > 1 or len({c.training for c in calls}) > 1):
@@ -120,13 +124,17 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
             continue
         key = _key(frame, guarded, call, number, torch)
         if key is None:
-            return _new_global_states(result, calls, number)
+            return _new_global_states(result, calls, number) if not wrapped else _wrapper(result, calls)
         if any(_matches(entry, key) for entry in entries) or result.eager_after_limit:
             continue
         if len(entries) >= RECOMPILE_LIMIT:
             result.eager_after_limit = True
             continue
-        if entries:
+        if entries and not wrapped:
+            result.causes.append((_cause(entries[-1], key), call))
+        elif entries and _only_in_body(frame, entries[-1], key):
+            # the wrapper's guards come first, in an order not measured: only a guard of the
+            # body failing alone is claimed (realcode/ddpm_p_sample.py: `t > 0` at t = 0)
             result.causes.append((_cause(entries[-1], key), call))
         for slot, value in key.items():
             first_seen.setdefault(slot, value)
@@ -135,7 +143,18 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
         entries.append({slot: DYNAMIC if _symbolic(slot, call.dynamic, changed) and not _specialized(slot, value)
                         else value for slot, value in key.items()})
         result.compiles += 1
+    return result if not wrapped else _wrapper(result, calls)
+
+
+def _wrapper(result: FrameCompiles, calls: list[Call]) -> FrameCompiles:
+    """A frame compiled through torch's wrapper: its own compiles are not counted."""
+    result.known, result.calls = False, len(calls)
     return result
+
+
+def _only_in_body(frame: ast.FunctionDef, entry: dict, key: dict) -> bool:
+    failing = {slot[0] for slot, expected in entry.items() if expected is not DYNAMIC and key.get(slot) != expected}
+    return len(failing) == 1 and next(iter(failing)).line > frame.lineno
 
 
 def _new_global_states(result: FrameCompiles, calls: list[Call], first_unknown: int) -> FrameCompiles:
@@ -185,6 +204,8 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
                                        f"def {frame.name}"), attribute)
             continue
         value = _guarded_value(guard, call, number)
+        if guard.kind == BRANCH:
+            value = _outcome(guard, value)
         if value is UNKNOWN:
             return None
         if guard.kind == CONSTANT and guard.container and isinstance(
@@ -211,6 +232,14 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
                 return None
     key[(_global_state(frame), None)] = (call.grad_mode, call.autocast)
     return key
+
+
+def _outcome(guard: Guarded, value):
+    """A BRANCH's test on the number passed (UNKNOWN for anything else)."""
+    if not (isinstance(value, tuple) and value[:1] == ("const",) and type(value[2]) in (int, float)):
+        return UNKNOWN
+    op, number = guard.compared
+    return COMPARE[op](value[2], number)
 
 
 def _tensor_slots(key: dict, guard: Guarded, tensor: TensorValue) -> bool:
@@ -305,6 +334,8 @@ def _cause(entry: dict, key: dict) -> Guarded:
     a tensor's requires_grad, a float after it; tuned/fed_back.py)."""
     failing = [(slot[0], key.get(slot)) for slot, expected in entry.items()
                if expected is not DYNAMIC and key.get(slot) != expected]
+    changed = {guard.name for guard, _ in failing if guard.kind == SCALAR}
+    failing = [(guard, value) for guard, value in failing if guard.kind != BRANCH or guard.name not in changed]
     guard, _ = min(failing, key=lambda item: (
         item[0].kind != "global", not _int_parameter(*item), item[0].kind != TENSOR, item[0].line, item[0].col))
     return guard
@@ -315,7 +346,7 @@ def _int_parameter(guard: Guarded, value) -> bool:
 
 
 RULE_OF_KIND = {CONSTANT: "PYTHON_CONSTANT_INPUT", COUNTER: "COUNTER_IN_FORWARD",
-                SCALAR: "CHANGING_NUMBER", TENSOR: "CHANGING_SHAPE", TRAINING: "GLOBAL_STATE",
+                SCALAR: "CHANGING_NUMBER", BRANCH: "CHANGING_NUMBER", TENSOR: "CHANGING_SHAPE", TRAINING: "GLOBAL_STATE",
                 "global": "GLOBAL_STATE"}
 
 

@@ -191,6 +191,9 @@ class _Reader:
             return self.tensor(broadcast(left, right), False)
         if isinstance(node, ast.Subscript):
             return self.subscript(node, scope)
+        if isinstance(node, ast.IfExp):  # `torch.randn_like(x) if t > 0 else 0.`: the branch t picks
+            test = self.expr(node.test, scope)
+            return self.expr(node.body if test.value else node.orelse, scope) if isinstance(test, Const) else _fail()
         if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs:
             generator, items = node.generators[0], []
             source = self.expr(generator.iter, scope)

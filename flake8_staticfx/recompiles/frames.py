@@ -8,7 +8,10 @@ attribute it reads, and how dynamo treats it (measured with torch 2.13, tests/re
 - SCALAR: an int or float used only in arithmetic: the second value recompiles once and the
   number becomes symbolic;
 - COUNTER: an attribute the frame itself increments (`self.step += 1`): a new value at every call;
-- TENSOR: a tensor argument, guarded on its shape and requires_grad.
+- TENSOR: a tensor argument, guarded on its shape and requires_grad;
+- BRANCH: a SCALAR compared with a number in a branch's test (`noise if t > 0 else 0.`): once the
+  number is symbolic, the outcome is guarded, and a value crossing the comparison recompiles at
+  that line (measured: realcode/ddpm_p_sample.py, the timestep reaching 0).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 
 from .syntax import is_self_attribute
 
-CONSTANT, SCALAR, COUNTER, TENSOR, TRAINING = "constant", "scalar", "counter", "tensor", "training"
+CONSTANT, SCALAR, COUNTER, TENSOR, TRAINING, BRANCH = "constant", "scalar", "counter", "tensor", "training", "branch"
 CONSTANT_KEYWORDS = frozenset({"p", "label_smoothing"})
 CONSTANT_POSITIONS = {"dropout": 1, "dropout1d": 1, "dropout2d": 1, "dropout3d": 1, "alpha_dropout": 1}
 
@@ -35,6 +38,7 @@ class Guarded:
     # For an index: what is indexed (a parameter or `self.<attribute>`); a constant only when
     # that is a list at the call, not a tensor.
     container: str | None = None
+    compared: tuple | None = None  # a BRANCH's comparison: (the ast operator's class, the number)
 
 
 def guarded_inputs(frame: ast.FunctionDef, is_method: bool,
@@ -55,6 +59,9 @@ def guarded_inputs(frame: ast.FunctionDef, is_method: bool,
         elif name in uses.first:
             node = uses.first[name]
             found.append(Guarded(SCALAR, name, index, node.lineno, node.col_offset, ast.unparse(node)))
+            found.extend(Guarded(BRANCH, name, index, test.lineno, test.col_offset, ast.unparse(test),
+                                 compared=(type(test.ops[0]), test.comparators[0].value))
+                         for test in uses.compared.get(name, []))
     for name, node in uses.attribute_reads.items():
         kind = COUNTER if name in uses.attribute_writes else CONSTANT
         site = uses.attribute_writes.get(name, node)
@@ -82,6 +89,7 @@ class _Uses(ast.NodeVisitor):
         self.attribute_writes: dict[str, ast.stmt] = {}
         self.training_read: ast.AST | None = None
         self.called: set[str] = set()
+        self.compared: dict[str, list[ast.Compare]] = {}
 
     def visit_FunctionDef(self, node):  # nested functions are other frames
         pass
@@ -143,6 +151,11 @@ class _Uses(ast.NodeVisitor):
         elif isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.In) and isinstance(
                 test.left, ast.Constant):
             self.mark(test.comparators[0], test)  # `"text" in batch`: the dict's keys are guarded
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+                test.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)) and isinstance(
+                test.left, ast.Name) and test.left.id in self.params and isinstance(test.comparators[0], ast.Constant) \
+                and type(test.comparators[0].value) in (int, float):
+            self.compared.setdefault(test.left.id, []).append(test)
 
     def visit_Attribute(self, node):
         if isinstance(node.value, ast.Name) and node.value.id == "self":
