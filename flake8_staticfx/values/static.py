@@ -5,6 +5,8 @@ import string
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from astroid import nodes
+
 from .. import tables
 from ..ir import CONFIGURED, NOT_EMPTY, Condition
 from .base import NOTHING, UNKNOWN, Value
@@ -12,8 +14,6 @@ from .folding import fold, printable
 from .functions import BoundMethod
 
 if TYPE_CHECKING:
-    from astroid import nodes
-
     from ..config import Options
 
     from ..interpret.frame import Frame
@@ -106,6 +106,8 @@ class Static(Value):
         if self.node is not None:  # x.shape[1]: fx records the getitem
             node = tx.graph.call_function("operator.getitem", (self.as_arg(), key.as_arg()),
                                           meta=dict(tx.meta(expr, frame), on_python_numbers=True))
+            if _first_dimension(expr, key):
+                return element_count(expr.value.expr.as_string(), node)
             return Static(node=node)
         if self.known and isinstance(key, Static) and key.known:
             try:
@@ -212,6 +214,12 @@ def element_count(tensor: str, node: Node | None = None) -> Static:
     tensor has elements (a count compared with 0 tests that: operators.emptiness)."""
     has_elements = Condition(NOT_EMPTY, tensor)
     return Static(node=node, when_true=(has_elements,), when_false=(has_elements.negated(),))
+
+
+def _first_dimension(expr: nodes.NodeNG, key: Value) -> bool:
+    """Is `expr` `t.shape[0]`, which is 0 exactly when a run's batch of `t` is empty?"""
+    return isinstance(expr, nodes.Subscript) and isinstance(expr.value, nodes.Attribute) \
+        and expr.value.attrname == "shape" and isinstance(key, Static) and key.value == 0 and type(key.value) is int
 
 
 def counted(value: Value) -> Condition | None:

@@ -95,8 +95,9 @@ class Tensor(Value):
             return replace(result, sparse=True) if name in tables.TENSOR_SPARSE_LAYOUT_METHODS else result
         if name in tables.TENSOR_STATIC_METHODS:
             node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
-            if name in tables.TENSOR_ELEMENT_COUNTS and not args and isinstance(expr, nodes.Call) \
-                    and isinstance(expr.func, nodes.Attribute):  # only a tensor has it: a weak one too
+            # `t.numel()`, `t.size(0)`: only a tensor has them (a weak one too)
+            counts = not args if name in tables.TENSOR_ELEMENT_COUNTS else name == "size" and _first_dimension(args)
+            if counts and isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Attribute):
                 return element_count(expr.func.expr.as_string(), node)
             return Static(node=node)
         node = tx.graph.call_method(name, (self.as_arg(), *as_args(args)), as_kwargs(kwargs), meta=meta)
@@ -331,6 +332,11 @@ def tensor_repeats(args: list[Value], kwargs: dict[str, Value]) -> bool:
         return False
     return (len(args) == 1 and "repeats" not in kwargs) or (len(args) > 1 and is_definite_tensor(args[1])) \
         or is_definite_tensor(kwargs.get("repeats", UNKNOWN))
+
+
+def _first_dimension(args: list[Value]) -> bool:
+    """`t.size(0)`: 0 exactly when a run's batch of `t` is empty."""
+    return len(args) == 1 and isinstance(args[0], Static) and type(args[0].value) is int and args[0].value == 0
 
 
 def is_definite_tensor(value: Value) -> bool:

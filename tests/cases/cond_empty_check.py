@@ -5,7 +5,8 @@ compared with another number, is not certain."""
 import torch
 import torch.nn as nn
 
-from .selection_ops import hardest_score, nonzero_if_empty, positive_if_many, positive_part
+from .selection_ops import (hardest_score, nonzero_if_empty, nonzero_unless_rows, positive_if_many, positive_part,
+                            positive_rows, positive_rows_by_size)
 
 
 class HardestPair(nn.Module):
@@ -41,9 +42,33 @@ class ManyOnly(PositiveProjection):
         return positive_if_many(self.proj(x))
 
 
+class PositiveRows(PositiveProjection):
+    """`if h.shape[0] == 0: return h`, then a boolean mask."""
+
+    def forward(self, x):
+        return positive_rows(self.proj(x))
+
+
+class PositiveRowsBySize(PositiveProjection):
+    """`if h.size(0) == 0: return h`, then a boolean mask."""
+
+    def forward(self, x):
+        return positive_rows_by_size(self.proj(x))
+
+
+class RowsReturnFirst(PositiveProjection):
+    """Near miss: `if h.shape[0] > 0: return`: the break after it only an empty batch reaches."""
+
+    def forward(self, x):
+        return nonzero_unless_rows(self.proj(x))
+
+
 CASES = [
     ("HardestPair", HardestPair, lambda: (torch.rand(6, 4),)),
     ("PositiveProjection", PositiveProjection, lambda: (torch.randn(4, 8),)),
     ("EmptyOnly", EmptyOnly, lambda: (torch.randn(4, 8),)),
     ("ManyOnly", ManyOnly, lambda: (torch.randn(2, 8),)),
+    ("PositiveRows", PositiveRows, lambda: (torch.randn(4, 8),)),
+    ("PositiveRowsBySize", PositiveRowsBySize, lambda: (torch.randn(4, 8),)),
+    ("RowsReturnFirst", RowsReturnFirst, lambda: (torch.randn(4, 8),)),
 ]

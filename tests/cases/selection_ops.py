@@ -25,3 +25,21 @@ def positive_if_many(h):
     if len(h) > 3:
         return h[h > 0]
     return h + 1
+
+
+def positive_rows(h):
+    if h.shape[0] == 0:
+        return h
+    return h[h[:, 0] > 0]
+
+
+def positive_rows_by_size(h):
+    if h.size(0) == 0:
+        return h
+    return h[h[:, 0] > 0]
+
+
+def nonzero_unless_rows(h):
+    if h.shape[0] > 0:
+        return h * 2
+    return torch.nonzero(h)
