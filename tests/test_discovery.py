@@ -949,3 +949,28 @@ def test_compiled_function_typed_by_the_calls_of_the_files_importing_it(tmp_path
             return run_total({passed}, x)
         """)
     assert codes(steps) == expected
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("model(zip([1.0], [x]), x)", [(7, "SFX318")]),
+    ("model(tuple(zip([1.0], [x])), x)", []),
+    ("Summer()(zip([1.0], [x]), x)", []),  # an instance not compiled: its caller's graph made the zip
+])
+def test_compiled_module_forward_iterated_over_an_iterator_its_driver_passes(tmp_path, call, expected):
+    path = write(tmp_path / "summing.py", f"""
+        import torch
+        import torch.nn as nn
+
+
+        class Summer(nn.Module):
+            def forward(self, pairs, x):
+                for k, v in pairs:
+                    x = x + v
+                return x
+
+
+        def drive(x):
+            model = torch.compile(Summer())
+            return {call}
+        """)
+    assert codes(path) == expected

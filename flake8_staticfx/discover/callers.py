@@ -44,11 +44,39 @@ def passed_by_callers(resolver: Resolver, function: nodes.FunctionDef,
     is still told then (it breaks on that call)."""
     uses = _uses_of(resolver, function) + [use for module in other_files
                                            for use in _uses_in(resolver, module, function)]
+    return _told(function, uses)
+
+
+def forward_passed_by_callers(resolver: Resolver, cls: nodes.ClassDef,
+                              forward: nodes.FunctionDef) -> dict[str, Passed]:
+    """The iterators the calls of a compiled instance of module class `cls` pass its forward, in
+    the class's file (`net = torch.compile(Net())`, then `net(zip(a, b))`): a forward's other
+    inputs keep their typing."""
+    uses: list[nodes.Call | None] = []
+    for name in nodes_of_class(cls.root(), nodes.Name):
+        made = name.parent
+        if not (_names(name, cls) and isinstance(made, nodes.Call) and made.func is name):
+            continue
+        compiling = made.parent
+        if isinstance(compiling, nodes.Call) and compiling.args and compiling.args[0] is made \
+                and resolver.expr_qname(compiling.func) in COMPILE_DECORATORS:
+            bound = _assigned_name(compiling)
+            uses.extend((_calls_of_name(bound) or [None]) if bound is not None else [None])
+    return {name: passed for name, passed in _told(forward, uses, bound_method=True).items()
+            if passed.iterator is not None}
+
+
+def _told(function: nodes.FunctionDef, uses: list[nodes.Call | None],
+          bound_method: bool = False) -> dict[str, Passed]:
+    """What `uses` tell of the unannotated parameters of `function` (after `self` for a
+    `bound_method`), by name."""
     if not any(uses):
         return {}
     spec = function.args
     positional = [*spec.posonlyargs, *spec.args]
     annotations = [*spec.posonlyargs_annotations, *spec.annotations]
+    if bound_method:
+        positional, annotations = positional[1:], annotations[1:]
     unannotated = [p.name for p, a in zip(positional, annotations) if a is None]
     unannotated += [p.name for p, a in zip(spec.kwonlyargs, spec.kwonlyargs_annotations) if a is None]
     names = [p.name for p in positional]
@@ -128,6 +156,11 @@ def _compiled_into_name(resolver: Resolver, name: nodes.Name) -> nodes.AssignNam
     if not (isinstance(call, nodes.Call) and call.args and call.args[0] is name
             and resolver.expr_qname(call.func) in COMPILE_DECORATORS):
         return None
+    return _assigned_name(call)
+
+
+def _assigned_name(call: nodes.Call) -> nodes.AssignName | None:
+    """`opt = <call>`: the name the call's result is bound to, else None."""
     statement = call.parent
     if isinstance(statement, nodes.Assign) and len(statement.targets) == 1 \
             and isinstance(statement.targets[0], nodes.AssignName):

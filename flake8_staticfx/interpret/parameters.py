@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable
 from astroid import nodes
 
 from .. import tables
-from ..discover.callers import Passed, calling_files, passed_by_callers
+from ..discover.callers import Passed, calling_files, forward_passed_by_callers, passed_by_callers
 from ..discover.compiled import compile_index
 from ..discover.parse import nodes_of_class
 from ..fx_names import TENSOR_MEMBERS
@@ -51,7 +51,7 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
     spec = function.args
     params = [*spec.posonlyargs, *spec.args]
     env: dict[str, Value] = {name: _passed_value(passed) for name, passed in
-                             (_passed_by_callers(tx, function) if compiled and receiver is None else {}).items()}
+                             _told_by_callers(tx, function, receiver, compiled).items()}
     annotations = [*spec.posonlyargs_annotations, *spec.annotations]
     if receiver is not None and params:
         env[params[0].name] = receiver
@@ -74,6 +74,19 @@ def root_parameters(tx: Interpreter, function: nodes.FunctionDef, receiver: Valu
         tx.graph.placeholder(spec.kwarg)
         env[spec.kwarg] = Dict({}, complete=False, absent_assumed=True)
     return env
+
+
+def _told_by_callers(tx: Interpreter, function: nodes.FunctionDef, receiver: Value | None,
+                     compiled: bool) -> dict[str, Passed]:
+    """What the project's calls pass a compiled function, or (only iterators) the forward of a
+    compiled module."""
+    if not compiled:
+        return {}
+    if receiver is None:
+        return _passed_by_callers(tx, function)
+    if isinstance(receiver, UserModule) and function.name == "forward":
+        return forward_passed_by_callers(tx.resolver, receiver.cls, function)
+    return {}
 
 
 def _passed_by_callers(tx: Interpreter, function: nodes.FunctionDef) -> dict[str, Passed]:
