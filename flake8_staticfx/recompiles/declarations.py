@@ -10,10 +10,30 @@ from .syntax import dotted, is_self_attribute
 from .values import UNKNOWN, Const, Instance, Opaque
 
 GRAD_CONTEXTS = {"no_grad": "no_grad", "inference_mode": "inference_mode", "enable_grad": "grad"}
+# Calls that reset dynamo's caches or change its settings or the global state: not followed.
+STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 
 
 def method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
     return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+
+
+def dataclass_fields(cls: ast.ClassDef, args: list, kwargs: dict, evaluate) -> dict | None:
+    """A @dataclass's fields in order: the arguments given, else their defaults (`evaluate`
+    gives a default's value); None where a field has neither."""
+    fields = [n for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+    values = {}
+    for index, field_node in enumerate(fields):
+        name = field_node.target.id
+        if index < len(args):
+            values[name] = args[index]
+        elif name in kwargs:
+            values[name] = kwargs[name]
+        elif field_node.value is not None:
+            values[name] = evaluate(field_node.value)
+        else:
+            return None
+    return values
 
 
 def module_constants(tree: ast.Module) -> dict[str, Const]:
@@ -101,3 +121,21 @@ def compile_setting(decorator: ast.expr) -> bool | None:
             if keyword.arg == "dynamic" and isinstance(keyword.value, ast.Constant):
                 return keyword.value.value
     return None
+
+
+def assigns_only(statements: list[ast.stmt]) -> bool:
+    """Statements that only bind names, calling nothing but torch's functions and numbers'
+    builtins: running them changes no object the replay keeps."""
+    for statement in statements:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(
+            statement, ast.AugAssign) else None
+        if targets is None and not isinstance(statement, ast.Pass):
+            return False
+        if any(not isinstance(n, (ast.Name, ast.Tuple)) for n in targets or []):
+            return False
+        for call in (n for n in ast.walk(statement) if isinstance(n, ast.Call)):
+            name = dotted(call.func)
+            if not (name.startswith(("torch.", "F.", "math.")) and not name.startswith(STATE_SETTERS)
+                    or name in ("min", "max", "abs", "float", "int")):
+                return False
+    return True

@@ -16,19 +16,17 @@ from dataclasses import dataclass, replace
 
 from .arithmetic import (ARITHMETIC, BUILTINS, COMPARE, MATH_CONSTANTS, MATH_FUNCTIONS, builtin, fold, math_call,
                          math_constant)
-from .declarations import (GRAD_CONTEXTS, compile_setting, forget, grad_decorator, is_compile, is_super_init,
+from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, dataclass_fields, forget, grad_decorator, is_compile, is_super_init,
                            method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
 from .shapes import (ShapeUnknown, broadcast, index_items, indexed, tensor_method, tensor_of, torch_function,
                      row_window, view_strides)
 from .syntax import dotted, forward_of
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, ModuleDict, Optimizer, Record, TensorValue, Unknown)
+                     ListValue, ModuleDict, Number, Optimizer, Record, TensorValue, Unknown, joined, numeric)
 
 MAX_STEPS = 2_000
 MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
-# Calls that reset dynamo's caches or change its settings or the global state: not followed.
-STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
 
@@ -132,11 +130,27 @@ class Replay:
             self.with_block(node, env)
         elif isinstance(node, ast.If):
             test = self.expr(node.test, env)
+            if isinstance(test, (Number, TensorValue)):
+                self.both_branches(node, env)
+                return
             if not isinstance(test, Const):
                 raise StopReplay("branch")
             self.block(node.body if test.value else node.orelse, env)
         elif not isinstance(node, ast.Pass):
             raise StopReplay(type(node).__name__)
+
+    def both_branches(self, node: ast.If, env: dict) -> None:
+        """An `if` on data (a number a data branch picked, a tensor): both branches run on copies
+        of the names, followed only when all they do is assign names and call no compiled frame;
+        a name they leave different is no longer known."""
+        calls, taken, skipped = len(self.calls), dict(env), dict(env)
+        if not (assigns_only(node.body) and assigns_only(node.orelse)):
+            raise StopReplay("a branch on data")
+        self.block(node.body, taken)
+        self.block(node.orelse, skipped)
+        if len(self.calls) != calls:
+            raise StopReplay("a compiled call under a branch on data")
+        env.update(joined(taken, skipped))
 
     def optimizer_loop(self, node: ast.For, optimizer: Optimizer, env: dict) -> None:
         """`for group in optimizer.param_groups:`, groups not counted: the body runs once, and
@@ -248,15 +262,18 @@ class Replay:
         if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
             left, right = self.expr(node.left, env), self.expr(node.right, env)
             tensors = [o for o in (left, right) if isinstance(o, TensorValue)]
-            if tensors and all(isinstance(o, (TensorValue, Const)) for o in (left, right)):
+            if tensors and all(isinstance(o, (TensorValue, Const, Number)) for o in (left, right)):
                 same = len({t.shape for t in tensors}) == 1
                 shape = tensors[0].shape if same else broadcast(left, right)
                 return TensorValue(shape, any(t.requires_grad for t in tensors), inference=self.inference)
+            if numeric(left) and numeric(right) and Number() in (left, right):
+                return Number()
             return _fold(ARITHMETIC[type(node.op)], left, right)
         if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
             return DictValue({k.value: self.expr(v, env) for k, v in zip(node.keys, node.values)})
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return _fold(operator.neg, self.expr(node.operand, env))
+            operand = self.expr(node.operand, env)
+            return operand if isinstance(operand, Number) else _fold(operator.neg, operand)
         if isinstance(node, ast.Compare) and any(
                 isinstance(self.expr(o, env), TensorValue) for o in (node.left, *node.comparators)):
             return TensorValue(None)
@@ -266,6 +283,9 @@ class Replay:
             if not isinstance(left, (Const, Function, Unknown)):  # a dict, a model, a tensor: not None
                 return Const(isinstance(node.ops[0], ast.IsNot))
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARE:
+            left, right = self.expr(node.left, env), self.expr(node.comparators[0], env)
+            if numeric(left) and numeric(right) and Number() in (left, right):
+                return Number()  # `if gamma > 0:` on a number a branch on data picked
             return _fold(COMPARE[type(node.ops[0])], self.expr(node.left, env),
                          self.expr(node.comparators[0], env))
         if isinstance(node, ast.Lambda):
@@ -322,6 +342,8 @@ class Replay:
             body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
             if isinstance(body, Const) and isinstance(orelse, Const) and body.value == orelse.value:
                 return body
+            if numeric(body) and numeric(orelse):
+                return Number()  # k-diffusion's churn: `min(s_churn / n, ...) if s_tmin <= sigma <= s_tmax else 0.`
         raise StopReplay("a branch on data")
 
     def boolean(self, node: ast.BoolOp, env: dict):
@@ -521,7 +543,10 @@ class Replay:
         init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
         if init is None:
             if any(dotted(d.func if isinstance(d, ast.Call) else d).endswith("dataclass") for d in cls.decorator_list):
-                instance.attributes.update(self.dataclass_fields(cls, args, kwargs))
+                fields = dataclass_fields(cls, args, kwargs, lambda node: self.expr(node, {}))
+                if fields is None:
+                    raise StopReplay("dataclass field")
+                instance.attributes.update(fields)
             return instance
         env = _bind(init, [instance, *args], kwargs, self)
         for statement in init.body:
@@ -543,22 +568,6 @@ class Replay:
                 instance.attributes[name.value] = self.expr(rest[0], env)
                 return
         self.statement(statement, env)
-
-    def dataclass_fields(self, cls: ast.ClassDef, args: list, kwargs: dict) -> dict:
-        """A @dataclass's fields in order: the arguments given, else their defaults."""
-        fields = [n for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
-        values = {}
-        for index, field_node in enumerate(fields):
-            name = field_node.target.id
-            if index < len(args):
-                values[name] = args[index]
-            elif name in kwargs:
-                values[name] = kwargs[name]
-            elif field_node.value is not None:
-                values[name] = self.expr(field_node.value, {})
-            else:
-                raise StopReplay("dataclass field")
-        return values
 
     def compiled_call(self, compiled: Compiled, args: list, node: ast.Call):
         target = compiled.target

@@ -4,7 +4,7 @@ call with an UNKNOWN argument makes no prediction for what that argument feeds."
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 class Unknown:
@@ -112,6 +112,13 @@ class DictValue:
     items: dict
 
 
+@dataclass(frozen=True)
+class Number:
+    """A Python number the replay does not know: a branch on data picked it (k-diffusion's churn,
+    `gamma = ... if s_tmin <= sigma <= s_tmax else 0.`). Arithmetic keeps it a number, a test on
+    it runs both branches, and a frame it is passed to claims nothing for it."""
+
+
 @dataclass(eq=False)
 class Optimizer:
     """A torch.optim optimizer, or a part of one (`param_groups`, a group, a setting): it holds
@@ -188,3 +195,26 @@ class Compiled:
     target: Instance | ast.FunctionDef
     dynamic: bool | None
     line: int
+
+
+def numeric(value) -> bool:
+    return isinstance(value, Number) or isinstance(value, Const) and type(value.value) in (int, float, bool)
+
+
+def joined(taken: dict, skipped: dict) -> dict:
+    """The names after either branch: a value both leave alike kept, a number either way a
+    Number, anything else UNKNOWN."""
+    names = {}
+    for name in taken.keys() | skipped.keys():
+        one, other = taken.get(name, UNKNOWN), skipped.get(name, UNKNOWN)
+        if one is other or isinstance(one, Const) and isinstance(other, Const) and one == other:
+            names[name] = one
+        elif numeric(one) and numeric(other):
+            names[name] = Number()
+        elif isinstance(one, TensorValue) and isinstance(other, TensorValue) and one.shape is not None and all(
+                getattr(one, f) == getattr(other, f) for f in ("shape", "requires_grad", "data_sized", "dynamic_dims",
+                                                                "inference", "view", "strides", "below")):
+            names[name] = replace(one, value=None, dynamic_dims=set(one.dynamic_dims))
+        else:
+            names[name] = UNKNOWN
+    return names
