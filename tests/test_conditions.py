@@ -240,3 +240,22 @@ def test_a_training_flag_passed_to_a_helper_is_the_mode():
                 for case in truth_of(name) for found in case["breaks"]}
     assert all(case["name"].endswith("-train") for case in truth_of(name) if case["breaks"])
     assert diagnosed(name, Options()) == expected
+
+
+def test_a_known_test_whose_path_returns_leaves_no_condition_behind(tmp_path):
+    """`if part.numel() > 0: return part` in a loop is decided (a run's data have elements) and
+    returns: the code after the loop gets no condition from it (it once got ``when `part` is
+    empty``, left over from the `if` for whatever block went on next)."""
+    source = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class FirstFilled(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        for part in torch.split(x.relu(), 2):\n"
+        "            if part.numel() > 0:\n"
+        "                return part\n"
+        "        return x.sum().item()\n"
+    )
+    path = tmp_path / "first_filled.py"
+    path.write_text(source)
+    found = {d.line: d.condition for d in diagnose(source, str(path), ast.parse(source), Options())}
+    assert found == {10: None}

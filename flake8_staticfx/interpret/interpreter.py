@@ -734,7 +734,10 @@ def _rest_needs(test: Value, stmt: nodes.If, flows: dict[bool, str | None]) -> t
     other's returns or raises (`if self.training: return x` leaves the rest to eval mode, `if
     len(idx) == 0: return` to `idx` not empty): that outcome's conditions, for its breaks
     (exec_block). `flows` says how each path interpreted ended; a block the test's known
-    outcome skipped ends as its last statement says."""
+    outcome skipped ends as its last statement says (nothing is left to label when the path of
+    that known outcome does not go on)."""
+    if len(flows) == 1 and FALLS_THROUGH not in flows.values():
+        return ()
     for outcome, block in ((True, stmt.body), (False, stmt.orelse)):
         if outcome not in flows:
             flows[outcome] = RETURNS if block and isinstance(block[-1], (nodes.Return, nodes.Raise)) else FALLS_THROUGH
