@@ -41,12 +41,17 @@ MAX_IMPORTERS = 6
 
 def reached_breaks(resolver: Resolver, index: CompileIndex, options: Options,
                    state: FileState) -> list[GraphBreakRegion]:
-    """The breaks that the roots of the files importing the linted one meet in it, at its lines;
-    run in what is left of the file's budget (`state`'s deadline and steps)."""
+    """The breaks that the roots of the files importing the linted one meet in it, and those its
+    own module classes meet in their methods under a forward they inherit from another file, at
+    its lines; run in what is left of the file's budget (`state`'s deadline and steps)."""
     main = resolver.main
     reading = resolver.reading_linted_text()
     reach = FileState(state.deadline, state.reuse_inlined, state.max_steps - state.steps, init_attributes)
     found: list[GraphBreakRegion] = []
+    if not options.compiled_only:
+        settings = config_settings(resolver)
+        for root in inherited_forward_roots(resolver):
+            found.extend(_breaks_in_file(reading, reach, root, replace(options.with_written(settings), **root.settings)))
     for path in index.importers(main.modname, main.path)[:MAX_IMPORTERS]:
         importer = reading.load(project_root(path)[1])
         if importer is None:
@@ -55,16 +60,21 @@ def reached_breaks(resolver: Resolver, index: CompileIndex, options: Options,
                           libraries=resolver.libraries)
         settings = config_settings(theirs)
         for root in _roots(theirs, index, options):
-            if not _names_linted_file(reading, importer, root):
-                continue
-            root_options = replace(options.with_written(settings), **root.settings)
-            graph = Graph(root.name, main.path)
-            try:
-                Interpreter(reading, root_options, reach, graph).build(root)
-            except Exception:  # noqa: BLE001 - not followed to its end: it tells nothing here
-                continue
-            found.extend(region for region in annotate(graph, root_options) if _in_file(region, main.path))
+            if _names_linted_file(reading, importer, root):
+                found.extend(_breaks_in_file(reading, reach, root,
+                                             replace(options.with_written(settings), **root.settings)))
     return found
+
+
+def _breaks_in_file(resolver: Resolver, state: FileState, root: Root, options: Options) -> list[GraphBreakRegion]:
+    """The breaks `root` meets that are reported in the linted file; none when it could not be
+    followed to its end."""
+    graph = Graph(root.name, resolver.main.path)
+    try:
+        Interpreter(resolver, options, state, graph).build(root)
+    except Exception:  # noqa: BLE001 - not followed to its end: it tells nothing here
+        return []
+    return [region for region in annotate(graph, options) if _in_file(region, resolver.main.path)]
 
 
 def _roots(resolver: Resolver, index: CompileIndex, options: Options) -> list[Root]:

@@ -128,3 +128,27 @@ def test_a_failure_among_the_importing_files_is_a_notice_not_a_crash(tmp_path, m
     helpers = project(tmp_path)
     found = analyze(helpers.read_text(encoding="utf-8"), str(helpers))
     assert found.reached == [] and [n.reason for n in found.notices] == ["RecursionError: deep"]
+
+
+def test_a_subclass_of_the_linted_file_running_an_inherited_forward_breaks_in_its_own_method(tmp_path):
+    # No root of miner.py: Miner's forward is base.py's, which calls the subclass's mine().
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "base.py", """
+        import torch.nn as nn
+
+
+        class BaseMiner(nn.Module):
+            def forward(self, x):
+                return self.mine(x) + 1
+        """)
+    miner = write(tmp_path / "pkg" / "miner.py", """
+        import torch
+
+        from .base import BaseMiner
+
+
+        class Miner(BaseMiner):
+            def mine(self, x):
+                return torch.where(x > 0)[0]
+        """)
+    assert codes(miner) == [(8, "SFX401")]
