@@ -152,3 +152,13 @@ def test_a_subclass_of_the_linted_file_running_an_inherited_forward_breaks_in_it
                 return torch.where(x > 0)[0]
         """)
     assert codes(miner) == [(8, "SFX401")]
+
+
+def test_explain_names_the_breaks_only_other_files_roots_reach(tmp_path, capsys):
+    # helpers.py has no root: `explain` says so, and says where flake8's SFX401 comes from.
+    from flake8_staticfx.front import cli
+
+    assert cli.main(["explain", str(project(tmp_path)), "--isolated"]) == 0
+    out = capsys.readouterr().out
+    assert "no compile root" in out
+    assert "only roots of the files importing helpers.py reach" in out and "line 5 SFX401" in out

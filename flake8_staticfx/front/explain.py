@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from dataclasses import dataclass
 
 from .. import segments
+from ..analysis import FileAnalysis
 from ..ir import Graph, GraphBreakRegion, Node
 from ..recompiles import RECOMPILE_LIMIT, FrameCompiles
 from ..recompiles.data_sizes import data_size_recompiles
@@ -40,12 +42,25 @@ def run(args: argparse.Namespace) -> int:
     explained = [explain_root(graph, analysis.torch, analysis.frame_compiles) for graph in analysis.graphs]
     if args.format == "json":
         print(json.dumps(explained, indent=2))
-    elif not explained:
+        return 0
+    if not explained:
         print(f"{args.file}: no compile root (no nn.Module forward, no torch.compile'd function)")
     else:
         print(f"Answers for {analysis.torch.describe()}\n")
         print("\n\n".join(render(item) for item in explained))
+    reached = _reached_only(analysis)
+    if reached:
+        print(f"\nBreaks here that only roots of the files importing {os.path.basename(args.file)} reach "
+              f"(explain those files for their graphs): "
+              + ", ".join(f"line {line} {code}" for line, code in reached))
     return 0
+
+
+def _reached_only(analysis: FileAnalysis) -> list[tuple[int, str]]:
+    """The (line, code) of the breaks the plugin reports in this file that none of its own
+    roots meets (reach.py)."""
+    own = {(region.line, region.code) for graph in analysis.graphs for region in graph.regions}
+    return sorted({(region.line, region.code) for region in analysis.reached} - own)
 
 
 @dataclass
