@@ -346,8 +346,8 @@ def _int_parameter(guard: Guarded, value) -> bool:
 
 
 RULE_OF_KIND = {CONSTANT: "PYTHON_CONSTANT_INPUT", COUNTER: "COUNTER_IN_FORWARD",
-                SCALAR: "CHANGING_NUMBER", BRANCH: "CHANGING_NUMBER", TENSOR: "CHANGING_SHAPE", TRAINING: "GLOBAL_STATE",
-                "global": "GLOBAL_STATE"}
+                SCALAR: "CHANGING_NUMBER", BRANCH: "CHANGING_NUMBER", TENSOR: "CHANGING_SHAPE",
+                TRAINING: "GLOBAL_STATE", "global": "GLOBAL_STATE"}
 
 
 def _recompiles(frame: FrameCompiles) -> list[Recompile]:

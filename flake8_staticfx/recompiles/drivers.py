@@ -14,21 +14,18 @@ import copy
 import operator
 from dataclasses import dataclass, replace
 
-from .arithmetic import (ARITHMETIC, BUILTINS, COMPARE, MATH_CONSTANTS, MATH_FUNCTIONS, builtin, fold, math_call,
-                         math_constant)
-from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, dataclass_fields, forget, grad_decorator, is_compile, is_super_init,
-                           method_of, module_constants, namedtuples, pure)
+from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
+from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, dataclass_fields, forget,
+                           grad_decorator, is_compile, is_super_init, method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
-from .shapes import (ShapeUnknown, broadcast, index_items, indexed, tensor_method, tensor_of, torch_function,
-                     row_window, view_strides)
+from .named_calls import MARKS_DYNAMIC, named_value
+from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
 from .syntax import dotted, forward_of
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
                      ListValue, ModuleDict, Number, Optimizer, Record, TensorValue, Unknown, joined, numeric)
 
 MAX_STEPS = 2_000
 MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
-DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
-TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
 
 
 class StopReplay(Exception):
@@ -447,58 +444,12 @@ class Replay:
         return Const(None)
 
     def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
-        short = name.split(".")[-1]
-        if name in ("torch.compile",) and args:
-            dynamic = kwargs.get("dynamic", Const(None))
-            return Compiled(args[0], dynamic.value if isinstance(dynamic, Const) else None, node.lineno)
-        if name.startswith("torch.") and short in TENSOR_FACTORIES:
-            sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
-                args[0].value, tuple) else tuple(a.value if isinstance(a, Const) else None for a in args)
-            grad = kwargs.get("requires_grad", Const(False))
-            return TensorValue(None if None in sizes else tuple(sizes),
-                               isinstance(grad, Const) and bool(grad.value), inference=self.inference)
-        if name == "torch.tensor" and args:
-            return tensor_of(args[0])
-        if name in ("nn.Parameter", "torch.nn.Parameter") and args and isinstance(args[0], TensorValue):
-            return TensorValue(args[0].shape, True)
-        if name in ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic") and len(args) == 2:
-            if isinstance(args[0], TensorValue) and isinstance(args[1], Const):
-                args[0].dynamic_dims.add(args[1].value)
-            return Const(None)
-        if name.startswith(("nn.", "torch.nn.")) and not name.startswith(("nn.functional", "torch.nn.functional")):
-            if short == "ModuleDict" and len(args) == 1 and isinstance(args[0], DictValue):
-                return ModuleDict(dict(args[0].items))
-            if short in ("ModuleList", "Sequential"):
-                items = args[0].items if short == "ModuleList" and args and isinstance(args[0], ListValue) else args
-                return ListValue(list(items))
-            return Layer(short, tuple(a.value if isinstance(a, Const) else None for a in args),
-                         {key: value.value for key, value in kwargs.items() if isinstance(value, Const)})
-        if name in BUILTINS:
-            value = builtin(name, args)
-            if value is None:
-                raise StopReplay(name)
-            return value
-        if name == "print":
-            return Const(None)
-        if name in MATH_FUNCTIONS and not kwargs:
-            value = math_call(name, args)
-            if value is None:
-                raise StopReplay("arithmetic")
-            return value
-        if name == "dict" and not args:
-            return DictValue(dict(kwargs))
-        if name.startswith(("torch.optim.", "optim.")) and short[:1].isupper():
-            return Optimizer()
-        if name.startswith(STATE_SETTERS):
+        if name.startswith(STATE_SETTERS) and name not in MARKS_DYNAMIC:
             raise StateChange(f"{name} changes what dynamo compiles")
-        if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
-            return TensorValue(None, data_sized=True)
-        if name.startswith(("torch.", "F.")):
-            try:
-                return self.made_here(torch_function(short, args, kwargs, self.grad_mode == "grad"))
-            except ShapeUnknown:
-                return TensorValue(None)  # a tensor of a shape not followed: no claim where it is an input
-        raise StopReplay(f"call of {name}")
+        value = named_value(name, args, kwargs, node.lineno, self.grad_mode)
+        if value is None:
+            raise StopReplay(f"call of {name}")
+        return value
 
     def method(self, method: _Method, args: list, kwargs: dict, node: ast.Call):
         owner, name = method.owner, method.name

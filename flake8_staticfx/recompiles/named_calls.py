@@ -1,0 +1,65 @@
+"""What a call of a named function returns in a driver, as a description of values.py:
+torch.compile, torch's factories and functions, torch.nn layers and containers, torch.optim
+optimizers, Python's builtins and math. None where the replay does not follow the call (it
+stops there); calls that change dynamo's state are the replay's own to stop at."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
+from .shapes import ShapeUnknown, tensor_of, torch_function
+from .values import Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer, TensorValue
+
+DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
+TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
+MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic")
+
+
+def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
+    """`name(*args, **kwargs)` called at `line` in `grad_mode` ("grad", "no_grad", "inference_mode")."""
+    short = name.split(".")[-1]
+    inference = grad_mode == "inference_mode"
+    if name in ("torch.compile",) and args:
+        dynamic = kwargs.get("dynamic", Const(None))
+        return Compiled(args[0], dynamic.value if isinstance(dynamic, Const) else None, line)
+    if name.startswith("torch.") and short in TENSOR_FACTORIES:
+        sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
+            args[0].value, tuple) else tuple(a.value if isinstance(a, Const) else None for a in args)
+        grad = kwargs.get("requires_grad", Const(False))
+        return TensorValue(None if None in sizes else tuple(sizes),
+                           isinstance(grad, Const) and bool(grad.value), inference=inference)
+    if name == "torch.tensor" and args:
+        return tensor_of(args[0])
+    if name in ("nn.Parameter", "torch.nn.Parameter") and args and isinstance(args[0], TensorValue):
+        return TensorValue(args[0].shape, True)
+    if name in MARKS_DYNAMIC and len(args) == 2:
+        if isinstance(args[0], TensorValue) and isinstance(args[1], Const):
+            args[0].dynamic_dims.add(args[1].value)
+        return Const(None)
+    if name.startswith(("nn.", "torch.nn.")) and not name.startswith(("nn.functional", "torch.nn.functional")):
+        if short == "ModuleDict" and len(args) == 1 and isinstance(args[0], DictValue):
+            return ModuleDict(dict(args[0].items))
+        if short in ("ModuleList", "Sequential"):
+            items = args[0].items if short == "ModuleList" and args and isinstance(args[0], ListValue) else args
+            return ListValue(list(items))
+        return Layer(short, tuple(a.value if isinstance(a, Const) else None for a in args),
+                     {key: value.value for key, value in kwargs.items() if isinstance(value, Const)})
+    if name in BUILTINS:
+        return builtin(name, args)
+    if name == "print":
+        return Const(None)
+    if name in MATH_FUNCTIONS and not kwargs:
+        return math_call(name, args)
+    if name == "dict" and not args:
+        return DictValue(dict(kwargs))
+    if name.startswith(("torch.optim.", "optim.")) and short[:1].isupper():
+        return Optimizer()
+    if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
+        return TensorValue(None, data_sized=True)
+    if name.startswith(("torch.", "F.")):
+        try:
+            result = torch_function(short, args, kwargs, grad_mode == "grad")
+        except ShapeUnknown:
+            return TensorValue(None)  # a tensor of a shape not followed: no claim where it is an input
+        return replace(result, inference=inference)  # made under inference_mode: an inference tensor
+    return None
