@@ -51,7 +51,9 @@ def reached_breaks(resolver: Resolver, index: CompileIndex, options: Options,
     if not options.compiled_only:
         settings = config_settings(resolver)
         for root in inherited_forward_roots(resolver):
-            found.extend(_breaks_in_file(reading, reach, root, replace(options.with_written(settings), **root.settings)))
+            if _defines_methods(root.cls):  # else the base forward meets only the base's lines
+                found.extend(_breaks_in_file(reading, reach, root,
+                                             replace(options.with_written(settings), **root.settings)))
     for path in index.importers(main.modname, main.path)[:MAX_IMPORTERS]:
         importer = reading.load(project_root(path)[1])
         if importer is None:
@@ -86,6 +88,11 @@ def _roots(resolver: Resolver, index: CompileIndex, options: Options) -> list[Ro
     if options.compiled_only:
         return [root for root in roots if root.compiled or root.library]
     return roots + inherited_forward_roots(resolver)
+
+
+def _defines_methods(cls: nodes.ClassDef) -> bool:
+    """Does the class define a method of its own other than `__init__`?"""
+    return any(isinstance(node, nodes.FunctionDef) and node.name != "__init__" for node in cls.body)
 
 
 def _names_linted_file(resolver: Resolver, importer: SourceModule, root: Root) -> bool:
