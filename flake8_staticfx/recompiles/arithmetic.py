@@ -13,7 +13,7 @@ ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not}
-BUILTINS = ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed")
+BUILTINS = ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed", "list", "tuple")
 MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.inf", "math.tau"})
 MATH_FUNCTIONS = frozenset(f"math.{name}" for name in (
     "cos", "sin", "exp", "log", "sqrt", "floor", "ceil", "pow", "log2", "log10", "tanh"))
@@ -43,7 +43,7 @@ def builtin(name: str, args: list):
     for arg in args:
         if isinstance(arg, Const):
             values.append(arg.value)
-        elif name in ("enumerate", "len") and isinstance(arg, ListValue):
+        elif name in ("enumerate", "len", "list", "tuple") and isinstance(arg, ListValue):
             values.append(arg.items)
         elif name == "len" and isinstance(arg, TensorValue) and arg.shape and isinstance(arg.shape[0], int):
             values.append(range(arg.shape[0]))
@@ -53,6 +53,8 @@ def builtin(name: str, args: list):
         return ListValue([ListValue([Const(i), item]) for i, item in enumerate(values[0])])
     if name == "range":
         return Const(range(*values))
+    if name in ("list", "tuple") and len(values) == 1:  # `list(range(1, n))`: a tuple stands for both
+        return ListValue(list(values[0])) if isinstance(values[0], list) else Const(tuple(values[0]))
     if name == "reversed":
         return Const(tuple(reversed(values[0])))
     return Const({"len": len, "float": float, "int": int, "min": min, "max": max, "abs": abs,

@@ -26,6 +26,9 @@ from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, La
 
 MAX_STEPS = 2_000
 MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
+# nn.Module methods a compiled module answers for the module it wraps (OptimizedModule holds it
+# as its submodule `_orig_mod`): its parameters, its training flag.
+MODULE_PASSTHROUGH = frozenset({"parameters", "named_parameters", "eval", "train", "zero_grad"})
 
 
 class StopReplay(Exception):
@@ -258,6 +261,9 @@ class Replay:
             return ListValue(items)
         if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
             left, right = self.expr(node.left, env), self.expr(node.right, env)
+            if isinstance(node.op, ast.Mult) and isinstance(left, ListValue) and isinstance(right, Const) \
+                    and type(right.value) is int:
+                return ListValue(left.items * right.value)  # `[dt] * b`: the list repeated
             tensors = [o for o in (left, right) if isinstance(o, TensorValue)]
             if tensors and all(isinstance(o, (TensorValue, Const, Number)) for o in (left, right)):
                 same = len({t.shape for t in tensors}) == 1
@@ -271,20 +277,24 @@ class Replay:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             operand = self.expr(node.operand, env)
             return operand if isinstance(operand, Number) else _fold(operator.neg, operand)
-        if isinstance(node, ast.Compare) and any(
-                isinstance(self.expr(o, env), TensorValue) for o in (node.left, *node.comparators)):
-            return TensorValue(None)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
             left = self.expr(node.left, env)
             if not isinstance(left, (Const, Function, Unknown)):  # a dict, a model, a tensor: not None
                 return Const(isinstance(node.ops[0], ast.IsNot))
+        if isinstance(node, ast.Compare) and any(
+                isinstance(self.expr(o, env), TensorValue) for o in (node.left, *node.comparators)):
+            return TensorValue(None)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARE:
             left, right = self.expr(node.left, env), self.expr(node.comparators[0], env)
             if numeric(left) and numeric(right) and Number() in (left, right):
                 return Number()  # `if gamma > 0:` on a number a branch on data picked
             return _fold(COMPARE[type(node.ops[0])], self.expr(node.left, env),
                          self.expr(node.comparators[0], env))
+        if isinstance(node, ast.Slice):
+            bounds = [self.expr(n, env) if n is not None else Const(None) for n in (node.lower, node.upper, node.step)]
+            if all(isinstance(b, Const) for b in bounds):
+                return Const(slice(*(b.value for b in bounds)))  # `x.shape[1:]` of a known shape
         if isinstance(node, ast.Lambda):
             return Lambda(node.lineno, node.col_offset, node, env)
         if isinstance(node, ast.IfExp):
@@ -378,7 +388,8 @@ class Replay:
             return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
         if isinstance(owner, Optimizer):
             return _Method(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
-        if isinstance(owner, (Instance, Compiled, TensorValue, Layer)):
+        if isinstance(owner, (Instance, Compiled, TensorValue, Layer)) or isinstance(owner, ListValue) and \
+                node.attr == "append":
             return _Method(owner, node.attr)
         raise StopReplay("attribute")
 
@@ -453,6 +464,8 @@ class Replay:
 
     def method(self, method: _Method, args: list, kwargs: dict, node: ast.Call):
         owner, name = method.owner, method.name
+        if isinstance(owner, Compiled) and isinstance(owner.target, Instance) and name in MODULE_PASSTHROUGH:
+            owner = owner.target  # torch.compile(model).parameters(): the compiled wrapper holds the module
         if isinstance(owner, Instance):
             if name == "compile":
                 owner.compiled, owner.compile_line = True, node.lineno
@@ -463,13 +476,16 @@ class Replay:
                 owner.training = name == "train" and (not args or bool(getattr(args[0], "value", True)))
                 return owner
             function = method_of(owner.cls, name)
-            if function is not None and name != "forward":
+            if function is not None:
                 return self.inline(function, [owner, *args], kwargs, {})  # a method of the project
             if name == "register_buffer" and len(args) >= 2 and isinstance(args[0], Const):
                 owner.attributes[args[0].value] = args[1]
                 return Const(None)
             if name.startswith("register_") or name in ("zero_grad", "parameters"):
                 return UNKNOWN
+        if isinstance(owner, ListValue) and name == "append" and len(args) == 1:
+            owner.items.append(args[0])  # a sampler's list of images, a decoder's tokens
+            return Const(None)
         if isinstance(owner, Optimizer):
             return Const(None)  # step(), zero_grad(): the parameters' values change, which no guard reads
         if isinstance(owner, Layer) and name.startswith("register_"):
