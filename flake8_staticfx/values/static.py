@@ -136,6 +136,11 @@ class Static(Value):
             return self.node
         return self.value if self.known and printable(self.value) else "<static>"
 
+    def rebind(self, node: Node) -> Value:
+        """A size or number fx records, returned by a reused call summary, is the new call's
+        (its old node belongs to the call inlined before, perhaps in another root's graph)."""
+        return self if self.node is None else replace(self, node=node)
+
     def in_graph(self, tx: Interpreter) -> Value:
         """A number computed in `__init__` (`self.scale = t.item()`) is a constant here."""
         if self.node is not None and not tx.graph.owns(self.node):
