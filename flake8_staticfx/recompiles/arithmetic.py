@@ -7,7 +7,7 @@ import ast
 import math
 import operator
 
-from .values import Const, ListValue, TensorValue
+from .values import Const, ListValue, Number, TensorValue, numeric
 
 ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
@@ -39,6 +39,9 @@ def math_constant(name: str) -> Const | None:
 
 def builtin(name: str, args: list):
     """One of BUILTINS on known values, a list's items or a tensor's length."""
+    if name in ("min", "max", "int", "float", "abs", "round") and args and all(numeric(a) for a in args) \
+            and Number() in args:
+        return Number()  # a number not followed stays one
     values = []
     for arg in args:
         if isinstance(arg, Const):

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import ast
 
-from .syntax import dotted, is_self_attribute
-from .values import UNKNOWN, Const, Instance, Opaque
+from .syntax import dotted, forward_of, is_self_attribute
+from .values import UNKNOWN, Compiled, Const, Instance, Opaque
 
 GRAD_CONTEXTS = {"no_grad": "no_grad", "inference_mode": "inference_mode", "enable_grad": "grad"}
 # Calls that reset dynamo's caches or change its settings or the global state: not followed.
+MAX_MODULE_DEPTH = 8  # modules held within one another, for holds_compiled
 STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 
 
@@ -139,3 +140,15 @@ def assigns_only(statements: list[ast.stmt]) -> bool:
                     or name in ("min", "max", "abs", "float", "int")):
                 return False
     return True
+
+
+def holds_compiled(instance: Instance, compiled_names: set, depth: int = 0) -> bool:
+    """Whether calling the module may run something compiled: a block compiled, a forward under
+    @torch.compile, a compiled function of the file named in a forward (or too deep to tell)."""
+    forward = forward_of(instance.cls)
+    if instance.compiled or depth > MAX_MODULE_DEPTH or forward is None and depth == 0 or any(
+            isinstance(value, Compiled) for value in instance.attributes.values()):  # `m.forward = torch.compile(..)`
+        return True
+    named = {n.id for n in ast.walk(instance.cls) if isinstance(n, ast.Name)}  # in forward or a method it calls
+    return bool(forward and any(is_compile(d) for d in forward.decorator_list) or named & compiled_names) or any(
+        isinstance(block, Instance) and holds_compiled(block, compiled_names, depth + 1) for block in instance.layers())

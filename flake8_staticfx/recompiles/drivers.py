@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
 from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, dataclass_fields, forget,
-                           grad_decorator, is_compile, is_super_init, method_of, module_constants, namedtuples, pure)
+                           grad_decorator, holds_compiled, is_compile, is_super_init, method_of, module_constants,
+                           namedtuples, pure)
 from .effects import call_effects
 from .named_calls import MARKS_DYNAMIC, named_value
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
@@ -78,7 +79,11 @@ class Replay:
         self.depth = 0  # project functions being inlined
         self.grad_mode = "grad"
         self.autocast = False
+        self.device_scope = False  # under `with torch.device(...)`: a torch function mode dynamo guards on
         self.driver = ""
+        # Module-level names a driver rebinds under `global` (gpt-fast's `decode_one_token =
+        # torch.compile(decode_one_token)`): the functions of the file calling them see the new value.
+        self.rebound: dict = {}
         self.eager_call: ast.Call | None = None  # the compiled call whose skipped forward runs
         # Drivers whose replay stopped: the calls after the stop are not known, so neither is
         # how often their frames compile in all (the recompiles seen before it stay true).
@@ -89,6 +94,7 @@ class Replay:
             if function.args.args or function.name in self.compiled_functions:
                 continue
             self.grad_mode, self.autocast, self.driver = "grad", False, function.name
+            self.rebound = {}
             try:
                 self.block(function.body, {})
             except _Return:
@@ -118,6 +124,8 @@ class Replay:
             raise _Return(self.expr(node.value, env) if node.value is not None else Const(None))
         elif isinstance(node, ast.FunctionDef):
             env[node.name] = _Closure(node, env)
+        elif isinstance(node, ast.Global):
+            env.update((name, _GLOBAL) for name in node.names)
         elif isinstance(node, ast.For) and not node.orelse:
             iterated = self.expr(node.iter, env)
             if isinstance(iterated, Optimizer):
@@ -165,12 +173,14 @@ class Replay:
             raise StopReplay("a loop over the optimizer's groups that changes more than the optimizer")
 
     def with_block(self, node: ast.With, env: dict) -> None:
-        saved = self.grad_mode, self.autocast
+        saved = self.grad_mode, self.autocast, self.device_scope
         for item in node.items:
             func = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
             name = dotted(func) if func is not None else ""
             if name.startswith("torch.") and name.split(".")[-1] in GRAD_CONTEXTS:
                 self.grad_mode = GRAD_CONTEXTS[name.split(".")[-1]]
+            elif name == "torch.device":
+                self.device_scope = True  # a default device for the tensors made in it (setup_caches)
             elif name in ("torch.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast"):
                 enabled = next((k.value for k in item.context_expr.keywords if k.arg == "enabled"), None)
                 value = self.expr(enabled, env) if enabled is not None else Const(True)
@@ -182,13 +192,17 @@ class Replay:
             if item.optional_vars is not None:
                 raise StopReplay("with ... as")
         self.block(node.body, env)
-        self.grad_mode, self.autocast = saved
+        self.grad_mode, self.autocast, self.device_scope = saved
 
     def assign(self, target: ast.expr, value, env: dict) -> None:
-        if isinstance(target, ast.Name):
+        if isinstance(target, ast.Name) and env.get(target.id) is _GLOBAL:
+            self.rebound[target.id] = value
+        elif isinstance(target, ast.Name):
             env[target.id] = value
         elif isinstance(target, ast.Tuple):
-            items = self.iterate(value)
+            unknown = isinstance(value, TensorValue) and value.shape is None and not any(
+                isinstance(e, ast.Starred) for e in target.elts)  # `v, _ = torch.topk(...)`: nothing known of either
+            items = [TensorValue(None) for _ in target.elts] if unknown else self.iterate(value)
             starred = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
             if starred and len(starred) == 1 and len(items) >= len(target.elts) - 1:
                 at, after = starred[0], len(target.elts) - starred[0] - 1
@@ -240,8 +254,10 @@ class Replay:
         if isinstance(node, ast.Constant):
             return Const(node.value)
         if isinstance(node, ast.Name):
-            if node.id in env:
+            if node.id in env and env[node.id] is not _GLOBAL:
                 return env[node.id]
+            if node.id in self.rebound:
+                return self.rebound[node.id]
             if node.id in self.compiled_functions:
                 return self.compiled_functions[node.id]
             if node.id in self.classes:
@@ -328,7 +344,8 @@ class Replay:
             if isinstance(owner, Const) and isinstance(owner.value, tuple) and isinstance(key, Const):
                 return Const(owner.value[key.value])
             raise StopReplay("subscript")
-        if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs:
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1 \
+                and not node.generators[0].ifs:
             generator, items = node.generators[0], []
             for item in self.iterate(self.expr(generator.iter, env)):
                 inner = dict(env)
@@ -386,6 +403,10 @@ class Replay:
         if isinstance(owner, TensorValue) and node.attr in ("shape", "ndim") and owner.shape is not None \
                 and all(isinstance(size, int) for size in owner.shape):
             return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
+        if isinstance(owner, Layer) and node.attr in ("weight", "bias"):
+            return TensorValue(None, True)  # `self.output.weight.dtype`
+        if isinstance(owner, TensorValue) and node.attr in ("dtype", "device"):
+            return UNKNOWN  # passed on to factories, whose results' shapes are what guards read here
         if isinstance(owner, Optimizer):
             return _Method(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
         if isinstance(owner, (Instance, Compiled, TensorValue, Layer)) or isinstance(owner, ListValue) and \
@@ -398,15 +419,18 @@ class Replay:
         args = []
         for arg in node.args:  # `out.reshape(b, *((1,) * n))`: spliced
             args.extend(self.iterate(self.expr(arg.value, env)) if isinstance(arg, ast.Starred) else [self.expr(arg, env)])
-        kwargs = {k.arg: self.expr(k.value, env) for k in node.keywords if k.arg}
-        if any(k.arg is None and not _empty(self.expr(k.value, env)) for k in node.keywords):
-            raise StopReplay("**kwargs")
+        kwargs = {}
+        for keyword in node.keywords:
+            value = self.expr(keyword.value, env)
+            if keyword.arg is None and not isinstance(value, DictValue):
+                raise StopReplay("**kwargs")
+            kwargs.update(value.items if keyword.arg is None else {keyword.arg: value})  # `**sampling_kwargs` spliced
         if isinstance(func, _Method):
             return self.method(func, args, kwargs, node)
         if isinstance(func, Compiled):
-            return self.compiled_call(func, args, node)
+            return self.compiled_call(func, args, node, kwargs)
         if isinstance(func, Instance):
-            return self.instance_call(func, args, node)
+            return self.instance_call(func, args, node, kwargs)
         if isinstance(func, ast.ClassDef):
             return self.construct(func, args, kwargs)
         if isinstance(func, _Closure):
@@ -430,9 +454,12 @@ class Replay:
     def inline(self, function: ast.FunctionDef, args: list, kwargs: dict, outer: dict):
         """A function of the project called by a driver: its body replayed with the arguments
         (a grad-mode decorator sets the mode for it; any other decorator is not followed)."""
-        if (function.args.vararg or function.args.kwarg) and (
-                len(args) > len(function.args.args) or set(kwargs) - {a.arg for a in function.args.args}):
-            raise StopReplay("variadic function")  # extra arguments: not followed
+        named = {a.arg for a in (*function.args.args, *function.args.kwonlyargs)}
+        extra_args, args = ListValue(args[len(function.args.args):]), args[:len(function.args.args)]
+        extra_kwargs = DictValue({key: value for key, value in kwargs.items() if key not in named})
+        kwargs = {key: value for key, value in kwargs.items() if key in named}
+        if extra_args.items and not function.args.vararg or extra_kwargs.items and not function.args.kwarg:
+            raise StopReplay("arguments that bind to no parameter")
         modes = [grad_decorator(d) for d in function.decorator_list]
         if None in modes:
             raise StopReplay("decorated function")
@@ -442,9 +469,9 @@ class Replay:
             if self.depth > MAX_INLINE_DEPTH:
                 raise StopReplay("calls too deep")
             env = {**outer, **_bind(function, args, kwargs, self)}
-            for extra, empty in ((function.args.vararg, ListValue([])), (function.args.kwarg, DictValue({}))):
+            for extra, value in ((function.args.vararg, extra_args), (function.args.kwarg, extra_kwargs)):
                 if extra is not None:
-                    env[extra.arg] = empty
+                    env[extra.arg] = value  # `**sampling_kwargs`: the keywords no parameter took
             self.grad_mode = modes[-1] if modes else self.grad_mode
             self.block(function.body, env)
         except _Return as returned:
@@ -501,6 +528,8 @@ class Replay:
                 return result
             except ShapeUnknown:
                 pass
+        if isinstance(owner, TensorValue) and name == "size" and len(args) == 1:
+            return Number()  # a size not followed: a number (`min(top_k, logits.size(-1))`)
         if isinstance(owner, TensorValue):
             return TensorValue(None, data_sized=owner.data_sized)
         raise StopReplay(f"method {name}")
@@ -536,7 +565,7 @@ class Replay:
                 return
         self.statement(statement, env)
 
-    def compiled_call(self, compiled: Compiled, args: list, node: ast.Call):
+    def compiled_call(self, compiled: Compiled, args: list, node: ast.Call, kwargs: dict | None = None):
         target = compiled.target
         if isinstance(target, Instance) and target.cls.name in self.skipped_classes:
             self.record(target, forward_of(target.cls), args, compiled.dynamic, compiled.line, node, skipped=True)
@@ -545,11 +574,14 @@ class Replay:
             frame, instance = forward_of(target.cls), target
         elif isinstance(target, ast.FunctionDef):
             frame, instance = target, None
+        elif isinstance(target, Function) and target.name in self.functions:  # torch.compile(decode_one_token)
+            frame, instance = self.functions[target.name], None
         elif isinstance(target, _Method) and isinstance(target.owner, Instance) and method_of(
                 target.owner.cls, target.name) is not None:  # torch.compile(diffusion.p_sample)
             frame, instance = method_of(target.owner.cls, target.name), target.owner
         else:
             raise StopReplay("compiled object")
+        args = _positional(frame, instance is not None, args, kwargs or {})
         self.record(instance, frame, args, compiled.dynamic, compiled.line, node)
         return self.after_call(frame, instance, args)
 
@@ -579,7 +611,7 @@ class Replay:
         after a normal tensor, it recompiles once; tuned/inference_tensors.py)."""
         return replace(value, inference=self.inference) if isinstance(value, TensorValue) else value
 
-    def instance_call(self, instance: Instance, args: list, node: ast.Call):
+    def instance_call(self, instance: Instance, args: list, node: ast.Call, kwargs: dict | None = None):
         """A module called eagerly: its compiled blocks are frames of their own."""
         if self.eager_call is not None and args and isinstance(args[0], TensorValue):
             # called from a forward dynamo skipped: dynamo compiles the module's forward as a frame
@@ -587,7 +619,10 @@ class Replay:
             x = args[0]
             return TensorValue(x.shape, self.grad_mode == "grad" and (x.requires_grad or instance.has_parameters()))
         if instance.compiled:
-            return self.compiled_call(Compiled(instance, instance.dynamic, instance.compile_line), args, node)
+            return self.compiled_call(Compiled(instance, instance.dynamic, instance.compile_line), args, node, kwargs)
+        if not holds_compiled(instance, self.rebound.keys() | self.compiled_functions.keys()):
+            # gpt-fast's prefill run eagerly: what its forward returns and rebinds, as for a frame
+            return self.after_call(forward_of(instance.cls), instance, args)
         blocks = [v for v in instance.attributes.values()
                   if isinstance(v, ListValue) and any(isinstance(i, Instance) and i.compiled for i in v.items)]
         if len(blocks) != 1 or not args or not isinstance(args[0], TensorValue):
@@ -619,9 +654,14 @@ class Replay:
                skipped: bool = False) -> None:
         if frame is None:
             raise StopReplay("no forward")
+        if self.device_scope:
+            raise StopReplay("a compiled call under torch.device")
         self.calls.append(Call(frame, instance, copy.copy(instance.attributes) if instance else {},
                                instance.training if instance else True, list(args), self.grad_mode,
                                self.autocast, dynamic, node.lineno, compile_line, regional, self.driver, skipped))
+
+
+_GLOBAL = object()  # a name the function declares `global`: it reads and binds the module's
 
 
 class _Return(Exception):
@@ -679,6 +719,24 @@ def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -
     return env
 
 
+def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dict) -> list:
+    """The frame's arguments by position (its guards read parameters by position): keywords put
+    in their parameter's place, a constant default in a gap before them."""
+    if not kwargs:
+        return args
+    params = frame.args.args[1 if is_method else 0:]
+    names = [p.arg for p in params]
+    if set(kwargs) - set(names[len(args):]):
+        raise StopReplay("keywords the frame's named parameters do not take")  # its **kwargs: not guarded here
+    defaults = dict(zip(names[len(names) - len(frame.args.defaults):], frame.args.defaults))
+    filled = list(args)
+    for name in names[len(args):max(names.index(key) for key in kwargs) + 1]:
+        default = defaults.get(name)
+        filled.append(kwargs[name] if name in kwargs else Const(default.value) if isinstance(
+            default, ast.Constant) else UNKNOWN)
+    return filled
+
+
 def _copied(method: str, result: TensorValue) -> bool:
     """`.contiguous()` of a view is a fresh tensor, unless a dimension of size 1 (or one not
     known) lets torch call the view contiguous already, its strides kept (measured:
@@ -686,7 +744,3 @@ def _copied(method: str, result: TensorValue) -> bool:
     its stride)."""
     return method == "contiguous" and result.shape is not None and all(
         isinstance(size, int) and size != 1 for size in result.shape)
-
-
-def _empty(value) -> bool:
-    return isinstance(value, DictValue) and not value.items
