@@ -409,8 +409,8 @@ class Replay:
             return UNKNOWN  # passed on to factories, whose results' shapes are what guards read here
         if isinstance(owner, Optimizer):
             return _Method(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
-        if isinstance(owner, (Instance, Compiled, TensorValue, Layer)) or isinstance(owner, ListValue) and \
-                node.attr == "append":
+        if isinstance(owner, (Instance, Compiled, TensorValue, Layer)) or isinstance(owner, (ListValue, ModuleDict)) \
+                and node.attr in ("append", "children", "named_children"):
             return _Method(owner, node.attr)
         raise StopReplay("attribute")
 
@@ -510,9 +510,8 @@ class Replay:
                 return Const(None)
             if name.startswith("register_") or name in ("zero_grad", "parameters"):
                 return UNKNOWN
-        if isinstance(owner, ListValue) and name == "append" and len(args) == 1:
-            owner.items.append(args[0])  # a sampler's list of images, a decoder's tokens
-            return Const(None)
+        if isinstance(owner, (ListValue, ModuleDict)):
+            return _container_method(owner, name, args)
         if isinstance(owner, Optimizer):
             return Const(None)  # step(), zero_grad(): the parameters' values change, which no guard reads
         if isinstance(owner, Layer) and name.startswith("register_"):
@@ -717,6 +716,19 @@ def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -
     if len(args) > len(params) or set(kwargs) - set(env):
         raise StopReplay("arguments that bind to no parameter")
     return env
+
+
+def _container_method(owner: ListValue | ModuleDict, name: str, args: list):
+    """A list's append (a sampler's images, a decoder's tokens); a ModuleList's or ModuleDict's
+    children (torchtitan's `for layer_id, block in model.layers.named_children(): block.compile()`)."""
+    if name in ("children", "named_children") and not args:
+        named = owner.items.items() if isinstance(owner, ModuleDict) else enumerate(owner.items)
+        return ListValue([ListValue([Const(str(key)), item]) if name == "named_children" else item
+                          for key, item in named])
+    if isinstance(owner, ListValue) and name == "append" and len(args) == 1:
+        owner.items.append(args[0])
+        return Const(None)
+    raise StopReplay(f"method {name}")
 
 
 def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dict) -> list:
