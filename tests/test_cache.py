@@ -329,7 +329,7 @@ def _store_many(directory: str, worker: int) -> None:
     results = ResultCache(directory)
     for index in range(60):
         key = f"{index % 7:02d}" + "ab" * 31  # the same few keys from every writer
-        results.store(key, Reads(paths={__file__}), [Diagnostic(worker, index, f"SFX100 from {worker}", "SFX100")])
+        results.store(key, "model.py", Reads(paths={__file__}), [Diagnostic(worker, index, f"SFX100 from {worker}", "SFX100")])
 
 
 def test_concurrent_writers_leave_a_valid_cache(tmp_path):
@@ -397,7 +397,7 @@ def test_a_run_adds_one_file_to_the_cache_not_one_per_answer(tmp_path):
 
 def _store_and_leave(directory: str) -> None:
     """A --jobs worker's end: os._exit, no flushing, no atexit."""
-    ResultCache(directory).store("cd" * 32, Reads(paths={__file__}), [Diagnostic(3, 0, "SFX100 kept", "SFX100")])
+    ResultCache(directory).store("cd" * 32, "model.py", Reads(paths={__file__}), [Diagnostic(3, 0, "SFX100 kept", "SFX100")])
     os._exit(0)
 
 
@@ -414,8 +414,8 @@ def test_a_record_outlives_a_worker_leaving_by_os_exit(tmp_path):
 def test_a_line_cut_short_is_ignored_and_the_lines_before_it_are_used(tmp_path):
     """A process killed in the middle of a write."""
     directory = str(tmp_path / "cache")
-    ResultCache(directory).store("ab" * 32, Reads(paths={__file__}), [Diagnostic(1, 0, "SFX100 first", "SFX100")])
-    ResultCache(directory).store("cd" * 32, Reads(paths={__file__}), [Diagnostic(2, 0, "SFX100 second", "SFX100")])
+    ResultCache(directory).store("ab" * 32, "model.py", Reads(paths={__file__}), [Diagnostic(1, 0, "SFX100 first", "SFX100")])
+    ResultCache(directory).store("cd" * 32, "model.py", Reads(paths={__file__}), [Diagnostic(2, 0, "SFX100 second", "SFX100")])
     (pack,) = packs(tmp_path / "cache")
     pack.write_bytes(pack.read_bytes()[:-20])
     cache._PACKS.clear()  # noqa: SLF001 - a later run
@@ -425,7 +425,7 @@ def test_a_line_cut_short_is_ignored_and_the_lines_before_it_are_used(tmp_path):
 
 def test_a_record_of_another_key_is_never_used(tmp_path):
     directory = str(tmp_path / "cache")
-    ResultCache(directory).store("ab" * 32, Reads(paths={__file__}), [Diagnostic(1, 0, "SFX100 first", "SFX100")])
+    ResultCache(directory).store("ab" * 32, "model.py", Reads(paths={__file__}), [Diagnostic(1, 0, "SFX100 first", "SFX100")])
     rewrite(tmp_path / "cache", lambda record: json.dumps(record).replace("ab" * 32, "cd" * 32, 1)[:-1]
             + ', "key": "' + "ab" * 32 + '"}')  # its line starts with one key and holds another
     assert ResultCache(directory).load("cd" * 32) is None
@@ -437,10 +437,32 @@ def test_many_packs_are_compacted_into_one_keeping_their_records(tmp_path, monke
     for index, key in enumerate(keys):
         cache._PACKS.clear()  # noqa: SLF001 - a run of its own, with a pack of its own
         monkeypatch.setattr(os, "getpid", lambda index=index: 10_000 + index)
-        ResultCache(directory).store(key, Reads(paths={__file__}), [Diagnostic(index, 0, "SFX100 kept", "SFX100")])
+        ResultCache(directory).store(key, f"model{index}.py", Reads(paths={__file__}), [Diagnostic(index, 0, "SFX100 kept", "SFX100")])
     monkeypatch.undo()
     # The run that found 33 packs merged them into one before making its own; one more run after it.
     assert len(packs(tmp_path / "cache")) == 3
     assert len([pack for pack in packs(tmp_path / "cache") if "compacted" in pack.name]) == 1
     cache._PACKS.clear()  # noqa: SLF001
     assert [ResultCache(directory).load(key)[0].line for key in keys] == list(range(len(keys)))
+
+
+def test_compaction_drops_an_edited_files_older_entry_and_the_shared_sets_no_entry_names(tmp_path, monkeypatch):
+    """Else every edit would leave an entry in the packs each process reads."""
+    directory = str(tmp_path / "cache")
+
+    def run(index: int, key: str, path: str, shared: frozenset[str] = frozenset()) -> None:
+        cache._PACKS.clear()  # noqa: SLF001 - a run of its own, with a pack of its own
+        cache._SHARED_STORED.clear()  # noqa: SLF001
+        monkeypatch.setattr(os, "getpid", lambda: 20_000 + index)
+        ResultCache(directory).store(key, path, Reads(paths={__file__}, shared={shared} if shared else set()),
+                                     [Diagnostic(index, 0, "SFX100 kept", "SFX100")])
+
+    run(0, "aa" * 32, "model.py", frozenset({str(tmp_path / "train.py")}))
+    run(1, "bb" * 32, "model.py")  # model.py edited: a new key
+    for index in range(2, packs_module.COMPACT_AT + 2):
+        run(index, f"{index:02d}" * 32, f"other{index}.py")
+    monkeypatch.undo()
+    kept = {record["key"] for record in records(tmp_path / "cache")}
+    assert "bb" * 32 in kept and "aa" * 32 not in kept
+    assert not shared_sets(tmp_path / "cache")
+    assert all(f"{index:02d}" * 32 in kept for index in range(2, packs_module.COMPACT_AT + 2))

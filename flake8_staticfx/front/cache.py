@@ -134,13 +134,14 @@ class ResultCache:
             _SHARED_UNCHANGED.add(digest)
         return True
 
-    def store(self, key: str, reads: Reads, diagnostics: list[Diagnostic]) -> None:
-        """Keep `diagnostics` under `key` with the stamps of `reads` as they are now. The stamps
+    def store(self, key: str, path: str, reads: Reads, diagnostics: list[Diagnostic]) -> None:
+        """Keep `diagnostics`, the answer for the file at `path`, under `key` with the stamps of
+        `reads` as they are now. The stamps
         are taken after the analysis: a file edited while it ran gives a stamp its answer does
         not match only if edited again, which the mtime shows. A shared set of paths is written
         once per process, as a record of its own, which each entry names by its digest."""
         shared = sorted(self._store_shared(paths) for paths in reads.shared)
-        self.packs.append({"key": key, "shared": shared, "reads": sorted(_kept(path) for path in reads.paths),
+        self.packs.append({"key": key, "file": os.path.abspath(path), "shared": shared, "reads": sorted(_kept(path) for path in reads.paths),
                            "diagnostics": [{"line": d.line, "col": d.col, "message": d.message, "code": d.code,
                                             "gb_ids": list(d.gb_ids), "condition": d.condition,
                                             "waits_on": d.waits_on}
@@ -176,8 +177,30 @@ _PACKS: dict[str, Packs] = {}
 
 def _packs(directory: str) -> Packs:
     if directory not in _PACKS:
-        _PACKS[directory] = Packs(directory, MAX_CACHE_BYTES)
+        _PACKS[directory] = Packs(directory, MAX_CACHE_BYTES, _superseded)
     return _PACKS[directory]
+
+
+def _superseded(records: list[dict]) -> set[str]:
+    """Of the records, newest first, those a compaction drops: the entries of a file a newer
+    entry answers for (the file edited since, or linted under other settings: a miss then, a
+    new entry), and the shared sets no entry kept names. Without it every edit of a file would
+    leave its older entry in the packs each process reads."""
+    files: set[str] = set()
+    named: set[str] = set()
+    dropped: set[str] = set()
+    for record in records:
+        if "diagnostics" not in record:
+            continue
+        if str(record.get("file")) in files:
+            dropped.add(str(record["key"]))
+            continue
+        files.add(str(record.get("file")))
+        if isinstance(record.get("shared"), list):
+            named.update(str(digest) for digest in record["shared"])
+    dropped.update(str(record["key"]) for record in records
+                   if "diagnostics" not in record and str(record["key"]) not in named)
+    return dropped
 
 
 # The stamps and content digests stored, taken once per process: every file of a project

@@ -15,7 +15,8 @@ A process reads what the packs hold when it first looks for a record, and adds i
 as it writes them; what other processes append later is not looked for (each file of a run goes
 to one worker, and re-reading the directory at every miss cost a cold run more than its writes).
 When a run finds more than COMPACT_AT packs it writes the newest record of each key into one new
-pack (a temporary file, then os.replace) and removes those it merged: a
+pack (a temporary file, then os.replace), less the records the cache says newer ones supersede,
+and removes those it merged: a
 record appended meanwhile to a removed pack is lost, a miss for the next run, never a wrong
 answer. A pack is touched when one of its records is used, so that eviction (evict, oldest
 first) takes the packs no run has used for longest.
@@ -25,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from typing import Callable
 
 PACKS = "packs"
 SUFFIX = ".jsonl"
@@ -36,9 +38,10 @@ KEY_END = len(RECORD_START) + 64
 class Packs:
     """The records under one cache directory, as this process has read and written them."""
 
-    def __init__(self, directory: str, max_bytes: int):
+    def __init__(self, directory: str, max_bytes: int, superseded: Callable[[list[dict]], set[str]]):
         self.directory = os.path.join(directory, PACKS)
         self.max_bytes = max_bytes
+        self.superseded = superseded  # the keys compaction drops, of the records given newest first
         self.lines: dict[str, bytes] = {}  # each key's newest line
         self.pack_of: dict[str, str] = {}  # the pack each line was read from
         self.read: dict[str, tuple[int, int]] = {}  # per pack: bytes read, end of its last whole line
@@ -129,15 +132,27 @@ class Packs:
         return name or "", descriptor
 
     def _compact(self) -> None:
-        """More than COMPACT_AT packs: their newest record of each key, newest packs first up to
-        half the bound, written into one pack in place of them."""
+        """More than COMPACT_AT packs: their records, newest first up to half the bound, less
+        those `superseded` names and those that are not JSON objects, written into one pack in
+        place of them."""
         self.refresh()
         merged = [name for name in self.read if os.path.exists(os.path.join(self.directory, name))]
         if len(merged) <= COMPACT_AT:
             return
         order = {name: index for index, name in enumerate(merged)}  # refresh read them oldest first
-        kept, size = [], 0
+        documents = {}
         for key in sorted(self.lines, key=lambda k: order.get(self.pack_of[k], -1), reverse=True):
+            try:
+                document = json.loads(self.lines[key])
+            except ValueError:
+                continue
+            if isinstance(document, dict):
+                documents[key] = document
+        dropped = self.superseded(list(documents.values()))
+        kept, size = [], 0
+        for key in documents:
+            if key in dropped:
+                continue
             size += len(self.lines[key]) + 1
             if size > self.max_bytes // 2:
                 break

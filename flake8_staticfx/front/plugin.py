@@ -129,7 +129,7 @@ def diagnose(source: str, filename: str, tree: ast.Module | None, options: Optio
     with recording() as reads:
         analysis, found = analysed(source, filename, tree, options)
     if analysis is not None and time.process_time() - started < options.file_time_budget:
-        results.store(key, reads, found)  # not an answer cut short by the CPU budget: the machine's load decides those
+        results.store(key, filename, reads, found)  # not an answer cut short by the CPU budget: the machine's load decides those
     return found
 
 
