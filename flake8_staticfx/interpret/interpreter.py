@@ -3,20 +3,18 @@
 The interpreter walks the root's statements the way dynamo walks its bytecode: tensor
 operations become graph nodes, static Python values are computed (or known to be static and
 left unknown), calls into the project are inlined, loops over known containers are unrolled.
-This class runs statements (control flow, merging of paths, budgets, inlining); expressions
-are evaluated by `expressions.ExpressionEvaluator`, and each kind of value owns what it does
-(`values/`). A construct dynamo cannot trace raises its break where it is detected, through
+This class runs statements (control flow, merging of paths, budgets); `inline.py` inlines a
+call, expressions are evaluated by `expressions.ExpressionEvaluator`, and each kind of value
+owns what it does (`values/`). A construct dynamo cannot trace raises its break where it is detected, through
 `graph_break`, naming its rule; `resume.Breaks` decides what dynamo does after it.
 """
 from __future__ import annotations
 
 import contextlib
 import time
-import weakref
 from collections.abc import Callable, Iterator
 
 from astroid import nodes
-from astroid.const import Context
 
 from .. import rules, tables
 from ..breaks import BreakingCall, breaking_call
@@ -24,14 +22,14 @@ from ..config import Options
 from ..discover.parse import nodes_of_class
 from ..discover.projects import SourceModule
 from ..discover.resolver import Binding, Resolver
-from ..discover.roots import Root, config_patch
+from ..discover.roots import Root
 from .expressions import ExpressionEvaluator, OnSomeCalls, narrowing, outcome_needs
 from .heap import Heap
 from .frame import Frame, next_serial
-from .inline import bind_arguments, handler_for
+from .inline import handler_for, inline_call, mutates_arguments
 from ..ir import CallStack, Condition, Graph, Node, Origin, SourceSpan, report_site
 from .parameters import root_parameters, root_receiver
-from .resume import Breaks, Eagerness, WhollyEagerly, every_path_break
+from .resume import Breaks, Eagerness, WhollyEagerly
 from ..rules import Advice, Rule
 from ..values import (
     UNKNOWN,
@@ -45,8 +43,6 @@ from ..values import (
     Tensor,
     UserModule,
     Value,
-    as_args,
-    as_kwargs,
     assumed_truth,
     external,
     holds_object,
@@ -54,7 +50,7 @@ from ..values import (
     join_all,
     signature_of,
 )
-from ..values.tensors import IfPath, joined_on_paths, sparse_operand
+from ..values.tensors import IfPath, joined_on_paths
 
 
 class BudgetExceeded(Exception):
@@ -476,72 +472,8 @@ class Interpreter:
     def call_function(self, function: Function, args: list[Value], kwargs: dict[str, Value],
                       expr: nodes.NodeNG, frame: Frame, unknown_rest: bool = False,
                       in_property: bool = False) -> Value:
-        """Inline `function` (or stand in a summary of an earlier inlining of it)."""
-        node = function.node
-        if isinstance(node, nodes.FunctionDef):
-            if self.resolver.is_disabled(node):
-                call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
-                                              meta=self.meta(expr, frame))
-                self.graph_break(rules.COMPILER_DISABLED_CALL, call, expr, frame)
-                return UNKNOWN
-            if self.resolver.is_mock_patched(node):  # the patcher is in unittest, which dynamo skips
-                call = self.graph.python_call(node.qname(), as_args(args), as_kwargs(kwargs),
-                                              meta=self.meta(expr, frame))
-                self.graph_break(rules.SKIPPED_FUNCTION_CALL, call, expr, frame, gb_ids=("GB0007", "GB0008"))
-                return UNKNOWN
-            if self.resolver.is_opaque(node):
-                from ..values import opaque_call
-
-                return opaque_call(self, node.qname(), args, kwargs, expr, frame)
-        if any(isinstance(value, Tensor) and value.sparse for value in [*args, *kwargs.values()]):
-            # Passing it loads the sparse local: dynamo breaks at the call (GB0015), and the
-            # callee, run as a frame of its own, breaks again where it uses it (measured:
-            # cfg_sparse_kernel_helper.py).
-            sparse_operand(self, self.graph.python_call(node.qname(), meta=self.meta(expr, frame)), expr, frame)
-        if frame.active(node) or frame.depth >= self.options.max_inline_depth \
-                or not self.follows(node, frame, function.bound):
-            return UNKNOWN
-        receiver = function.bound
-        if isinstance(node, nodes.FunctionDef) and receiver is None and function.cls is not None \
-                and _is_classmethod(node):
-            receiver = ClassRef(function.cls)
-        key = self.summary_key(node, receiver, args, kwargs, unknown_rest, in_property, frame)
-        summary = self.state.summaries.get(key) if key is not None else None
-        if summary is not None:
-            # Inlined before in this file, with arguments of the same kinds: its breaks are
-            # already reported; stand in a single node for the call.
-            target = receiver.path if isinstance(receiver, Module) and receiver.path else node.qname()
-            op = self.graph.call_module if isinstance(receiver, Module) and node.name == "forward" \
-                else self.graph.call_function
-            call = op(target, as_args(args), as_kwargs(kwargs), meta=self.meta(expr, frame))
-            return summary.rebind(call)
-        env = bind_arguments(node, receiver, args, kwargs, lambda e: self.eval_static_expr(e, frame), unknown_rest)
-        callee = Frame(node, self.resolver.source_of(node), env, caller=frame, call_site=expr,
-                       closure=function.closure, cls=function.cls)
-        if self.evaluating is not None and self.evaluating[0] is expr:
-            callee.evaluation = self.evaluating[1]
-        callee.resume.is_property = in_property
-        if isinstance(receiver, Module):
-            callee.receiver_configuration = receiver.configuration()
-        if isinstance(node, nodes.FunctionDef) and config_patch(self.resolver, node) is not None:
-            # Dynamo cannot enter the patch's context manager (tables.CONFIG_PATCH_CALL_BREAKS): it breaks at the call,
-            # and the function runs as a frame of its own, compiled with the patch on.
-            calls = callee.call_stack()
-            call = self.graph.python_call(node.qname(), meta={"origin": Origin(calls.sites[-1], calls)})  # the call
-            moved, version = tables.CONFIG_PATCH_CALL_BREAKS, self.options.torch_version
-            self.graph_break(rules.UNSUPPORTED_CONTEXT_MANAGER, call, expr, callee, gb_ids=moved.at(version),
-                             versions=moved.span(version))
-        if isinstance(receiver, Module) and node.name == "forward":
-            self.graph.inlined_modules.append(receiver.path)
-        self.run_body(callee)
-        result = join_all(callee.returns) if callee.returns else Static(None)
-        every_path = every_path_break(callee)
-        if every_path is not None:
-            self.breaks.call_breaks(frame, every_path)
-        if key is not None and (every_path is None or callee.module is self.resolver.main):
-            # a call into another file that always breaks is reported at each call site
-            self.state.summaries[key] = result
-        return result
+        """Inline `function`, or stand in a summary of an earlier inlining of it (`inline.inline_call`)."""
+        return inline_call(self, function, args, kwargs, expr, frame, unknown_rest, in_property)
 
     def follows(self, function: nodes.FunctionDef | nodes.Lambda, frame: Frame, receiver: Value | None) -> bool:
         """Is a call of `function` (a method of `receiver`, if bound) inlined? (Every call is,
@@ -687,34 +619,6 @@ class Interpreter:
         return {"origin": Origin(span, frame.call_stack() if frame is not None else CallStack())}
 
 
-MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "pop", "setdefault", "clear", "remove"})
-
-
-def mutates_arguments(function: nodes.FunctionDef | nodes.Lambda) -> bool:
-    """Does `function` change a list or dict passed to it (`items.append(x)`, `cache[k] = v`)?"""
-    if isinstance(function, nodes.Lambda):
-        return False
-    cached = _MUTATES.get(function)
-    if cached is None:
-        params = {name.name for name in function.args.arguments} - {"self"}
-        cached = False
-        for node in nodes_of_class(function, (nodes.Call, nodes.Subscript)):
-            if isinstance(node, nodes.Call):
-                func = node.func
-                target = func.expr if isinstance(func, nodes.Attribute) and func.attrname in MUTATING_METHODS else None
-            else:
-                target = node.value if node.ctx in (Context.Store, Context.Del) else None
-            if isinstance(target, nodes.Name) and target.name in params:
-                cached = True
-                break
-        _MUTATES[function] = cached
-    return cached
-
-
-# Weak: a strong key would keep every linted file's tree alive for the rest of the process.
-_MUTATES: weakref.WeakKeyDictionary[nodes.NodeNG, bool] = weakref.WeakKeyDictionary()
-
-
 def _tested_flag(test: nodes.NodeNG, frame: Frame) -> tuple[Module, str] | None:
     """The module and attribute an `if self.<flag>:` tests, if it tests one."""
     if isinstance(test, nodes.Attribute) and isinstance(test.expr, nodes.Name):
@@ -722,11 +626,6 @@ def _tested_flag(test: nodes.NodeNG, frame: Frame) -> tuple[Module, str] | None:
         if isinstance(module, Module):
             return module, test.attrname
     return None
-
-
-def _is_classmethod(function: nodes.FunctionDef) -> bool:
-    return bool(function.decorators) and any(
-        isinstance(d, nodes.Name) and d.name == "classmethod" for d in function.decorators.nodes)
 
 
 def _rest_needs(test: Value, stmt: nodes.If, flows: dict[bool, str | None]) -> tuple[Condition, ...]:
