@@ -5,7 +5,8 @@ A driver is a function of the linted file that compiles something (`torch.compil
 statements run here in order, loops unrolled (MAX_STEPS in all), on the descriptions of
 values.py; each call of something compiled becomes a `Call` with its arguments, the module's
 attributes at that moment and the global state (grad mode, autocast). Anything not followed
-stops the driver's replay where it is: what was recorded before stays true.
+stops the driver's replay where it is (stops.py): what was recorded before stays true. The
+project functions it calls and the classes it constructs are replayed by project_calls.py.
 """
 from __future__ import annotations
 
@@ -15,30 +16,21 @@ import operator
 from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
-from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, dataclass_fields, forget,
-                           grad_decorator, holds_compiled, is_compile, is_super_init, method_of, module_constants,
-                           namedtuples, pure)
+from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, holds_compiled, is_compile,
+                           method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
 from .named_calls import MARKS_DYNAMIC, named_value
+from .project_calls import bind, construct, inline
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
+from .stops import Returned, StateChange, StopReplay
 from .syntax import dotted, forward_of
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
                      ListValue, ModuleDict, Number, Optimizer, Record, TensorValue, Unknown, joined, numeric)
 
 MAX_STEPS = 2_000
-MAX_INLINE_DEPTH = 8  # project functions called within one another from a driver
 # nn.Module methods a compiled module answers for the module it wraps (OptimizedModule holds it
 # as its submodule `_orig_mod`): its parameters, its training flag.
 MODULE_PASSTHROUGH = frozenset({"parameters", "named_parameters", "eval", "train", "zero_grad"})
-
-
-class StopReplay(Exception):
-    """The replay met something it does not follow."""
-
-
-class StateChange(StopReplay):
-    """A call that resets dynamo or changes its settings or the global state: nothing after it
-    is followed, even inside a constructor."""
 
 
 @dataclass
@@ -97,7 +89,7 @@ class Replay:
             self.rebound = {}
             try:
                 self.block(function.body, {})
-            except _Return:
+            except Returned:
                 pass
             except (StopReplay, RecursionError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
                 self.stopped.add(function.name)
@@ -121,7 +113,7 @@ class Replay:
             combined = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
             env[node.target.id] = self.expr(combined, env)
         elif isinstance(node, ast.Return):
-            raise _Return(self.expr(node.value, env) if node.value is not None else Const(None))
+            raise Returned(self.expr(node.value, env) if node.value is not None else Const(None))
         elif isinstance(node, ast.FunctionDef):
             env[node.name] = _Closure(node, env)
         elif isinstance(node, ast.Global):
@@ -432,54 +424,24 @@ class Replay:
         if isinstance(func, Instance):
             return self.instance_call(func, args, node, kwargs)
         if isinstance(func, ast.ClassDef):
-            return self.construct(func, args, kwargs)
+            return construct(self, func, args, kwargs)
         if isinstance(func, _Closure):
-            return self.inline(func.node, args, kwargs, func.env)
+            return inline(self, func.node, args, kwargs, func.env)
         if isinstance(func, Lambda) and func.node is not None:
             body = ast.Return(func.node.body, lineno=func.node.lineno, col_offset=func.node.col_offset)
-            return self.inline(ast.FunctionDef(name="<lambda>", args=func.node.args, body=[body], decorator_list=[]),
-                               args, kwargs, func.env)
+            return inline(self, ast.FunctionDef(name="<lambda>", args=func.node.args, body=[body], decorator_list=[]),
+                          args, kwargs, func.env)
         if isinstance(func, Function) and func.name in self.namedtuples and not kwargs:
             if len(args) != len(self.namedtuples[func.name]):
                 raise StopReplay("namedtuple fields")
             return Record(dict(zip(self.namedtuples[func.name], args)))
         if isinstance(func, Function) and func.name in self.functions and func.name not in self.compiled_functions:
-            return self.inline(self.functions[func.name], args, kwargs, {})
+            return inline(self, self.functions[func.name], args, kwargs, {})
         if isinstance(func, Function):
             return self.named_call(func.name, args, kwargs, node)
         if isinstance(func, Layer) and self.eager_call is not None:
             return TensorValue(None)
         raise StopReplay("call")
-
-    def inline(self, function: ast.FunctionDef, args: list, kwargs: dict, outer: dict):
-        """A function of the project called by a driver: its body replayed with the arguments
-        (a grad-mode decorator sets the mode for it; any other decorator is not followed)."""
-        named = {a.arg for a in (*function.args.args, *function.args.kwonlyargs)}
-        extra_args, args = ListValue(args[len(function.args.args):]), args[:len(function.args.args)]
-        extra_kwargs = DictValue({key: value for key, value in kwargs.items() if key not in named})
-        kwargs = {key: value for key, value in kwargs.items() if key in named}
-        if extra_args.items and not function.args.vararg or extra_kwargs.items and not function.args.kwarg:
-            raise StopReplay("arguments that bind to no parameter")
-        modes = [grad_decorator(d) for d in function.decorator_list]
-        if None in modes:
-            raise StopReplay("decorated function")
-        self.depth += 1
-        saved = self.grad_mode
-        try:
-            if self.depth > MAX_INLINE_DEPTH:
-                raise StopReplay("calls too deep")
-            env = {**outer, **_bind(function, args, kwargs, self)}
-            for extra, value in ((function.args.vararg, extra_args), (function.args.kwarg, extra_kwargs)):
-                if extra is not None:
-                    env[extra.arg] = value  # `**sampling_kwargs`: the keywords no parameter took
-            self.grad_mode = modes[-1] if modes else self.grad_mode
-            self.block(function.body, env)
-        except _Return as returned:
-            return returned.value
-        finally:
-            self.depth -= 1
-            self.grad_mode = saved
-        return Const(None)
 
     def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
         if name.startswith(STATE_SETTERS) and name not in MARKS_DYNAMIC:
@@ -504,7 +466,7 @@ class Replay:
                 return owner
             function = method_of(owner.cls, name)
             if function is not None:
-                return self.inline(function, [owner, *args], kwargs, {})  # a method of the project
+                return inline(self, function, [owner, *args], kwargs, {})  # a method of the project
             if name == "register_buffer" and len(args) >= 2 and isinstance(args[0], Const):
                 owner.attributes[args[0].value] = args[1]
                 return Const(None)
@@ -532,37 +494,6 @@ class Replay:
         if isinstance(owner, TensorValue):
             return TensorValue(None, data_sized=owner.data_sized)
         raise StopReplay(f"method {name}")
-
-    def construct(self, cls: ast.ClassDef, args: list, kwargs: dict) -> Instance:
-        instance = Instance(cls, {})
-        init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
-        if init is None:
-            if any(dotted(d.func if isinstance(d, ast.Call) else d).endswith("dataclass") for d in cls.decorator_list):
-                fields = dataclass_fields(cls, args, kwargs, lambda node: self.expr(node, {}))
-                if fields is None:
-                    raise StopReplay("dataclass field")
-                instance.attributes.update(fields)
-            return instance
-        env = _bind(init, [instance, *args], kwargs, self)
-        for statement in init.body:
-            if is_super_init(statement):
-                continue
-            try:
-                self.init_statement(statement, instance, env)
-            except StateChange:
-                raise
-            except (StopReplay, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
-                forget(statement, instance, env)
-        return instance
-
-    def init_statement(self, statement: ast.stmt, instance: Instance, env: dict) -> None:
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
-                statement.value.func, ast.Attribute) and statement.value.func.attr == "register_buffer":
-            name, *rest = statement.value.args
-            if isinstance(name, ast.Constant) and rest:
-                instance.attributes[name.value] = self.expr(rest[0], env)
-                return
-        self.statement(statement, env)
 
     def compiled_call(self, compiled: Compiled, args: list, node: ast.Call, kwargs: dict | None = None):
         target = compiled.target
@@ -637,7 +568,7 @@ class Replay:
     def run_eagerly(self, instance: Instance, args: list, node: ast.Call):
         """The forward dynamo skipped, run eagerly: the project modules it calls are frames."""
         forward = forward_of(instance.cls)
-        env = _bind(forward, [instance, *args], {}, self)
+        env = bind(forward, [instance, *args], {}, self)
         saved, self.eager_call = self.eager_call, node
         try:
             for statement in forward.body:
@@ -663,14 +594,6 @@ class Replay:
 _GLOBAL = object()  # a name the function declares `global`: it reads and binds the module's
 
 
-class _Return(Exception):
-    """A `return` of an inlined function (or of a driver: its replay ends there)."""
-
-    def __init__(self, value):
-        super().__init__("return")
-        self.value = value
-
-
 @dataclass
 class _Closure:
     """A function defined inside a driver or an inlined function, with the names it sees."""
@@ -690,32 +613,6 @@ def _fold(op, *operands) -> Const:
     if folded is None:
         raise StopReplay("arithmetic")
     return folded
-
-
-def _bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -> dict:
-    params = function.args.args
-    defaults = dict(zip([p.arg for p in params[len(params) - len(function.args.defaults):]],
-                        function.args.defaults))
-    env = {}
-    for index, param in enumerate(params):
-        if index < len(args):
-            env[param.arg] = args[index]
-        elif param.arg in kwargs:
-            env[param.arg] = kwargs[param.arg]
-        elif param.arg in defaults:
-            env[param.arg] = replay.expr(defaults[param.arg], {})
-        else:
-            raise StopReplay("missing argument")
-    for param, default in zip(function.args.kwonlyargs, function.args.kw_defaults):
-        if param.arg in kwargs:
-            env[param.arg] = kwargs[param.arg]
-        elif default is not None:
-            env[param.arg] = replay.expr(default, {})
-        else:
-            raise StopReplay("missing argument")
-    if len(args) > len(params) or set(kwargs) - set(env):
-        raise StopReplay("arguments that bind to no parameter")
-    return env
 
 
 def _container_method(owner: ListValue | ModuleDict, name: str, args: list):
