@@ -17,7 +17,8 @@ from .. import rules, tables
 from ..discover.parse import nodes_of_class
 from ..discover.roots import config_patch
 from ..ir import Origin
-from ..values import UNKNOWN, ClassRef, Function, Module, Static, Tensor, Value, as_args, as_kwargs, join_all, opaque_call
+from ..values import (UNKNOWN, ClassRef, Function, Module, Static, Tensor, Value, as_args, as_kwargs, join_all,
+                      opaque_call)
 from ..values.containers import Dict, Seq
 from ..values.tensors import sparse_operand
 from .frame import Frame
