@@ -122,6 +122,62 @@ def test_an_int_in_range_compiles_once_per_value_up_to_the_limit(depths, setting
     assert [(r.rule.code, r.line) for r in recompiles] == ([("SFX501", 11)] if compiles > 1 else [])
 
 
+LBFGS_SEQUENCE = """\
+    import torch
+    import torch.nn as nn
+    import torch.optim as optim
+
+
+    class Cells(nn.Module):
+        def __init__(self, kind, sizes):
+            super().__init__()
+            assert kind in ["lstm", "gru"] and not sum(sizes) % 2
+            self.cell = nn.LSTMCell(1, sizes[0])
+            self.linear = nn.Linear(sizes[0], 1)
+
+        def forward(self, input):
+            h = torch.zeros(input.size(0), 8, dtype=torch.double)
+            c = torch.zeros(input.size(0), 8, dtype=torch.double)
+            outputs = []
+            for input_t in input.split(1, dim=1):
+                h, c = self.cell(input_t, (h, c))
+                outputs += [self.linear(h)]
+            return torch.cat(outputs, dim=1)
+
+
+    def run():
+        model = Cells("lstm", [8, 8])
+        model.double()
+        model = torch.compile(model)
+        data = torch.randn(5, 4, dtype=torch.double)
+        criterion = nn.MSELoss()
+        optimizer = optim.LBFGS(model.parameters(), lr=0.5, max_iter=2)
+        for step in range(2):
+            def closure():
+                optimizer.zero_grad()
+                loss = criterion(model(data[2:]), data[2:])
+                loss.backward()
+                return loss
+            optimizer.step(closure)
+            {context}
+                criterion(model(data[{rows}]), data[{rows}])
+"""
+
+
+@pytest.mark.parametrize("context, rows, compiles, codes", [
+    ("with torch.no_grad():", ":2", 2, [("SFX506", 13)]),
+    ("if True:", ":3", 1, []),  # the same grad mode and rows: one compile (measured)
+])
+def test_a_module_cast_and_an_lbfgs_closure_are_followed(context, rows, compiles, codes):
+    """pytorch/examples' time-sequence driver: `seq.double()` returns the module, `kind in [...]`,
+    `not ...` and `sum(sizes)` fold in `__init__`, a loss layer called in the driver gives a 0-d
+    tensor, and `optimizer.step(closure)` runs the closure's compiled calls (dynamo 2.13: 2
+    compiles with the prediction under no_grad, 1 with the same rows and grad mode)."""
+    frames, recompiles = _predict(LBFGS_SEQUENCE.format(context=context, rows=rows))
+    assert [(f.first_line, f.compiles, f.known) for f in frames] == [(13, compiles, True)]
+    assert [(r.rule.code, r.line) for r in recompiles] == codes
+
+
 def test_an_unfollowed_driver_claims_nothing():
     source = DEPTH.format(depths="load_schedule()", settings="")
     frames, recompiles = _predict(source)

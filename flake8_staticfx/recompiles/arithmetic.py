@@ -13,7 +13,8 @@ ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not}
-BUILTINS = ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed", "list", "tuple")
+BUILTINS = ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed", "list", "tuple",
+            "sum")
 MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.inf", "math.tau"})
 MATH_FUNCTIONS = frozenset(f"math.{name}" for name in (
     "cos", "sin", "exp", "log", "sqrt", "floor", "ceil", "pow", "log2", "log10", "tanh"))
@@ -48,6 +49,8 @@ def builtin(name: str, args: list):
             values.append(arg.value)
         elif name in ("enumerate", "len", "list", "tuple") and isinstance(arg, ListValue):
             values.append(arg.items)
+        elif name == "sum" and isinstance(arg, ListValue) and all(isinstance(item, Const) for item in arg.items):
+            values.append(tuple(item.value for item in arg.items))  # `sum(params.axes_dim)`
         elif name == "len" and isinstance(arg, TensorValue) and arg.shape and isinstance(arg.shape[0], int):
             values.append(range(arg.shape[0]))
         else:
@@ -61,4 +64,4 @@ def builtin(name: str, args: list):
     if name == "reversed":
         return Const(tuple(reversed(values[0])))
     return Const({"len": len, "float": float, "int": int, "min": min, "max": max, "abs": abs,
-                  "round": round}[name](*values))
+                  "round": round, "sum": sum}[name](*values))

@@ -31,6 +31,8 @@ MAX_STEPS = 2_000
 # nn.Module methods a compiled module answers for the module it wraps (OptimizedModule holds it
 # as its submodule `_orig_mod`): its parameters, its training flag.
 MODULE_PASSTHROUGH = frozenset({"parameters", "named_parameters", "eval", "train", "zero_grad"})
+# Module methods that cast parameters and buffers in place and return the module
+MODULE_CASTS = frozenset({"double", "float", "half", "bfloat16", "to", "cpu"})
 
 
 @dataclass
@@ -285,6 +287,10 @@ class Replay:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             operand = self.expr(node.operand, env)
             return operand if isinstance(operand, Number) else _fold(operator.neg, operand)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return _fold(operator.not_, self.expr(node.operand, env))  # `if not is_transformer:`
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            return self.membership(node, env)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
             left = self.expr(node.left, env)
@@ -372,6 +378,15 @@ class Replay:
                 return value
         return self.expr(node.values[-1], env)
 
+    def membership(self, node: ast.Compare, env: dict):
+        """`rnn_type in ['LSTM', 'GRU']`: a known value in a list or tuple of known values."""
+        left, right = self.expr(node.left, env), self.expr(node.comparators[0], env)
+        if isinstance(right, ListValue) and all(isinstance(item, Const) for item in right.items):
+            right = Const(tuple(item.value for item in right.items))
+        if not (isinstance(left, Const) and isinstance(right, Const) and isinstance(right.value, (tuple, str))):
+            raise StopReplay("membership")
+        return Const((left.value in right.value) == isinstance(node.ops[0], ast.In))
+
     def known(self, node: ast.expr, env: dict):
         """The value of `node`, or UNKNOWN where the replay does not follow it."""
         try:
@@ -441,6 +456,8 @@ class Replay:
             return self.named_call(func.name, args, kwargs, node)
         if isinstance(func, Layer) and self.eager_call is not None:
             return TensorValue(None)
+        if isinstance(func, Layer) and func.name.endswith("Loss") and func.options.get("reduction", "mean") != "none":
+            return TensorValue(())  # `criterion(out, target)` in the driver: the loss, a 0-d tensor
         raise StopReplay("call")
 
     def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
@@ -464,6 +481,8 @@ class Replay:
             if name in ("eval", "train"):
                 owner.training = name == "train" and (not args or bool(getattr(args[0], "value", True)))
                 return owner
+            if name in MODULE_CASTS:
+                return owner  # `seq.double()`: every parameter cast alike, the module itself returned
             function = method_of(owner.cls, name)
             if function is not None:
                 return inline(self, function, [owner, *args], kwargs, {})  # a method of the project
@@ -474,6 +493,9 @@ class Replay:
                 return UNKNOWN
         if isinstance(owner, (ListValue, ModuleDict)):
             return _container_method(owner, name, args)
+        if isinstance(owner, Optimizer) and name == "step" and args and isinstance(args[0], _Closure):
+            inline(self, args[0].node, [], {}, args[0].env)  # LBFGS's `step(closure)`: its calls, followed once
+            return UNKNOWN
         if isinstance(owner, Optimizer):
             return Const(None)  # step(), zero_grad(): the parameters' values change, which no guard reads
         if isinstance(owner, Layer) and name.startswith("register_"):
