@@ -356,6 +356,31 @@ def test_functions_compiled_by_calling_torch_compile_are_roots(tmp_path):
     assert codes(path) == [(7, "SFX102"), (23, "SFX103")]
 
 
+@pytest.mark.parametrize("binding, found", [
+    ("model = torch.compile(tiny())", []),  # what tiny returns is compiled: tiny runs eagerly, before
+    ("model = tiny()\n    model.compile()", []),
+    ("model = torch.compile(tiny)()", [(6, "SFX203")]),  # tiny itself: its manual_seed breaks
+])
+def test_a_factory_called_inside_torch_compile_is_not_compiled(tmp_path, binding, found):
+    """`model = torch.compile(tiny_model())` (minGPT, FLUX and minRF drivers in
+    tests/recompile_cases): the factory's body is eager code, where nothing breaks a graph."""
+    path = write(tmp_path / "driver.py", f"""
+import torch
+import torch.nn as nn
+
+
+def tiny():
+    torch.manual_seed(0)
+    return nn.Linear(2, 2)
+
+
+def run():
+    {binding}
+    model(torch.randn(2, 2))
+""")
+    assert codes(path) == found
+
+
 def test_settings_written_in_the_code_are_read(tmp_path):
     """`@torch.compile(fullgraph=True)` captures `.item()` (as --staticfx-fullgraph does, measured
     in tests/test_oracle_options.py); `torch._dynamo.config.capture_scalar_outputs = True` at

@@ -44,6 +44,9 @@ class CompileCall:
     # The keyword arguments, all constants, the compiled instance is built with
     # (`torch.compile(Net(debug=True))`): None when it is built otherwise or with none.
     built_with: tuple[tuple[str, Any], ...] | None = None
+    # What a call of qname returns is compiled (`torch.compile(Net())`, `net = build(); net.compile()`),
+    # not qname itself: a function named so is a factory, and its body is not compiled code.
+    returned: bool = False
 
 
 def compile_calls(source: str, modname: str, path: str, tree: ast.Module | None = None) -> list[CompileCall]:
@@ -65,8 +68,9 @@ def compile_calls(source: str, modname: str, path: str, tree: ast.Module | None 
                 settings = tuple((k.arg, k.value.value) for k in call.keywords
                                  if k.arg in COMPILE_SETTINGS and isinstance(k.value, ast.Constant)
                                  and isinstance(k.value.value, bool))
-                found.append(CompileCall(target, settings, path, call.lineno,
-                                         _constant_keywords(_construction(call, instances))))
+                construction = _construction(call, instances)
+                found.append(CompileCall(target, settings, path, call.lineno, _constant_keywords(construction),
+                                         returned=construction is not None))
     return sorted(found, key=lambda call: call.line)  # source order, as roots are listed
 
 

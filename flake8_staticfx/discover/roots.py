@@ -125,8 +125,8 @@ def _compiled_here(resolver: Resolver, calls: Sequence[CompileCall]) -> dict[nod
     for call in calls:
         defined = main.node.locals.get(call.qname.rsplit(".", 1)[-1], ())
         node = defined[-1] if defined else None
-        if not isinstance(node, (nodes.ClassDef, nodes.FunctionDef)):
-            continue
+        if not isinstance(node, nodes.ClassDef) and not (isinstance(node, nodes.FunctionDef) and not call.returned):
+            continue  # `torch.compile(tiny())` compiles what tiny returns, not tiny
         if call.qname != node.qname():  # named through a re-export (`from pkg import Net`)
             bound = resolver.qualified(call.qname)
             if bound.kind not in ("class", "function") or bound.qname != node.qname() \
