@@ -4,10 +4,11 @@ from __future__ import annotations
 import ast
 import contextlib
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from .annotate import annotate
 from .discover.compiled import CompileCall, CompileIndex, compile_calls, compile_index, say_no_compile_call
@@ -21,7 +22,9 @@ from .discover.roots import SkippedRoot, config_settings, find_roots
 from .ir import Graph, GraphBreakRegion
 from .reach import reached_breaks
 from .torch_versions import TorchVersion, resolve
-from .recompiles import FrameCompiles, Recompile, predict as predict_recompiles, skipped_forwards
+
+if TYPE_CHECKING:
+    from .recompiles import FrameCompiles, Recompile
 
 
 @dataclass
@@ -62,6 +65,9 @@ def analyze(source: str, path: str, tree: ast.Module | None = None,
 
 
 RECURSION_LIMIT = 12_000  # deep expressions and class chains recurse in astroid and in us
+# A driver compiles through `torch.compile` or `.compile()` (recompiles/drivers.py): without the
+# name there is no compiled frame to count (`_can_compile_fullgraph` does not name it).
+COMPILE_NAMED = re.compile(r"\bcompile\b")
 
 
 @contextlib.contextmanager
@@ -121,7 +127,10 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
             result.reached = reached_breaks(resolver, index, options, state)
         except Exception as exc:  # noqa: BLE001 - never crash flake8: the other files' roots are left out
             result.notices.append(Notice(1, 0, "roots of the files importing it", _describe(exc)))
-    if "compile" in source:
+    if COMPILE_NAMED.search(source):
+        # Imported here: a file that never names `compile` has no driver, and a fresh flake8 on
+        # it (an editor's) would pay for importing the recompiles package for nothing.
+        from .recompiles import predict as predict_recompiles, skipped_forwards
         try:
             result.frame_compiles, result.recompiles = predict_recompiles(
                 tree, skipped_forwards(result.graphs, tree, path), result.torch.minor)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import subprocess
 import sys
 import textwrap
 
@@ -194,17 +195,32 @@ def test_a_reset_between_calls_stops_the_replay():
 
 
 def test_a_failure_of_the_analysis_is_a_notice_not_a_crash(tmp_path, monkeypatch):
-    import flake8_staticfx.analysis as analysis_module
+    import flake8_staticfx.recompiles as recompiles_package  # analysis.py imports `predict` from it at each use
 
     def broken(*args):
         raise AttributeError("boom")
-    monkeypatch.setattr(analysis_module, "predict_recompiles", broken)
+    monkeypatch.setattr(recompiles_package, "predict", broken)
     source = textwrap.dedent(DEPTH.format(depths="range(1, 4)", settings=""))
     path = tmp_path / "model.py"
     path.write_text(source)
     result = analyze(source, str(path))
     assert result.recompiles == [] and [n.what for n in result.notices] == ["recompiles"]
     assert result.graphs  # the graph-break analysis is untouched
+
+
+def test_a_file_not_naming_compile_does_not_import_the_recompiles_package(tmp_path):
+    # A fresh flake8 (an editor's) on a typical model file paid for the import; `_can_compile_fullgraph`
+    # names no compile.
+    path = tmp_path / "model.py"
+    path.write_text("import torch\n\nclass M(torch.nn.Module):\n    _can_compile_fullgraph = True\n\n"
+                    "    def forward(self, x):\n        return x.item()\n")
+    code = ("import sys\nfrom flake8_staticfx.front.plugin import diagnose\n"
+            "from flake8_staticfx.config import Options\n"
+            f"path = {str(path)!r}\nsource = open(path).read()\nimport ast\n"
+            "found = list(diagnose(source, path, ast.parse(source), Options(no_cache=True)))\n"
+            "print(len(found), 'flake8_staticfx.recompiles' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] != "0" and out[1] == "False"
 
 
 def test_flake8_reports_the_line_to_change(tmp_path):

@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from .. import messages, segments
 from ..analysis import FileAnalysis
 from ..fixable import announced_fixes
 from ..ir import Graph, GraphBreakRegion, Node, format_arg
-from ..recompiles import RECOMPILE_LIMIT, Recompile
 from ..rules import RULES
 from .diagnostic import Diagnostic
+
+if TYPE_CHECKING:
+    from ..recompiles import Recompile
 
 
 def diagnostic_message(region: GraphBreakRegion, fixable: bool = False) -> str:
@@ -68,6 +70,8 @@ def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,
 
 
 def recompile_message(found: Recompile) -> str:
+    from ..recompiles import RECOMPILE_LIMIT  # here: only a file naming `compile` imports the package
+
     eager = f", then eager (limit {RECOMPILE_LIMIT})" if found.eager_after_limit else ""
     counted = f"{'at least ' if found.at_least else ''}{found.compiles} compiles in {found.calls} calls"
     return messages.recompile(found.rule, found.construct, found.guard,
