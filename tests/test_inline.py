@@ -1209,3 +1209,22 @@ def test_an_early_return_the_default_environment_does_not_take_leaves_the_rest_c
                 return x
     """)
     assert found(path) == ([(8, "SFX102")] if reported else [])
+
+
+def test_a_summary_key_never_matches_a_freed_modules_successor():
+    """A module's signature named its attributes by id(): once the module of one root was
+    freed, a module of a later root placed at the same address matched the summaries kept for
+    the file, and the graph depended on memory layout."""
+    import gc
+
+    from flake8_staticfx.values.base import signature_of
+    from flake8_staticfx.values.modules import Module
+
+    kept = set()
+    for _ in range(50):
+        module = Module("block", attrs={"scale": None})
+        key = signature_of(module)
+        assert key not in kept
+        kept.add(key)
+        del module
+        gc.collect()

@@ -127,6 +127,23 @@ def signature_of(value: Any, depth: int = 0) -> Any:
     return type(value).__name__
 
 
+class Identity:
+    """An object as part of a signature, equal only to itself. It keeps the object alive: a
+    bare id() in a call summary's key, kept for the whole file, matched a later root's object
+    that Python placed where a freed one had been (the graph then depended on memory layout)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object):
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Identity) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+
 def holds_object(value: Any, depth: int = 0) -> bool:
     """Is a project object among these values (or tuples, lists, dicts of them)?"""
     if isinstance(value, Value):

@@ -11,7 +11,7 @@ from .. import rules, tables
 from ..discover.resolver import is_torch_layer
 from ..interpret.resume import RestEagerly
 from ..ir import TRAINING, Condition
-from .base import UNKNOWN, Value, as_args, as_kwargs, signature_of
+from .base import UNKNOWN, Identity, Value, as_args, as_kwargs, signature_of
 from .containers import Dict, Seq
 from .functions import BoundMethod
 from .joins import join_all
@@ -97,7 +97,7 @@ class Module(Value):
     def signature(self, depth: int) -> Any:
         """Its attributes once `__init__` ran; before, the constructor arguments they will come
         from (two blocks of one class built with other arguments are not the same call)."""
-        built = id(self.attrs) if self.attrs is not None else signature_of(self.ctor_args, depth + 1)
+        built = Identity(self.attrs) if self.attrs is not None else signature_of(self.ctor_args, depth + 1)
         return ("M", self.cls or self.qname, built)
 
     def configuration(self, depth: int = 0) -> Any:
