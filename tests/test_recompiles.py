@@ -185,6 +185,26 @@ def test_an_unfollowed_driver_claims_nothing():
     assert frames == [] and recompiles == []
 
 
+@pytest.mark.parametrize("setup, depth_arg, claimed", [
+    # setup the replay does not follow binds names it leaves unknown: the changing depth still recompiles
+    ("cfg = load_config('run.yaml')\n        cfg.layers = 3\n        cfg.update(seed=0)", "depth", True),
+    ("cfg = Mixer.default_config()", "depth", True),
+    # a compiled call whose guarded input is unknown claims nothing for it
+    ("cfg = load_config('run.yaml')", "depth + cfg.extra", False),
+    # a model or a tensor passed to a call not followed may be changed by it: the replay stops
+    ("load_weights(model, 'run.pt')", "depth", False),
+    ("cfg = describe(x)", "depth", False),
+    ("model.cfg = load_config('run.yaml')", "depth", False),
+    ("torch.utils.backcompat.broadcast_warning.enabled = load_flag()", "depth", False),
+])
+def test_setup_not_followed_leaves_its_names_unknown(setup, depth_arg, claimed):
+    source = DEPTH.format(depths="range(1, 4)", settings="").replace(
+        "        x = torch.randn(2, 4)", f"        x = torch.randn(2, 4)\n        {setup}").replace(
+        "model(x, depth)", f"model(x, {depth_arg})")
+    frames, recompiles = _predict(source)
+    assert [(r.rule.code, r.line) for r in recompiles] == ([("SFX501", 11)] if claimed else [])
+
+
 def test_a_reset_between_calls_stops_the_replay():
     """torch._dynamo.reset() empties the caches: the calls after it would compile afresh, so the
     replay claims nothing past it rather than count recompiles that do not happen."""

@@ -22,8 +22,9 @@ from .effects import call_effects
 from .named_calls import MARKS_DYNAMIC, named_value
 from .project_calls import bind, construct, inline
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
-from .stops import Returned, StateChange, StopReplay
+from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
+from .unfollowed import forgotten_names
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
                      ListValue, ModuleDict, Number, Optimizer, Record, TensorValue, Unknown, joined, numeric)
 
@@ -82,13 +83,14 @@ class Replay:
         # Drivers whose replay stopped: the calls after the stop are not known, so neither is
         # how often their frames compile in all (the recompiles seen before it stay true).
         self.stopped: set[str] = set()
+        self.forgotten: set[str] = set()  # names a statement not followed left unknown (unfollowed.py)
 
     def run_drivers(self) -> list[Call]:
         for function in self.functions.values():
             if function.args.args or function.name in self.compiled_functions:
                 continue
             self.grad_mode, self.autocast, self.driver = "grad", False, function.name
-            self.rebound = {}
+            self.rebound, self.forgotten = {}, set()
             try:
                 self.block(function.body, {})
             except Returned:
@@ -104,7 +106,25 @@ class Replay:
             self.steps += 1
             if self.steps > MAX_STEPS:
                 raise StopReplay("too many steps")
-            self.statement(statement, env)
+            calls = len(self.calls)
+            try:
+                self.statement(statement, env)
+            except (StateChange, StopInside):
+                raise
+            except StopReplay:
+                names = forgotten_names(statement, lambda name: self.name_value(name, env), self.forgotten)
+                if names is None or len(self.calls) != calls:
+                    raise
+                for name in names:
+                    self.assign(ast.Name(name, ast.Store()), UNKNOWN, env)
+                self.forgotten.update(names)
+                if isinstance(statement, ast.Return):
+                    raise Returned(UNKNOWN) from None
+
+    def name_value(self, name: str, env: dict):
+        """A name's value, a function of the project as its definition (code the replay follows)."""
+        value = self.expr(ast.Name(name, ast.Load()), env)
+        return self.functions[name] if isinstance(value, Function) and value.name in self.functions else value
 
     def statement(self, node: ast.stmt, env: dict) -> None:
         if isinstance(node, ast.Expr):

@@ -7,7 +7,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from .declarations import dataclass_fields, forget, grad_decorator, is_super_init
-from .stops import Returned, StateChange, StopReplay
+from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted
 from .values import Const, DictValue, Instance, ListValue
 
@@ -42,6 +42,10 @@ def inline(replay: Replay, function: ast.FunctionDef, args: list, kwargs: dict, 
         replay.block(function.body, env)
     except Returned as returned:
         return returned.value
+    except StateChange:
+        raise
+    except StopReplay as stop:
+        raise StopInside(str(stop)) from stop
     finally:
         replay.depth -= 1
         replay.grad_mode = saved

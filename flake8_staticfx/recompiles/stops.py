@@ -13,6 +13,11 @@ class StateChange(StopReplay):
     is followed, even inside a constructor."""
 
 
+class StopInside(StopReplay):
+    """A project function the replay stopped in midway: what it changed before the stop is not
+    known, so the statement calling it cannot be passed over as unknown (unfollowed.py)."""
+
+
 class Returned(Exception):
     """A `return` of an inlined function (or of a driver: its replay ends there)."""
 
