@@ -205,6 +205,22 @@ def test_setup_not_followed_leaves_its_names_unknown(setup, depth_arg, claimed):
     assert [(r.rule.code, r.line) for r in recompiles] == ([("SFX501", 11)] if claimed else [])
 
 
+@pytest.mark.parametrize("after_write, claimed", [
+    ("pass", True),
+    ("n = cfg.depth + 0", True),  # reads it, changes nothing
+    ("cfg.update(seed=0)", False),  # a method not followed may rewrite what was written
+    ("log(cfg)", False),
+])
+def test_attributes_written_on_an_object_not_followed_read_back(after_write, claimed):
+    """`config = Lib.default_config(); config.depth = depth`: what the driver writes on an object
+    a call not followed made is what it reads back, until something not followed holds it."""
+    source = DEPTH.format(depths="range(1, 4)", settings="").replace(
+        "            model(x, depth)", "            cfg = load_config()\n            cfg.depth = depth\n"
+        f"            {after_write}\n            model(x, cfg.depth)")
+    frames, recompiles = _predict(source)
+    assert [(r.rule.code, r.line) for r in recompiles] == ([("SFX501", 11)] if claimed else [])
+
+
 def test_a_reset_between_calls_stops_the_replay():
     """torch._dynamo.reset() empties the caches: the calls after it would compile afresh, so the
     replay claims nothing past it rather than count recompiles that do not happen."""

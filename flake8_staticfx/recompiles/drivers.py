@@ -24,9 +24,10 @@ from .project_calls import bind, construct, inline
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
 from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
-from .unfollowed import forgotten_names
+from .unfollowed import forget_read, forgotten_names
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, ModuleDict, Number, Optimizer, Record, TensorValue, Unknown, joined, numeric)
+                     ListValue, ModuleDict, Number, Optimizer, Record, TensorValue, Unfollowed, Unknown, joined,
+                     numeric)
 
 MAX_STEPS = 2_000
 # nn.Module methods a compiled module answers for the module it wraps (OptimizedModule holds it
@@ -83,14 +84,13 @@ class Replay:
         # Drivers whose replay stopped: the calls after the stop are not known, so neither is
         # how often their frames compile in all (the recompiles seen before it stay true).
         self.stopped: set[str] = set()
-        self.forgotten: set[str] = set()  # names a statement not followed left unknown (unfollowed.py)
 
     def run_drivers(self) -> list[Call]:
         for function in self.functions.values():
             if function.args.args or function.name in self.compiled_functions:
                 continue
             self.grad_mode, self.autocast, self.driver = "grad", False, function.name
-            self.rebound, self.forgotten = {}, set()
+            self.rebound = {}
             try:
                 self.block(function.body, {})
             except Returned:
@@ -112,14 +112,14 @@ class Replay:
             except (StateChange, StopInside):
                 raise
             except StopReplay:
-                names = forgotten_names(statement, lambda name: self.name_value(name, env), self.forgotten)
+                names = forgotten_names(statement, lambda name: self.name_value(name, env))
                 if names is None or len(self.calls) != calls:
                     raise
+                forget_read(statement, lambda name: self.name_value(name, env))
                 for name in names:
-                    self.assign(ast.Name(name, ast.Store()), UNKNOWN, env)
-                self.forgotten.update(names)
+                    self.assign(ast.Name(name, ast.Store()), Unfollowed(), env)
                 if isinstance(statement, ast.Return):
-                    raise Returned(UNKNOWN) from None
+                    raise Returned(Unfollowed()) from None
 
     def name_value(self, name: str, env: dict):
         """A name's value, a function of the project as its definition (code the replay follows)."""
@@ -231,6 +231,9 @@ class Replay:
             owner = self.expr(target.value, env)
             if isinstance(owner, Layer) and target.attr in ("weight", "bias"):
                 return  # weights tied (`wte.weight = lm_head.weight`): the layer's sizes stay
+            if isinstance(owner, Unfollowed):
+                owner.attributes[target.attr] = value  # `config.n_layer = 2`: read back as written
+                return
             if not isinstance(owner, Instance):
                 raise StopReplay("attribute of an unknown object")
             owner.attributes[target.attr] = value
@@ -423,6 +426,8 @@ class Replay:
         owner = self.expr(node.value, env)
         if isinstance(owner, Instance) and node.attr in owner.attributes:
             return owner.attributes[node.attr]
+        if isinstance(owner, Unfollowed):
+            return owner.attributes.setdefault(node.attr, Unfollowed())  # one object at each read
         if isinstance(owner, ModuleDict) and node.attr in owner.items:
             return owner.items[node.attr]
         if isinstance(owner, Record) and node.attr in owner.fields:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .declarations import dataclass_fields, forget, grad_decorator, is_super_init
 from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted
+from .unfollowed import forget_read
 from .values import Const, DictValue, Instance, ListValue
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ def construct(replay: Replay, cls: ast.ClassDef, args: list, kwargs: dict) -> In
             raise
         except (StopReplay, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
             forget(statement, instance, env)
+            forget_read(statement, lambda name: replay.name_value(name, env))
     return instance
 
 

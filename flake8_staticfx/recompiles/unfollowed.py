@@ -1,25 +1,25 @@
-"""A driver statement the replay does not follow (a config object built by a library, a model
-loaded, `isinstance(prompt, str)`): rather than giving up on the driver, the names it binds
-become unknown, as long as nothing else it could have changed is one the replay keeps. A compiled
-call later whose guards read one of those names claims nothing for it (cache.py); the other
-inputs' recompiles still hold."""
+"""A driver statement the replay does not follow (a config object built by a library,
+`GPT.get_default_config()`): rather than giving up on the driver, the names it binds become
+unknown objects (values.Unfollowed), as long as nothing else it could have changed is one the
+replay keeps. A compiled call later whose guards read one of them claims nothing for it
+(cache.py); the other inputs' recompiles still hold. A branch or loop not followed still stops."""
 from __future__ import annotations
 
 import ast
 
-from .values import Const, Function, Number, Unknown
+from .values import Const, Function, Number, Unfollowed
 
 # What a statement not followed may read without the replay losing track: values no call can
 # change in place (a number, a named function or module, a class of the file: the replay keeps
-# no class-level state), and values it already forgot.
-_IMMUTABLE = (Const, Number, Function, ast.ClassDef)
+# no class-level state), and objects a statement not followed made (then forgotten: forget_read).
+_HARMLESS = (Const, Number, Function, ast.ClassDef, Unfollowed)
 
 
-def forgotten_names(statement: ast.stmt, lookup, forgotten: set[str]) -> list[str] | None:
+def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
     """The names `statement` binds, to be made unknown; None when it may have changed an object
     the replay keeps (a model, a list, a tensor passed to it or written through it), or dynamo's
     own state (a torch function, a torch setting), or runs code the replay would have to follow.
-    `lookup(name)` gives a name's value; `forgotten` holds the names made unknown before."""
+    `lookup(name)` gives a name's value."""
     if isinstance(statement, ast.Assign):
         targets = statement.targets
     elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and statement.value is not None:
@@ -27,8 +27,8 @@ def forgotten_names(statement: ast.stmt, lookup, forgotten: set[str]) -> list[st
     elif isinstance(statement, ast.Return) and statement.value is not None:
         targets = []  # `return CN(...)`: the caller's name for it is unknown
     elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and _root(
-            statement.value.func) in forgotten:
-        targets = []  # `config.merge_from_dict(d)`: a method of an object already unknown
+            statement.value.func) is not None and isinstance(lookup(_root(statement.value.func)), Unfollowed):
+        targets = []  # `config.merge_from_dict(d)`: a method of an object a statement not followed made
     else:
         return None  # a bare call, a loop, a branch: what it does is the point of it
     bound = []
@@ -37,19 +37,29 @@ def forgotten_names(statement: ast.stmt, lookup, forgotten: set[str]) -> list[st
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 bound.append(node.id)
             elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store) \
-                    and _root(node) not in forgotten:
+                    and not (_root(node) is not None and isinstance(lookup(_root(node)), Unfollowed)):
                 return None  # an attribute or item of an object the replay keeps
     for node in ast.walk(statement):
         if isinstance(node, ast.Call) and _dotted_root(node.func) == "torch":
             return None  # a torch function not followed may change what dynamo guards
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not _unchangeable(
-                lookup(node.id), node.id in forgotten):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not isinstance(
+                lookup(node.id), _HARMLESS):
             return None
     return bound
 
 
-def _unchangeable(value, forgotten: bool) -> bool:
-    return isinstance(value, _IMMUTABLE) or isinstance(value, Unknown) and forgotten
+def forget_read(statement: ast.stmt, lookup) -> None:
+    """The objects a statement not followed made that `statement`, not followed either, could
+    have changed (`config.merge_from_dict(...)`): what was written on them is no longer known.
+    One that calls nothing and writes no attribute or item (`assert config.vocab_size is not
+    None`) changes no object."""
+    if not any(isinstance(node, ast.Call) or isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(
+            node.ctx, ast.Store) for node in ast.walk(statement)):
+        return
+    for node in ast.walk(statement):
+        value = lookup(node.id) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) else None
+        if isinstance(value, Unfollowed):
+            value.forget()
 
 
 def _root(node: ast.expr) -> str | None:

@@ -17,6 +17,23 @@ class Unknown:
 UNKNOWN = Unknown()
 
 
+@dataclass(eq=False, repr=False)
+class Unfollowed(Unknown):
+    """What a driver statement the replay did not follow bound (a config a library made): unknown,
+    but for the attributes the driver writes on it afterwards (`config.n_layer = 2`), until
+    something not followed may change it (unfollowed.py)."""
+
+    attributes: dict = field(default_factory=dict)
+
+    def forget(self) -> None:
+        """Something not followed had it: what was written on it, or on an object it holds, is no
+        longer known."""
+        held = [value for value in self.attributes.values() if isinstance(value, Unfollowed)]
+        self.attributes.clear()
+        for value in held:
+            value.forget()
+
+
 @dataclass(frozen=True)
 class Const:
     """A Python number, string, bool or None: dynamo compares it by value."""
@@ -180,7 +197,7 @@ class Instance:
 
     def has_opaque(self) -> bool:
         """An attribute, here or in a project block it holds, that the replay did not follow."""
-        return any(isinstance(value, Opaque) for value in self.attributes.values()) or any(
+        return any(isinstance(value, (Opaque, Unfollowed)) for value in self.attributes.values()) or any(
             isinstance(layer, Instance) and layer.has_opaque() for layer in self.layers())
 
     def has_parameters(self) -> bool:
