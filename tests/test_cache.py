@@ -202,9 +202,9 @@ def test_the_files_of_a_project_share_one_set_of_the_compile_index_stamps(tmp_pa
     documents = entries(tmp_path / "cache")
     assert len(documents) == 2
     assert documents[0]["shared"] == documents[1]["shared"] and len(documents[0]["shared"]) == 1
-    assert all(str(notes) not in {path for path, _, _ in document["reads"]} for document in documents)
-    (shared,) = shared_sets(tmp_path / "cache")
-    assert {str(train), str(notes)} <= {path for path, _, _ in shared["reads"]}
+    sets = {record["key"]: {path for path, _, _ in record["reads"]} for record in shared_sets(tmp_path / "cache")}
+    assert all(str(notes) not in sets[document["read_set"]] for document in documents)
+    assert {str(train), str(notes)} <= sets[documents[0]["shared"][0]]
 
 
 @pytest.mark.parametrize("text", ["", "{", '{"shared": "0", "reads": []}'])
@@ -325,6 +325,35 @@ def test_an_entry_of_another_form_is_ignored(tmp_path):
     assert lines_of(model, options) == expected
 
 
+def test_an_entry_of_the_previous_layout_is_a_miss(tmp_path):
+    """Format 4 kept the stamps of the paths a file read in the entry itself ("reads"); an entry
+    of that form, even under the key of today's, is not used without them being checked."""
+    model = project(tmp_path, "")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    expected = lines_of(model, options)
+    sets = {record["key"]: record["reads"] for record in shared_sets(tmp_path / "cache")}
+
+    def previous_layout(record: dict) -> dict | None:
+        if "diagnostics" not in record:
+            return None
+        old = {name: value for name, value in record.items() if name != "read_set"}
+        return {**old, "reads": sets[record["read_set"]], "diagnostics": [POISON]}
+
+    rewrite(tmp_path / "cache", previous_layout)
+    new_process()
+    assert lines_of(model, options) == expected
+
+
+def test_an_entry_of_an_older_format_is_never_found(tmp_path, monkeypatch):
+    model = project(tmp_path, "")
+    options = Options(cache_dir=str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "FORMAT", cache.FORMAT - 1)
+    expected = lines_of(model, options)
+    poison(tmp_path / "cache")
+    monkeypatch.undo()
+    assert lines_of(model, options) == expected
+
+
 def _store_many(directory: str, worker: int) -> None:
     results = ResultCache(directory)
     for index in range(60):
@@ -342,7 +371,7 @@ def test_concurrent_writers_leave_a_valid_cache(tmp_path):
         process.join(60)
         assert process.exitcode == 0
     found = entries(tmp_path / "cache")  # every line a whole record
-    assert len(found) == 7 and len(records(tmp_path / "cache")) == 4 * 60
+    assert len(found) == 7 and len(records(tmp_path / "cache")) == 4 * (60 + 1)  # and each writer's set of stamps
     assert not list((tmp_path / "cache").glob("*/*.tmp"))
     results = ResultCache(directory)
     for entry in found:
@@ -452,7 +481,7 @@ def test_compaction_drops_an_edited_files_older_entry_and_the_shared_sets_no_ent
 
     def run(index: int, key: str, path: str, shared: frozenset[str] = frozenset()) -> None:
         cache._PACKS.clear()  # noqa: SLF001 - a run of its own, with a pack of its own
-        cache._SHARED_STORED.clear()  # noqa: SLF001
+        cache._SETS_STORED.clear()  # noqa: SLF001
         monkeypatch.setattr(os, "getpid", lambda: 20_000 + index)
         ResultCache(directory).store(key, path, Reads(paths={__file__}, shared={shared} if shared else set()),
                                      [Diagnostic(index, 0, "SFX100 kept", "SFX100")])
@@ -464,5 +493,5 @@ def test_compaction_drops_an_edited_files_older_entry_and_the_shared_sets_no_ent
     monkeypatch.undo()
     kept = {record["key"] for record in records(tmp_path / "cache")}
     assert "bb" * 32 in kept and "aa" * 32 not in kept
-    assert not shared_sets(tmp_path / "cache")
+    assert {frozenset(path for path, _, _ in record["reads"]) for record in shared_sets(tmp_path / "cache")} == {frozenset({__file__})}
     assert all(f"{index:02d}" * 32 in kept for index in range(2, packs_module.COMPACT_AT + 2))

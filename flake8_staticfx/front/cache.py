@@ -4,7 +4,7 @@ diagnostics its last analysis gave without being analysed again.
 
 An entry is found by the hash of what is known before the analysis (the file's text and path,
 the linter's own files, the Options record, the interpreter, the working directory, $VIRTUAL_ENV
-and sys.path, from which the libraries and the torch release are found), and holds the paths the
+and sys.path, from which the libraries and the torch release are found), and names the paths the
 analysis depended on (discover/reads.py), each with its stamp (mtime_ns, size) and the digest of
 its content when it ran: an entry is used only while every one of them holds. Stamps first: a
 warm run stats the hundreds of library files a model file reaches instead of reading them all
@@ -16,7 +16,9 @@ mtime and the same bytes. The linter's own files are compared by content for the
 The set every file of a project depends on alike (the files its compile index read: 280 of the
 290 paths of an entry over tests/cases) is kept once, as a record named by the digest of its
 stamps, which the entries name: writing those stamps into each entry cost a cold run more than
-the cache saved it, and a warm run checks them once per process instead of once per file.
+the cache saved it, and a warm run checks them once per process instead of once per file. The
+paths a file read itself are kept the same way, a set named by its digest, since the files of a
+directory mostly read the same ones, but checked each time an entry names them.
 
 Entries and shared sets are records of front/packs.py: lines appended to one file per process,
 which flake8's --jobs workers and concurrent runs never see half of; a record that cannot be
@@ -40,7 +42,7 @@ from .packs import Packs
 CACHE_DIR_ENV = "FLAKE8_STATICFX_CACHE_DIR"
 NO_CACHE_ENV = "FLAKE8_STATICFX_NO_CACHE"  # any value but "" or "0" turns the cache off
 MAX_CACHE_BYTES = 256 * 1024 * 1024
-FORMAT = 4  # the entries' layout: a change makes every older entry a miss
+FORMAT = 5  # the entries' layout: a change makes every older entry a miss
 # Options fields that say where answers are kept, not what they are.
 NOT_ANSWERS = frozenset({"cache_dir", "no_cache"})
 
@@ -108,7 +110,8 @@ class ResultCache:
                 return None
             if not all(self._shared_unchanged(str(digest)) for digest in entry["shared"]):
                 return None
-            if not _unchanged(entry["reads"]):
+            own = self._read_set(str(entry["read_set"]))
+            if own is None or not _unchanged(own):
                 return None
             return [Diagnostic(int(d["line"]), int(d["col"]), str(d["message"]), str(d["code"]),
                                tuple(str(gb) for gb in d["gb_ids"]),
@@ -122,38 +125,50 @@ class ResultCache:
         """Does every path of the shared set kept under `digest` still have its stamp? Looked at
         once per process, as the compile index it comes from is built once per process."""
         if digest not in _SHARED_UNCHANGED:
-            shared = self.packs.find(digest)
-            if shared is None:
-                return False
-            try:
-                stamps = shared["reads"]
-                if _digest(stamps) != digest or not _unchanged(stamps):
-                    return False
-            except (ValueError, KeyError, TypeError):
+            stamps = self._read_set(digest)
+            if stamps is None or not _unchanged(stamps):
                 return False
             _SHARED_UNCHANGED.add(digest)
         return True
 
+    def _read_set(self, digest: str) -> list | None:
+        """The stamps of the set of paths kept under `digest`, None when there is no such
+        record or it does not hold what its digest names; decoded once per process."""
+        if digest not in _READ_SETS:
+            record = self.packs.find(digest)
+            try:
+                stamps = None if record is None else record["reads"]
+                if stamps is None or _digest(stamps) != digest:
+                    return None
+            except (ValueError, KeyError, TypeError):
+                return None
+            _READ_SETS[digest] = stamps
+        return _READ_SETS[digest]
+
     def store(self, key: str, path: str, reads: Reads, diagnostics: list[Diagnostic]) -> None:
         """Keep `diagnostics`, the answer for the file at `path`, under `key` with the stamps of
-        `reads` as they are now. The stamps
-        are taken after the analysis: a file edited while it ran gives a stamp its answer does
-        not match only if edited again, which the mtime shows. A shared set of paths is written
-        once per process, as a record of its own, which each entry names by its digest."""
-        shared = sorted(self._store_shared(paths) for paths in reads.shared)
-        self.packs.append({"key": key, "file": os.path.abspath(path), "shared": shared, "reads": sorted(_kept(path) for path in reads.paths),
+        `reads` as they are now. The stamps are taken after the analysis: a file edited while it
+        ran gives a stamp its answer does not match only if edited again, which the mtime shows.
+        Each set of stamps is written once per process, as a record of its own, which the
+        entries name by its digest: the shared sets of the compile index, and the paths the
+        file read itself (the files of one directory read the same ones: 106 sets for 372
+        entries over tests/cases, and encoding them in each entry was half of a cold run's
+        writing)."""
+        shared = sorted(self._store_set(paths) for paths in reads.shared)
+        self.packs.append({"key": key, "file": os.path.abspath(path), "shared": shared,
+                           "read_set": self._store_set(frozenset(reads.paths)),
                            "diagnostics": [{"line": d.line, "col": d.col, "message": d.message, "code": d.code,
                                             "gb_ids": list(d.gb_ids), "condition": d.condition,
                                             "waits_on": d.waits_on}
                                            for d in diagnostics]})
 
-    def _store_shared(self, paths: frozenset[str]) -> str:
+    def _store_set(self, paths: frozenset[str]) -> str:
         written = (self.directory, paths)
-        if written not in _SHARED_STORED:
+        if written not in _SETS_STORED:
             kept = sorted(_kept(path) for path in paths)
-            digest = _SHARED_STORED[written] = _digest(kept)
+            digest = _SETS_STORED[written] = _digest(kept)
             self.packs.append({"key": digest, "reads": kept})
-        return _SHARED_STORED[written]
+        return _SETS_STORED[written]
 
 
 def _unchanged(kept: list) -> bool:
@@ -184,7 +199,7 @@ def _packs(directory: str) -> Packs:
 def _superseded(records: list[dict]) -> set[str]:
     """Of the records, newest first, those a compaction drops: the entries of a file a newer
     entry answers for (the file edited since, or linted under other settings: a miss then, a
-    new entry), and the shared sets no entry kept names. Without it every edit of a file would
+    new entry), and the sets of stamps no entry kept names. Without it every edit of a file would
     leave its older entry in the packs each process reads."""
     files: set[str] = set()
     named: set[str] = set()
@@ -198,6 +213,7 @@ def _superseded(records: list[dict]) -> set[str]:
         files.add(str(record.get("file")))
         if isinstance(record.get("shared"), list):
             named.update(str(digest) for digest in record["shared"])
+        named.add(str(record.get("read_set")))
     dropped.update(str(record["key"]) for record in records
                    if "diagnostics" not in record and str(record["key"]) not in named)
     return dropped
@@ -210,9 +226,11 @@ def _superseded(records: list[dict]) -> set[str]:
 _KEPT: dict[str, list] = {}
 # The content of a path whose stamp moved, by path and its stamp now: hashed once per process.
 _CONTENT_NOW: dict[tuple[str, tuple[int, int]], str | None] = {}
-# The shared sets this process wrote, by directory, with their digests; the digests of those it
-# found unchanged.
-_SHARED_STORED: dict[tuple[str, frozenset[str]], str] = {}
+# The sets of stamps this process wrote, by directory, with their digests; those it read, by
+# digest; the digests of the shared sets it found unchanged (an entry's own set is looked at
+# each time it is used).
+_SETS_STORED: dict[tuple[str, frozenset[str]], str] = {}
+_READ_SETS: dict[str, list] = {}
 _SHARED_UNCHANGED: set[str] = set()
 
 
