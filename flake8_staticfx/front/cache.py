@@ -80,10 +80,14 @@ def linter_stamp() -> str:
 
 
 def entry_key(source: str, path: str, options: Options) -> str:
-    """The hash of everything known about the file's answer before it is analysed."""
-    known = [_run_key(options, linter_stamp(), os.getcwd(), os.environ.get("VIRTUAL_ENV", ""), tuple(sys.path)),
-             path, os.path.abspath(path), hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()]
-    return hashlib.sha256(json.dumps(known).encode()).hexdigest()
+    """The hash of everything known about the file's answer before it is analysed: the run's
+    key, the path as given and made absolute, then the text, in one hash (a path holds no NUL,
+    so the fields cannot run into each other)."""
+    cwd = os.getcwd()
+    run = _run_key(options, linter_stamp(), cwd, os.environ.get("VIRTUAL_ENV", ""), tuple(sys.path))
+    known = hashlib.sha256("\0".join((run, path, os.path.normpath(os.path.join(cwd, path)), "")).encode("utf-8", "surrogatepass"))
+    known.update(source.encode("utf-8", "surrogatepass"))
+    return known.hexdigest()
 
 
 @functools.lru_cache(maxsize=8)
