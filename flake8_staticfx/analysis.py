@@ -139,6 +139,9 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
     for (package, line, col), qname in state.missing_libraries.items():
         result.notices.append(Notice(line, col, qname, f"package `{package}` not found on the library "
                                      "search path (--staticfx-library-path): the call is not followed"))
+    for (line, col), qname in state.unbound_names.items():
+        result.notices.append(Notice(line, col, qname, "no statement the linter follows binds it (made at "
+                                     "import time, a lazy `__getattr__`): the call is not followed"))
     for (line, col), module in state.opaque_modules.items():
         result.notices.append(Notice(line, col, module, f"`{module}` is built from values not known statically "
                                      "(a count, a block class): drawn as one opaque call"))

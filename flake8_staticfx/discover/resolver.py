@@ -122,6 +122,8 @@ class Resolver:
     _is_module: dict[str, bool] = field(default_factory=dict)
     _decorators: dict[nodes.NodeNG, list[str]] = field(default_factory=dict)
     _bases: dict[nodes.NodeNG, Binding | None] = field(default_factory=dict)
+    _star_exports: dict[tuple[str, str], Binding | None] = field(default_factory=dict)
+    _star_imports: dict[nodes.Module, list[nodes.ImportFrom]] = field(default_factory=dict)
 
     def is_project_module(self, modname: str) -> bool:
         """Is `modname` a module whose source we read: the project's, or a library's?"""
@@ -143,6 +145,14 @@ class Resolver:
         in the project nor on the library search path."""
         top = qname.split(".", 1)[0]
         return None if self.is_project_module(top) else self.libraries.missing(qname)
+
+    def unbound_name(self, qname: str) -> bool:
+        """Is `qname` a name of a module whose source we read that no statement we follow binds
+        (made at import time, a lazy `__getattr__`, a re-export we cannot follow)? A call of it
+        is not followed, which the user hears of."""
+        top = qname.split(".", 1)[0]
+        return self.is_project_module(top) and qname not in _table_names() \
+            and self.qualified(qname).kind == "external"
 
     def reading_linted_text(self) -> Resolver:
         """A fresh resolver of the same file, through which other modules importing the
@@ -191,8 +201,10 @@ class Resolver:
 
     def global_binding(self, module: SourceModule, name: str, depth: int = 0) -> Binding | None:
         bound = module.node.locals.get(name)
-        if not bound or depth > MAX_RESOLVE_DEPTH:
+        if depth > MAX_RESOLVE_DEPTH:
             return None
+        if not bound:
+            return self._star_binding(module, name, depth)
         if module.sliced and f"{module.modname}.{name}" in _table_names():
             return Binding("external", f"{module.modname}.{name}")
         # Several bindings: `try: import a except ImportError: a = None`; take the first
@@ -201,6 +213,27 @@ class Resolver:
             if isinstance(node, (nodes.Import, nodes.ImportFrom)):
                 return self.import_binding(module, node, name, depth)
         return self._definition_binding(module, bound[-1])
+
+    def _star_binding(self, module: SourceModule, name: str, depth: int) -> Binding | None:
+        """`name` as a `from .x import *` of `module` binds it (torch_geometric.nn, kornia: a
+        package re-exporting its submodules): the last such import of a module we read that
+        exports the name wins, as in Python."""
+        key = (module.modname, name)
+        if key in self._star_exports:
+            return self._star_exports[key]
+        self._star_exports[key] = None  # cuts cycles of star imports
+        if module.node not in self._star_imports:
+            self._star_imports[module.node] = _star_imports(module.node)
+        for node in reversed(self._star_imports[module.node]):
+            base = _relative_module(module, node.modname, node.level) if node.level else node.modname
+            source = self.load(base) if base and self.is_project_module(base) else None
+            if source is None or not _exports(source.node, name):
+                continue
+            binding = self.global_binding(source, name, depth + 1)
+            if binding is not None:
+                self._star_exports[key] = binding
+                return binding
+        return None
 
     def _definition_binding(self, module: SourceModule, node: nodes.NodeNG) -> Binding | None:
         if isinstance(node, nodes.ClassDef):
@@ -597,6 +630,32 @@ def _record_fields(classes: dict[str, ast.ClassDef], name: str, depth: int) -> d
             value = statement.value
             fields[statement.target.id] = isinstance(value, ast.Constant) and value.value is None
     return fields
+
+
+def _star_imports(module: nodes.Module) -> list[nodes.ImportFrom]:
+    """The module's `from m import *` statements, in source order (under `if` and `try` too)."""
+    return [node for node in nodes_of_class(module, nodes.ImportFrom, (nodes.FunctionDef, nodes.ClassDef))
+            if any(imported == "*" for imported, _ in node.names)]
+
+
+def _exports(module: nodes.Module, name: str) -> bool:
+    """Does `from module import *` bind `name`? The names its `__all__` lists, when it is a
+    list or tuple of strings; otherwise its public names (as Python, without `__all__`)."""
+    listed = _all_names(module)
+    return name in listed if listed is not None else not name.startswith("_")
+
+
+def _all_names(module: nodes.Module) -> frozenset[str] | None:
+    """The strings of the module's one `__all__ = [...]` (or tuple); None when it has none or
+    builds it otherwise (`__all__ += ...`, a concatenation)."""
+    bound = module.locals.get("__all__", [])
+    if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName) or not isinstance(bound[0].parent, nodes.Assign):
+        return None
+    value = bound[0].parent.value
+    if not isinstance(value, (nodes.List, nodes.Tuple)):
+        return None
+    names = [item.value for item in value.elts if isinstance(item, nodes.Const) and isinstance(item.value, str)]
+    return frozenset(names) if len(names) == len(value.elts) else None
 
 
 def _ast_last_name(expr: ast.expr) -> str | None:

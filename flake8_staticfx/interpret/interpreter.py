@@ -79,6 +79,8 @@ class FileState:
         self.summaries: dict[tuple, Value] = {}
         # (package, line, col) of calls into packages whose source was not found: SFX900 notices.
         self.missing_libraries: dict[tuple[str, int, int], str] = {}
+        # (line, col) -> the called name of a module we read that no statement we follow binds: SFX900 notices.
+        self.unbound_names: dict[tuple[int, int], str] = {}
         # (line, col) -> the submodule whose contents are not known statically, drawn as one opaque call.
         self.opaque_modules: dict[tuple[int, int], str] = {}
 
@@ -596,12 +598,16 @@ class Interpreter:
         self.breaks.graph_break(rule, node, expr, frame, gb_ids, qname, eagerly, versions, advice)
 
     def call_not_followed(self, qname: str, expr: nodes.NodeNG, frame: Frame | None) -> None:
-        """A call into a package whose source is on no library search path is opaque: say so
+        """A call into a package whose source is on no library search path, or of a name no
+        statement we follow binds, is opaque: say so
         (an SFX900 notice at the linted file's line), never a silent clean."""
         package = self.resolver.missing_package(qname)
         if package is not None:
             site = self.site_of(expr, frame)
             self.state.missing_libraries.setdefault((package, site.line, site.col), qname)
+        elif self.resolver.unbound_name(qname):
+            site = self.site_of(expr, frame)
+            self.state.unbound_names.setdefault((site.line, site.col), qname)
 
     def site_of(self, expr: nodes.NodeNG, frame: Frame | None) -> SourceSpan:
         """Where the linted file reaches `expr` (an SFX900 notice's place)."""
