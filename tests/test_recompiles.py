@@ -15,6 +15,7 @@ import pytest
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.front.explain import explain_root
 from flake8_staticfx.recompiles import RECOMPILE_LIMIT, predict
+from flake8_staticfx.recompiles.values import Const
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("recompile_scoring",
@@ -761,3 +762,27 @@ def test_a_number_compared_in_a_branch_recompiles_when_the_comparison_flips(deco
     frames, recompiles = _predict(TIMESTEP.format(decorator=decorator, test=test, timesteps=timesteps))
     assert [f.compiles for f in frames if f.known] == ([compiles] if compiles else [])
     assert sorted({r.line for r in recompiles}) == lines
+
+
+def test_batchify_and_get_batch_shapes_are_followed():
+    """pytorch/examples' word language model: `data.narrow(0, 0, n).view(bsz, -1).t().contiguous()`
+    and `for batch, i in enumerate(range(...))` with `len(source) - 1 - i` give known shapes; the
+    transposed view itself is no fresh tensor (its strides are not claimed)."""
+    from flake8_staticfx.recompiles.drivers import Replay
+    source = textwrap.dedent("""\
+        import torch
+
+        def run():
+            data = torch.randint(0, 10, (53,))
+            data = data.narrow(0, 0, 52).view(4, -1)
+            flipped = data.t()
+            data = flipped.contiguous()
+            for batch, i in enumerate(range(0, data.size(0) - 1, 5)):
+                rows = min(5, len(data) - 1 - i)
+    """)
+    replay, env = Replay(ast.parse(source)), {}
+    for statement in replay.functions["run"].body:
+        replay.statement(statement, env)
+    assert env["data"].shape == (13, 4) and not env["data"].view
+    assert env["flipped"].shape == (13, 4) and env["flipped"].guard_shape() is None
+    assert (env["batch"], env["i"], env["rows"]) == (Const(2), Const(10), Const(2))

@@ -56,7 +56,8 @@ def builtin(name: str, args: list):
         else:
             return None
     if name == "enumerate":
-        return ListValue([ListValue([Const(i), item]) for i, item in enumerate(values[0])])
+        items = values[0] if isinstance(args[0], ListValue) else [Const(item) for item in values[0]]  # a range's ints
+        return ListValue([ListValue([Const(i), item]) for i, item in enumerate(items)])
     if name == "range":
         return Const(range(*values))
     if name in ("list", "tuple") and len(values) == 1:  # `list(range(1, n))`: a tuple stands for both

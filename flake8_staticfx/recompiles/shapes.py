@@ -2,12 +2,14 @@
 descriptions of their arguments: what the driver replay and the forward reader (effects.py) need
 to tell whether the next call's input has the shape of the last one. Only what follows from the
 arguments: shape-preserving layers, `nn.Linear`, elementwise functions with broadcasting,
-reductions over one dimension, transposes, matmul, concatenation, factories of given sizes,
-`view`/`reshape`/`expand` to given sizes. Anything else raises ShapeUnknown.
+reductions over one dimension, transposes (`.t()` and `narrow` as views), matmul, concatenation,
+factories of given sizes, `view`/`reshape`/`expand` to given sizes (one -1 inferred). Anything
+else raises ShapeUnknown.
 """
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 
 from .values import Const, Layer, ListValue, TensorValue
@@ -117,8 +119,15 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
         axis = integer(dim) % len(shape)
         kept = tuple(1 if i == axis else s for i, s in enumerate(shape))
         return TensorValue(kept if keep.value else shape[:axis] + shape[axis + 1:], grad)
+    if name == "t" and not args and len(shape) == 2:
+        return TensorValue(shape[::-1], grad, view=True)  # the base's strides swapped: a view
+    if name == "narrow" and len(args) == 3 and all(isinstance(a, Const) for a in args):
+        axis = integer(args[0]) % len(shape)
+        return TensorValue((*shape[:axis], integer(args[2]), *shape[axis + 1:]), grad, view=True)
     if name in ("view", "reshape", "expand"):
         sizes = sizes_of(args)
+        if name != "expand" and list(sizes).count(-1) == 1:
+            sizes = _inferred(sizes, shape)
         if name == "expand":
             padded = (None,) * (len(sizes) - len(shape)) + shape
             sizes = tuple(old if new == -1 else new for new, old in zip(sizes, padded))
@@ -126,6 +135,17 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
             raise ShapeUnknown("sizes")
         return TensorValue(sizes, grad)
     raise ShapeUnknown(name)
+
+
+def _inferred(sizes: tuple, shape: tuple) -> tuple:
+    """`view(bsz, -1)`: the one size left to infer, from the element count."""
+    known = [size for size in sizes if size != -1]
+    if None in known or not all(isinstance(size, int) for size in shape) or 0 in known:
+        raise ShapeUnknown("sizes")
+    total = math.prod(shape)
+    if total % math.prod(known):
+        raise ShapeUnknown("sizes")
+    return tuple(total // math.prod(known) if size == -1 else size for size in sizes)
 
 
 def layer_output(layer: Layer, args: list, grad_enabled: bool) -> TensorValue:
