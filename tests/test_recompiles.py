@@ -786,3 +786,17 @@ def test_batchify_and_get_batch_shapes_are_followed():
     assert env["data"].shape == (13, 4) and not env["data"].view
     assert env["flipped"].shape == (13, 4) and env["flipped"].guard_shape() is None
     assert (env["batch"], env["i"], env["rows"]) == (Const(2), Const(10), Const(2))
+
+
+@pytest.mark.parametrize("call, shape", [
+    ("new_zeros(2, 3, 4)", (2, 3, 4)),  # was (2,): only the first size read
+    ("new_ones((2, 3))", (2, 3)),
+    ("new_full((2, 3), 0.5)", (2, 3)),
+])
+def test_a_new_factory_takes_all_its_sizes(call, shape):
+    from flake8_staticfx.recompiles.drivers import Replay
+    source = f"import torch\n\ndef run():\n    x = torch.randn(5)\n    y = x.{call}\n"
+    replay, env = Replay(ast.parse(source)), {}
+    for statement in replay.functions["run"].body:
+        replay.statement(statement, env)
+    assert env["y"].shape == shape

@@ -88,8 +88,8 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
     grad = grad_enabled and owner.requires_grad
     if name in SAME_SHAPE_METHODS:
         return TensorValue(shape, grad and name != "detach")
-    if name in NEW_FACTORIES and args:
-        return TensorValue(sizes_of(args[:1]))
+    if name in NEW_FACTORIES and args:  # new_full(size, fill): the size alone; the others take `2, 3` too
+        return TensorValue(sizes_of(args[:1] if name == "new_full" else args))
     if name == "gather" and len(args) == 2 and isinstance(args[1], TensorValue):
         return TensorValue(args[1].shape, grad)  # the index's shape, whatever the source's
     if shape is None:
