@@ -61,6 +61,12 @@ def test_the_last_star_import_binding_the_name_wins(tmp_path):
         assert codes(project(root, "".join(f"from .{name} import *\n" for name in order))) == expected
 
 
+def test_a_star_import_rebinds_a_name_defined_above_it_not_below(tmp_path):
+    calm = "import torch.nn as nn\n\n\nclass Gate(nn.Module):\n    def forward(self, x):\n        return x\n"
+    assert codes(project(tmp_path / "above", calm + "\n\nfrom .conv import *\n")) == [(11, "SFX101")]
+    assert codes(project(tmp_path / "below", "from .conv import *\n" + calm)) == []
+
+
 def test_a_name_left_out_of_all_is_not_re_exported_and_the_user_hears_of_it(tmp_path):
     model = project(tmp_path, "from .conv import *\n", exported='["Other"]')
     assert codes(model) == []

@@ -205,6 +205,10 @@ class Resolver:
             return None
         if not bound:
             return self._star_binding(module, name, depth)
+        if self._stars_of(module):  # a star import after the statements binding `name` rebinds it
+            later = self._star_binding(module, name, depth, after=max(node.lineno or 0 for node in bound))
+            if later is not None:
+                return later
         if module.sliced and f"{module.modname}.{name}" in _table_names():
             return Binding("external", f"{module.modname}.{name}")
         # Several bindings: `try: import a except ImportError: a = None`; take the first
@@ -214,17 +218,22 @@ class Resolver:
                 return self.import_binding(module, node, name, depth)
         return self._definition_binding(module, bound[-1])
 
-    def _star_binding(self, module: SourceModule, name: str, depth: int) -> Binding | None:
-        """`name` as a `from .x import *` of `module` binds it (torch_geometric.nn, kornia: a
-        package re-exporting its submodules): the last such import of a module we read that
-        exports the name wins, as in Python."""
+    def _stars_of(self, module: SourceModule) -> list[nodes.ImportFrom]:
+        if module.node not in self._star_imports:
+            self._star_imports[module.node] = _star_imports(module.node)
+        return self._star_imports[module.node]
+
+    def _star_binding(self, module: SourceModule, name: str, depth: int, after: int = 0) -> Binding | None:
+        """`name` as a `from .x import *` of `module` below line `after` binds it (torch_geometric.nn,
+        kornia: a package re-exporting its submodules): the last such import of a module we read
+        that exports the name wins, as in Python."""
         key = (module.modname, name)
         if key in self._star_exports:
             return self._star_exports[key]
         self._star_exports[key] = None  # cuts cycles of star imports
-        if module.node not in self._star_imports:
-            self._star_imports[module.node] = _star_imports(module.node)
-        for node in reversed(self._star_imports[module.node]):
+        for node in reversed(self._stars_of(module)):
+            if (node.lineno or 0) <= after:
+                break
             base = _relative_module(module, node.modname, node.level) if node.level else node.modname
             source = self.load(base) if base and self.is_project_module(base) else None
             if source is None or not _exports(source.node, name):
