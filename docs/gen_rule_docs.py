@@ -198,6 +198,50 @@ PAGES["SFX105"] = Page(
     not_flagged_notes="Using the random number directly, without Python arithmetic on it.",
 )
 
+PAGES["SFX106"] = Page(
+    dynamo="Dynamo traces into torch.nn's own Python code. `nn.TransformerEncoder`, "
+           "`nn.TransformerDecoder` and `nn.Transformer` given an attention mask without `is_causal` "
+           "ask `_detect_is_causal_mask` whether the mask is causal: for an (S, S) mask it compares "
+           "the mask with a causal one and takes the Python bool of the result, a tensor's value "
+           "(GB0124 in torch 2.13, 2.14 and 2.15, in training and eval mode alike). The graph ends "
+           "at the call.",
+    example="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, batch_first=True), 2)
+
+            def forward(self, x):
+                mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+                return self.encoder(x, mask=mask)
+    """,
+    fixed="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, batch_first=True), 2)
+
+            def forward(self, x):
+                mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+                return self.encoder(x, mask=mask, is_causal=True)
+    """,
+    not_flagged="""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = nn.TransformerEncoderLayer(16, 2, batch_first=True)
+
+            def forward(self, x):
+                mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+                return self.layer(x, src_mask=mask)
+    """,
+    not_flagged_notes="A single `nn.TransformerEncoderLayer` or `nn.TransformerDecoderLayer` given a mask "
+                      "(it takes `is_causal` as a hint and never tests the mask), a stack without a mask "
+                      "or with only a padding mask or a memory mask, and a mask with `is_causal` given. "
+                      "Not modelled: a mask of another shape than (S, S), such as a per-head 3-D mask, "
+                      "which torch does not compare (no break).",
+)
+
 PAGES["SFX201"] = Page(
     dynamo="Builtins with side effects such as `print`, `input` or `open` cannot be recorded in "
            "an FX graph. Dynamo breaks the graph, runs the call eagerly, and resumes in a new graph.",

@@ -105,6 +105,18 @@ RANDOM_NUMBER_ARITHMETIC = Rule(
     "draw it with torch (torch.randint, torch.rand) or outside the compiled function",
 )
 
+CAUSAL_MASK_CHECK = Rule(
+    "SFX106",
+    "causal-mask-check",
+    ("GB0124",),
+    "attention mask tested for causality",
+    "pass is_causal=True or False with the mask",
+    "pass `is_causal=True` (or `False`) with the mask: nn.TransformerEncoder, nn.TransformerDecoder "
+    "and nn.Transformer otherwise compare an (S, S) mask with a causal one and take the result's "
+    "Python bool, a tensor's value",
+    fixable=False,
+)
+
 UNTRACEABLE_BUILTIN = Rule(
     "SFX201",
     "untraceable-builtin",

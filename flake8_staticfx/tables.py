@@ -157,6 +157,8 @@ PARAMETER_FREE_LAYERS = frozenset("torch.nn." + name for name in (
     "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d",
 ))
 RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
+# Static methods of torch.nn layers read through an instance (`self.transformer.<name>(n)`).
+LAYER_STATIC_METHODS = {"torch.nn.Transformer": frozenset({"generate_square_subsequent_mask"})}
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,28 @@ class RnnCallBreak:
 
 
 RNN_CALL_BREAKS = since("2.15", RnnCallBreak(("GB0014",), rest_eagerly=True), RnnCallBreak(("GB0148",), False))
+
+
+@dataclass(frozen=True)
+class CausalMaskCheck:
+    """A mask argument of a torch.nn Transformer stack's forward, which asks
+    `_detect_is_causal_mask` whether the mask is causal unless `is_causal` tells it: on an (S, S)
+    mask it takes `bool((mask == causal).all())`, a tensor's value (values/modules.py)."""
+
+    mask: str
+    mask_position: int  # in forward's arguments after self
+    is_causal: str
+    is_causal_position: int
+
+
+# Measured with 2.13, 2.14.1 and 2.15.0 (GB0124 in each, training and eval alike):
+# transformer_mask.py. A single layer takes `is_causal` as a plain hint and never checks.
+CAUSAL_MASK_CHECKS = {
+    "torch.nn.TransformerEncoder": (CausalMaskCheck("mask", 1, "is_causal", 3),),
+    "torch.nn.TransformerDecoder": (CausalMaskCheck("tgt_mask", 2, "tgt_is_causal", 6),),
+    "torch.nn.Transformer": (CausalMaskCheck("src_mask", 2, "src_is_causal", 8),
+                             CausalMaskCheck("tgt_mask", 3, "tgt_is_causal", 9)),
+}
 
 # -- functions from outside the project ----------------------------------------
 

@@ -188,6 +188,12 @@ CASES: dict[str, tuple[str, str]] = {
             h = h * k
         """),
     ),
+    "SFX106": (
+        net("h = self.enc(h, mask=torch.triu(torch.ones(8, 8), 1))  # expect: SFX106",
+            init="self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True), 1)"),
+        net("h = self.enc(h, mask=torch.triu(torch.ones(8, 8), 1), is_causal=False)",
+            init="self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True), 1)"),
+    ),
     "SFX201": (
         # A torch.Size argument: no form dynamo reorders (print(h) gets advice of its own, test_advice.py).
         net("print(h.shape)  # expect: SFX201"),
@@ -659,6 +665,37 @@ def test_measured_statement(tmp_path, statement, code):
     source = net(statement, init="self.rnn = nn.LSTM(8, 8, batch_first=True)", extra="import numpy as np\n\n\n")
     line = source.splitlines().index(f"        {statement.splitlines()[0]}") + 1
     assert codes_of(lint(tmp_path, source)) == ([(line, code)] if code else [])
+
+
+TRANSFORMER_STACKS = """\
+self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True), 1)
+self.dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, batch_first=True), 1)
+self.layer = nn.TransformerEncoderLayer(8, 2, batch_first=True)
+self.seq = nn.Transformer(8, 2, 1, 1, 16, batch_first=True)
+"""
+# A torch.nn Transformer stack's call and whether dynamo breaks inside it, testing the mask for
+# causality (GB0124; measured with 2.13, 2.14.1 and 2.15.0 on tests/cases/transformer_mask.py).
+CAUSAL_MASK_CALLS = [
+    ("h = self.enc(h, mask=torch.zeros(8, 8))", True),
+    ("h = self.enc(h, torch.zeros(8, 8))", True),
+    ("h = self.enc(h, mask=torch.zeros(8, 8), is_causal=None)", True),
+    ("h = self.dec(h, h, tgt_mask=torch.zeros(8, 8))", True),
+    ("h = self.seq(h, h, tgt_mask=self.seq.generate_square_subsequent_mask(8))", True),
+    ("h = self.seq(h, h, src_mask=torch.zeros(8, 8))", True),
+    ("h = self.enc(h, mask=torch.zeros(8, 8), is_causal=True)", False),
+    ("h = self.enc(h, mask=None)", False),
+    ("h = self.enc(h, src_key_padding_mask=h[..., 0] > 0)", False),
+    ("h = self.dec(h, h, memory_mask=torch.zeros(8, 8))", False),
+    ("h = self.layer(h, src_mask=torch.zeros(8, 8))", False),
+    ("h = self.seq(h, h)", False),
+]
+
+
+@pytest.mark.parametrize(("statement", "breaks"), CAUSAL_MASK_CALLS)
+def test_causal_mask_check(tmp_path, statement, breaks):
+    source = net(statement, init=TRANSFORMER_STACKS)
+    line = source.splitlines().index(f"        {statement}") + 1
+    assert codes_of(lint(tmp_path, source)) == ([(line, "SFX106")] if breaks else [])
 
 
 def test_list_of_tensors_annotation(tmp_path):

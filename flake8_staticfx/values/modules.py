@@ -16,7 +16,7 @@ from .containers import Dict, Seq
 from .functions import BoundMethod
 from .joins import join_all
 from .static import Static
-from .tensors import Tensor, needs_grad_from
+from .tensors import PathTensor, Tensor, needs_grad_from
 
 if TYPE_CHECKING:
     from ..discover.resolver import Resolver
@@ -124,6 +124,8 @@ class LeafModule(Module):
             return BoundMethod(self, "__call__")
         if self.qname in tables.RNN_MODULES and name == "flatten_parameters":
             return BoundMethod(self, name)
+        if name in tables.LAYER_STATIC_METHODS.get(self.qname, ()):
+            return tx.value_of(tx.resolver.qualified(f"{self.qname}.{name}"), frame)  # as `nn.Transformer.<name>`
         return Static() if not name.startswith("_") else UNKNOWN
 
     def call(self, tx: Interpreter, args: list[Value], kwargs: dict[str, Value], expr: nodes.NodeNG,
@@ -132,6 +134,8 @@ class LeafModule(Module):
                                     meta=tx.meta(expr, frame))
         if self.qname in tables.RNN_MODULES:
             rnn_call_breaks(tx, node, expr, frame)
+        if any(mask_checked(check, args, kwargs) for check in tables.CAUSAL_MASK_CHECKS.get(self.qname, ())):
+            tx.graph_break(rules.CAUSAL_MASK_CHECK, node, expr, frame)
         # Tuples (RNN, attention) unpack into getitem nodes, as in fx.
         return Tensor(node, needs_grad=self.qname not in tables.PARAMETER_FREE_LAYERS or needs_grad_from(*args))
 
@@ -143,6 +147,8 @@ class LeafModule(Module):
             weights = tuple(tx.get_attr(join_path(self.path, p), expr, frame).as_arg() for p in params)
             node = tx.graph.call_function(function, (*as_args(args), *weights), meta=tx.meta(expr, frame))
             return Tensor(node)
+        if name in tables.LAYER_STATIC_METHODS.get(self.qname, ()):
+            return self.own_attribute(tx, name, expr, frame).call(tx, args, kwargs, expr, frame)
         if name not in ("__call__", "forward") and self.qname in tables.RNN_MODULES:
             # Any use of an RNN module in the graph (`self.lstm.flatten_parameters()`) wraps it.
             call = tx.graph.python_call(f"{self.qname}.{name}", as_args(args), as_kwargs(kwargs),
@@ -160,6 +166,16 @@ def rnn_call_breaks(tx: Interpreter, node: Node, expr: nodes.NodeNG, frame: Fram
     found = moved.at(version)
     tx.graph_break(rules.RNN_MODULE, node, expr, frame, gb_ids=found.gb_ids, versions=moved.span(version),
                    eagerly=RestEagerly(frame.name, "an RNN module call") if found.rest_eagerly else None)
+
+
+def mask_checked(check: tables.CausalMaskCheck, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Is a tensor given as the mask with `is_causal` left None, so that torch tests the mask's
+    values? An argument not known to be a tensor, or a hint not known to be None, is no break."""
+    def argument(name: str, position: int) -> Value | None:
+        return kwargs.get(name) if name in kwargs else args[position] if position < len(args) else None
+
+    mask, hint = argument(check.mask, check.mask_position), argument(check.is_causal, check.is_causal_position)
+    return isinstance(mask, (Tensor, PathTensor)) and (hint is None or hint.is_none() is True)
 
 
 @dataclass(eq=False)
