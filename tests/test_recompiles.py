@@ -15,7 +15,7 @@ import pytest
 from flake8_staticfx.analysis import analyze
 from flake8_staticfx.front.explain import explain_root
 from flake8_staticfx.recompiles import RECOMPILE_LIMIT, predict
-from flake8_staticfx.recompiles.values import Const
+from flake8_staticfx.recompiles.values import Const, Function, ListValue, Number, TensorValue
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("recompile_scoring",
@@ -800,3 +800,34 @@ def test_a_new_factory_takes_all_its_sizes(call, shape):
     for statement in replay.functions["run"].body:
         replay.statement(statement, env)
     assert env["y"].shape == shape
+
+
+@pytest.mark.parametrize("between, claimed", [
+    # word_language_model's SGD step
+    ("for p in model.parameters():\n                p.data.add_(p.grad, alpha=-0.1)", True),
+    ("for p in model.parameters():\n                depth = 3", False),  # changes a name: not followed
+    ("h = model.init_hidden(2)", True),  # a project method through the compiled wrapper, run eagerly
+])
+def test_a_manual_sgd_step_and_a_method_through_the_wrapper_are_followed(between, claimed):
+    source = DEPTH.format(depths="range(1, 4)", settings="").replace(
+        "            return x\n", "            return x\n\n"
+        "        def init_hidden(self, batch):\n"
+        "            weight = next(self.parameters())\n"
+        "            return weight.new_zeros(1, batch, 4) if isinstance(weight, torch.Tensor) else None\n").replace(
+        "            model(x, depth)", f"            model(x, depth)\n            {between}")
+    frames, recompiles = _predict(source)
+    assert [(r.rule.code, r.line) for r in recompiles] == ([("SFX501", 11)] if claimed else [])
+
+
+@pytest.mark.parametrize("value, cls, answer", [
+    (TensorValue((2,)), "torch.Tensor", True),
+    (ListValue([]), "torch.Tensor", False),
+    (Const("a cat"), "str", True),
+    (Const(3), "str", False),
+    (Const((1, 2)), "tuple", None),  # a Const tuple stands for a list too
+    (Number(), "int", None),
+])
+def test_isinstance_is_answered_only_for_a_known_kind(value, cls, answer):
+    from flake8_staticfx.recompiles.named_calls import named_value
+    result = named_value("isinstance", [value, Function(cls)], {}, 1, "grad")
+    assert (result.value if result is not None else None) == answer

@@ -25,9 +25,8 @@ from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, t
 from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
 from .unfollowed import forget_read, forgotten_names
-from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, ModuleDict, Number, Optimizer, Record, TensorValue, Unfollowed, Unknown, joined,
-                     numeric)
+from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict,
+                     Number, Optimizer, Parameters, Record, TensorValue, Unfollowed, Unknown, joined, numeric)
 
 MAX_STEPS = 2_000
 # nn.Module methods a compiled module answers for the module it wraps (OptimizedModule holds it
@@ -142,7 +141,7 @@ class Replay:
             env.update((name, _GLOBAL) for name in node.names)
         elif isinstance(node, ast.For) and not node.orelse:
             iterated = self.expr(node.iter, env)
-            if isinstance(iterated, Optimizer):
+            if isinstance(iterated, (Optimizer, Parameters)):
                 self.optimizer_loop(node, iterated, env)
                 return
             for item in self.iterate(iterated):
@@ -174,12 +173,13 @@ class Replay:
             raise StopReplay("a compiled call under a branch on data")
         env.update(joined(taken, skipped))
 
-    def optimizer_loop(self, node: ast.For, optimizer: Optimizer, env: dict) -> None:
-        """`for group in optimizer.param_groups:`, groups not counted: the body runs once, and
-        is followed only when all it changes is the optimizer (`group['lr'] = lr`), which is
-        then the same whatever the count."""
+    def optimizer_loop(self, node: ast.For, optimizer: Optimizer | Parameters, env: dict) -> None:
+        """`for group in optimizer.param_groups:` or `for p in model.parameters():`, items not
+        counted: the body runs once, and is followed only when all it changes is the optimizer
+        (`group['lr'] = lr`) or the parameters' values (`p.data.add_(p.grad, alpha=-lr)`), which
+        no guard reads, whatever the count."""
         before, calls = dict(env), len(self.calls)
-        self.assign(node.target, optimizer, env)
+        self.assign(node.target, optimizer if isinstance(optimizer, Optimizer) else TensorValue(None, True), env)
         self.block(node.body, env)
         targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         changed = {name for name in env if name not in targets and env[name] is not before.get(name)}
@@ -437,6 +437,8 @@ class Replay:
             return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
         if isinstance(owner, Layer) and node.attr in ("weight", "bias"):
             return TensorValue(None, True)  # `self.output.weight.dtype`
+        if isinstance(owner, TensorValue) and node.attr in ("data", "grad"):
+            return TensorValue(owner.shape)  # its values, or its gradient's: the same shape
         if isinstance(owner, TensorValue) and node.attr in ("dtype", "device"):
             return UNKNOWN  # passed on to factories, whose results' shapes are what guards read here
         if isinstance(owner, Optimizer):
@@ -495,8 +497,9 @@ class Replay:
 
     def method(self, method: _Method, args: list, kwargs: dict, node: ast.Call):
         owner, name = method.owner, method.name
-        if isinstance(owner, Compiled) and isinstance(owner.target, Instance) and name in MODULE_PASSTHROUGH:
-            owner = owner.target  # torch.compile(model).parameters(): the compiled wrapper holds the module
+        if isinstance(owner, Compiled) and isinstance(owner.target, Instance) and (
+                name in MODULE_PASSTHROUGH or name != "forward" and method_of(owner.target.cls, name)):
+            owner = owner.target  # torch.compile(model).parameters(), .init_hidden(): the wrapper passes them on
         if isinstance(owner, Instance):
             if name == "compile":
                 owner.compiled, owner.compile_line = True, node.lineno
@@ -514,6 +517,8 @@ class Replay:
             if name == "register_buffer" and len(args) >= 2 and isinstance(args[0], Const):
                 owner.attributes[args[0].value] = args[1]
                 return Const(None)
+            if name == "parameters" and not args:
+                return Parameters()
             if name.startswith("register_") or name in ("zero_grad", "parameters"):
                 return UNKNOWN
         if isinstance(owner, (ListValue, ModuleDict)):

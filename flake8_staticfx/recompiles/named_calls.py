@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
 from .shapes import ShapeUnknown, tensor_of, torch_function
-from .values import Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer, TensorValue
+from .values import Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer, Parameters, TensorValue
 
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
@@ -46,6 +46,10 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
                      {key: value.value for key, value in kwargs.items() if isinstance(value, Const)})
     if name in BUILTINS:
         return builtin(name, args)
+    if name == "next" and len(args) == 1 and isinstance(args[0], Parameters):
+        return TensorValue(None, True)  # a parameter, of a shape not followed
+    if name == "isinstance" and len(args) == 2:
+        return _isinstance(*args)
     if name == "print":
         return Const(None)
     if name in MATH_FUNCTIONS and not kwargs:
@@ -62,4 +66,22 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
         except ShapeUnknown:
             return TensorValue(None)  # a tensor of a shape not followed: no claim where it is an input
         return replace(result, inference=inference)  # made under inference_mode: an inference tensor
+    return None
+
+
+# The classes `isinstance` is answered for, by their name in the code.
+_CLASSES = {"str": str, "int": int, "float": float, "bool": bool, "dict": dict}
+
+
+def _isinstance(value, cls) -> Const | None:
+    """`isinstance(h, torch.Tensor)`, `isinstance(prompt, str)` on a value whose kind is known;
+    None where it is not (a module, a number not followed, a list or tuple asked which it is:
+    a ListValue and a Const tuple stand for both)."""
+    name = getattr(cls, "name", None)
+    if name == "torch.Tensor" and isinstance(value, (TensorValue, Const, ListValue, DictValue)):
+        return Const(isinstance(value, TensorValue))
+    if name in _CLASSES and isinstance(value, Const) and not isinstance(value.value, (tuple, list, range)):
+        return Const(isinstance(value.value, _CLASSES[name]))
+    if name in _CLASSES and isinstance(value, (TensorValue, ListValue, DictValue)):
+        return Const(name == "dict" and isinstance(value, DictValue))
     return None

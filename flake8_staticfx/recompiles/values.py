@@ -145,6 +145,12 @@ class Optimizer:
 
 
 @dataclass(eq=False)
+class Parameters:
+    """`module.parameters()`: tensors that require grad, how many not known (`next(...)` gives one:
+    word_language_model's `weight = next(self.parameters())`, whose `new_zeros` has known sizes)."""
+
+
+@dataclass(eq=False)
 class Record:
     """An instance of a namedtuple of the linted file: its fields by name, in order."""
 
