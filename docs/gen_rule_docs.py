@@ -237,7 +237,9 @@ PAGES["SFX106"] = Page(
     """,
     not_flagged_notes="A single `nn.TransformerEncoderLayer` or `nn.TransformerDecoderLayer` given a mask "
                       "(it takes `is_causal` as a hint and never tests the mask), a stack without a mask "
-                      "or with only a padding mask or a memory mask, and a mask with `is_causal` given. "
+                      "or with only a padding mask or a memory mask, and a mask with `is_causal` given. A root's "
+                      "input defaulting to None as the mask is reported \"when it is given\"; one "
+                      "without a default or an annotation is not known to be a tensor and is not reported. "
                       "Not modelled: a mask of another shape than (S, S), such as a per-head 3-D mask, "
                       "which torch does not compare (no break).",
 )

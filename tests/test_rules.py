@@ -698,6 +698,23 @@ def test_causal_mask_check(tmp_path, statement, breaks):
     assert codes_of(lint(tmp_path, source)) == ([(line, "SFX106")] if breaks else [])
 
 
+def test_causal_mask_check_of_an_optional_input_needs_it_given(tmp_path):
+    """A root's input defaulting to None as the mask: torch tests it on the calls that give it
+    (measured: transformer_mask.py optional_mask_given / optional_mask_omitted)."""
+    source = HEADER + textwrap.dedent("""\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True), 1)
+
+            def forward(self, x, mask=None):
+                return self.enc(x, mask=mask)
+        """)
+    found = lint(tmp_path, source)
+    assert codes_of(found) == [(source.splitlines().index("        return self.enc(x, mask=mask)") + 1, "SFX106")]
+    assert "when `mask` is given" in found[0][2]
+
+
 def test_list_of_tensors_annotation(tmp_path):
     """An input annotated `List[Tensor]` holds tensors: a branch on one of its items breaks
     (GB0170, measured on tests/cases/val_iter_enumerate.py)."""

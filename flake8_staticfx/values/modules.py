@@ -10,7 +10,7 @@ from astroid import nodes
 from .. import rules, tables
 from ..discover.resolver import is_torch_layer
 from ..interpret.resume import RestEagerly
-from ..ir import TRAINING, Condition
+from ..ir import INPUT_GIVEN, TRAINING, Condition
 from .base import UNKNOWN, Identity, Value, as_args, as_kwargs, signature_of
 from .containers import Dict, Seq
 from .functions import BoundMethod
@@ -134,8 +134,12 @@ class LeafModule(Module):
                                     meta=tx.meta(expr, frame))
         if self.qname in tables.RNN_MODULES:
             rnn_call_breaks(tx, node, expr, frame)
-        if any(mask_checked(check, args, kwargs) for check in tables.CAUSAL_MASK_CHECKS.get(self.qname, ())):
-            tx.graph_break(rules.CAUSAL_MASK_CHECK, node, expr, frame)
+        for check in tables.CAUSAL_MASK_CHECKS.get(self.qname, ()):
+            needs = mask_test_needs(check, args, kwargs)
+            if needs is not None:
+                with tx.breaks.taking(needs):
+                    tx.graph_break(rules.CAUSAL_MASK_CHECK, node, expr, frame)
+                break
         # Tuples (RNN, attention) unpack into getitem nodes, as in fx.
         return Tensor(node, needs_grad=self.qname not in tables.PARAMETER_FREE_LAYERS or needs_grad_from(*args))
 
@@ -168,14 +172,21 @@ def rnn_call_breaks(tx: Interpreter, node: Node, expr: nodes.NodeNG, frame: Fram
                    eagerly=RestEagerly(frame.name, "an RNN module call") if found.rest_eagerly else None)
 
 
-def mask_checked(check: tables.CausalMaskCheck, args: list[Value], kwargs: dict[str, Value]) -> bool:
-    """Is a tensor given as the mask with `is_causal` left None, so that torch tests the mask's
-    values? An argument not known to be a tensor, or a hint not known to be None, is no break."""
+def mask_test_needs(check: tables.CausalMaskCheck, args: list[Value],
+                    kwargs: dict[str, Value]) -> tuple[Condition, ...] | None:
+    """What a call needs for torch to test its mask's values: a tensor given as the mask with
+    `is_causal` left None; a root's optional input as the mask, to be given. None: no break known
+    (an argument not known to be a tensor, a hint not known to be None)."""
     def argument(name: str, position: int) -> Value | None:
         return kwargs.get(name) if name in kwargs else args[position] if position < len(args) else None
 
     mask, hint = argument(check.mask, check.mask_position), argument(check.is_causal, check.is_causal_position)
-    return isinstance(mask, (Tensor, PathTensor)) and (hint is None or hint.is_none() is True)
+    if not isinstance(mask, (Tensor, PathTensor)) or not (hint is None or hint.is_none() is True):
+        return None
+    if isinstance(mask, Tensor) and mask.weak:
+        name = mask.optional_input()
+        return (Condition(INPUT_GIVEN, name),) if name else None
+    return ()
 
 
 @dataclass(eq=False)

@@ -154,8 +154,26 @@ class UnmaskedSeq2Seq(nn.Module):
         return self.transformer(x, x).relu()
 
 
+class OptionalMaskEncoder(nn.Module):
+    """The mask is the caller's: the break happens on the calls that give one."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = encoder_stack()
+
+    def forward(self, x, mask=None):
+        return self.run(x, mask)
+
+    def run(self, x, mask):
+        return self.encoder(x, mask=mask).relu()
+
+
 def inputs():
     return (torch.randn(BATCH, SEQ, DIM),)
+
+
+def inputs_with_mask():
+    return (torch.randn(BATCH, SEQ, DIM), nn.Transformer.generate_square_subsequent_mask(SEQ))
 
 
 def evaluated(cls):
@@ -175,4 +193,6 @@ CASES = [
     ("memory_mask_decoder", MemoryMaskDecoder, inputs),
     ("seq2seq", Seq2Seq, inputs),
     ("unmasked_seq2seq", UnmaskedSeq2Seq, inputs),
+    ("optional_mask_given", OptionalMaskEncoder, inputs_with_mask),
+    ("optional_mask_omitted", OptionalMaskEncoder, inputs),
 ]
