@@ -249,6 +249,23 @@ class DynamicShape(nn.Module):
         # advice: use masked_fill/torch.where or nonzero_static
         count = torch.where(x > 0, 1, 0).sum()
         return x.sum() * count
+
+
+class CausalMaskCheck(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encode(x)
+
+    def encode(self, x):
+        mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+        # advice: pass is_causal=True or False with the mask
+        return self.encoder(x, mask=mask, is_causal=True)
+
+
 CASES = [
     ("BranchOnTensor", BranchOnTensor, lambda: (torch.randn(2, 4),)),
     ("RaiseOnNan", RaiseOnNan, lambda: (torch.randn(2, 4),)),
@@ -277,4 +294,5 @@ CASES = [
     ("CheckpointSideEffect", CheckpointSideEffect, lambda: (torch.randn(2, 4),)),
     ("MaxWithKey", MaxWithKey, lambda: (torch.randn(2, 4),)),
     ("DynamicShape", DynamicShape, lambda: (torch.randn(2, 4),)),
+    ("CausalMaskCheck", CausalMaskCheck, lambda: (torch.randn(2, 3, 4),)),
 ]

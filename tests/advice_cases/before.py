@@ -225,6 +225,20 @@ class DynamicShape(nn.Module):
         return x.sum() * idx.shape[0]
 
 
+class CausalMaskCheck(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encode(x)
+
+    def encode(self, x):  # a method: dynamo's log leaves the compiled frame out of the stack
+        mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+        return self.encoder(x, mask=mask)
+
+
 CASES = [
     ("BranchOnTensor", BranchOnTensor, lambda: (torch.randn(2, 4),)),
     ("RaiseOnNan", RaiseOnNan, lambda: (torch.randn(2, 4),)),
@@ -253,4 +267,5 @@ CASES = [
     ("CheckpointSideEffect", CheckpointSideEffect, lambda: (torch.randn(2, 4),)),
     ("MaxWithKey", MaxWithKey, lambda: (torch.randn(2, 4),)),
     ("DynamicShape", DynamicShape, lambda: (torch.randn(2, 4),)),
+    ("CausalMaskCheck", CausalMaskCheck, lambda: (torch.randn(2, 3, 4),)),
 ]
