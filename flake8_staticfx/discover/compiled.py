@@ -261,14 +261,6 @@ def compile_index(root: str, packages: frozenset[str] | None, required: bool) ->
     return index
 
 
-def project_compile_calls(root: str, packages: frozenset[str] | None, path: str,
-                          own: list[CompileCall], required: bool) -> list[CompileCall] | None:
-    """The project's compile calls, the linted file's `own` included, or None when the project
-    was not indexed (see compile_index)."""
-    index = compile_index(root, packages, required)
-    return None if index is None else index.calls(path, own)
-
-
 _TOLD: set[str] = set()
 
 
