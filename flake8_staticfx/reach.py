@@ -25,9 +25,10 @@ from astroid import nodes
 
 from .annotate import annotate
 from .config import Options
+from .discover.callers import importing_files
 from .discover.compiled import CompileIndex
 from .discover.parse import nodes_of_class
-from .discover.projects import SourceModule, project_root
+from .discover.projects import SourceModule
 from .discover.resolver import Resolver
 from .discover.roots import Root, config_settings, find_roots, inherited_forward_roots
 from .interpret.init_interpreter import init_attributes
@@ -54,10 +55,7 @@ def reached_breaks(resolver: Resolver, index: CompileIndex, options: Options,
             if _defines_methods(root.cls):  # else the base forward meets only the base's lines
                 found.extend(_breaks_in_file(reading, reach, root,
                                              replace(options.with_written(settings), **root.settings)))
-    for path in index.importers(main.modname, main.path)[:MAX_IMPORTERS]:
-        importer = reading.load(project_root(path)[1])
-        if importer is None:
-            continue
+    for importer in importing_files(reading, index, main, MAX_IMPORTERS):
         theirs = Resolver(importer, resolver.project, module_bases=resolver.module_bases,
                           libraries=resolver.libraries)
         settings = config_settings(theirs)

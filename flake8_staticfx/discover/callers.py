@@ -14,7 +14,7 @@ we do not see: none of its parameters is told by calls then, but for an iterator
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from astroid import nodes
@@ -99,13 +99,17 @@ MAX_CALLING_FILES = 6
 def calling_files(resolver: Resolver, index: CompileIndex, function: nodes.FunctionDef) -> list[SourceModule]:
     """The first few other files of the project importing the module of `function` (the compile
     index lists them): their calls of it count too."""
-    module = resolver.source_of(function)
-    found = []
-    for path in index.importers(module.modname, module.path)[:MAX_CALLING_FILES]:
+    return list(importing_files(resolver, index, resolver.source_of(function), MAX_CALLING_FILES))
+
+
+def importing_files(resolver: Resolver, index: CompileIndex, module: SourceModule,
+                    limit: int) -> Iterator[SourceModule]:
+    """The first `limit` other files of the project importing `module` (the compile index lists
+    them), each loaded through `resolver` as it is asked for; a file it cannot load is left out."""
+    for path in index.importers(module.modname, module.path)[:limit]:
         loaded = resolver.load(project_root(path)[1])
         if loaded is not None:
-            found.append(loaded)
-    return found
+            yield loaded
 
 
 def _uses_of(resolver: Resolver, function: nodes.FunctionDef) -> list[nodes.Call | None]:
