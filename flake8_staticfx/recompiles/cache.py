@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from .. import rules
 from ..ir import Graph
 from .drivers import Call, Replay
-from .syntax import dotted
 from .arithmetic import COMPARE
-from .declarations import grad_decorator
+from .declarations import grad_decorator, is_compile
 from .frames import BRANCH, CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
 from .values import (UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict, Opaque,
                      TensorValue)
@@ -107,8 +106,8 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
     # @torch.inference_mode() on the frame: dynamo compiles torch's wrapper frame, which inlines
     # this one (measured on realcode/llama_decode.py): no count of this frame, and the guards
     # without a line of their own (shapes, global state) are the wrapper's
-    wrapped = any(not _is_compile_decorator(d) for d in frame.decorator_list)
-    if any(not _is_compile_decorator(d) and grad_decorator(d) is None for d in frame.decorator_list):
+    wrapped = any(not is_compile(d) for d in frame.decorator_list)
+    if any(not is_compile(d) and grad_decorator(d) is None for d in frame.decorator_list):
         return FrameCompiles(frame, calls[0].driver, root, known=False)
     if any(c.instance is not None and c.instance.has_opaque() for c in calls) and (
             len({id(c.instance) for c in calls}) > 1 or len({c.training for c in calls}) > 1):
@@ -178,10 +177,6 @@ def _new_global_states(result: FrameCompiles, calls: list[Call], first_unknown: 
 
 def _global_state(frame: ast.FunctionDef) -> Guarded:
     return Guarded("global", "global state", None, frame.lineno, frame.col_offset, f"def {frame.name}")
-
-
-def _is_compile_decorator(decorator: ast.expr) -> bool:
-    return dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) == "torch.compile"
 
 
 def _symbolic(slot: tuple, dynamic: bool | None, changed: set) -> bool:
