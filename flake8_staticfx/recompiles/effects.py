@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import ast
 import math
-import operator
 
-from .arithmetic import ARITHMETIC
+from .arithmetic import ARITHMETIC, COMPARE
 from .shapes import (ShapeUnknown, broadcast, index_items, indexed, layer_output, matmul, requires_grad,
                      tensor_method, torch_function)
 from .syntax import dotted, forward_of, is_self_attribute
@@ -26,8 +25,7 @@ MAX_DEPTH = 4  # project submodules followed into
 MAX_UNROLL = 64  # iterations of a loop over a known range
 BUILTINS = {"min": min, "max": max, "int": int, "float": float, "abs": abs, "len": len, "range": range}
 MATH = frozenset({"cos", "sin", "sqrt", "exp", "log", "floor", "ceil", "tanh"})
-_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-            ast.Gt: operator.gt, ast.GtE: operator.ge}
+_COMPARE = {op: f for op, f in COMPARE.items() if op not in (ast.Is, ast.IsNot)}  # identity: `is None` only, apart
 
 
 def call_effects(frame: ast.FunctionDef, instance: Instance | None, args: list, grad_enabled: bool,
