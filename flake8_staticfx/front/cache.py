@@ -169,9 +169,11 @@ class ResultCache:
     def _store_set(self, paths: frozenset[str]) -> str:
         written = (self.directory, paths)
         if written not in _SETS_STORED:
-            kept = sorted(_kept(path) for path in paths)
-            digest = _SETS_STORED[written] = _digest(kept)
-            self.packs.append({"key": digest, "reads": kept})
+            # encoded once, for both the digest and the record: the same bytes json.dumps of
+            # {"key": digest, "reads": kept} gives
+            encoded = json.dumps(sorted(_kept(path) for path in paths))
+            digest = _SETS_STORED[written] = hashlib.sha256(encoded.encode()).hexdigest()
+            self.packs.append_line(digest, f'{{"key": "{digest}", "reads": {encoded}}}'.encode("ascii"))
         return _SETS_STORED[written]
 
 

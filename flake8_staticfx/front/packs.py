@@ -99,7 +99,12 @@ class Packs:
     def append(self, document: dict) -> None:
         """Keep `document` (its first field "key") as a line of this process's pack. On a
         read-only or full disk the answer stands, it is only not kept."""
-        line = json.dumps(document).encode("ascii") + b"\n"  # ASCII, one line: json escapes the rest
+        self.append_line(document["key"], json.dumps(document).encode("ascii"))  # ASCII, one line: json escapes the rest
+
+    def append_line(self, key: str, encoded: bytes) -> None:
+        """Keep `encoded`, a JSON object on one ASCII line whose first field is "key": `key`, as
+        append does (for a caller that has encoded the record already)."""
+        line = encoded + b"\n"
         name, descriptor = self._own_pack()
         if descriptor is None:
             return
@@ -110,8 +115,8 @@ class Packs:
         if written != len(line):  # a partial line: this pack takes no more
             self.writer = (os.getpid(), None, None)
             return
-        self.lines[document["key"]] = line.rstrip(b"\n")
-        self.pack_of[document["key"]] = name
+        self.lines[key] = encoded
+        self.pack_of[key] = name
 
     def _own_pack(self) -> tuple[str, int | None]:
         """This process's pack, made at its first record (a --jobs worker forked after its
