@@ -219,12 +219,12 @@ class CompileIndex:
             except (OSError, UnicodeDecodeError):
                 continue
         for path, source in sources.items():
-            modname = project_root(path)[1]
+            modname, absolute = project_root(path)[1], os.path.abspath(path)
             calls = compile_calls(source, modname, path)
             if calls:
-                self.calls_by_file[os.path.abspath(path)] = calls
+                self.calls_by_file[absolute] = calls
             for module in file_imports(source, modname, os.path.basename(path) == "__init__.py"):
-                self.importers_by_module.setdefault(module, []).append(os.path.abspath(path))
+                self.importers_by_module.setdefault(module, []).append(absolute)
         return read
 
     def calls(self, linted_path: str, linted_calls: list[CompileCall]) -> list[CompileCall]:
