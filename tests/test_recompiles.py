@@ -831,3 +831,17 @@ def test_isinstance_is_answered_only_for_a_known_kind(value, cls, answer):
     from flake8_staticfx.recompiles.named_calls import named_value
     result = named_value("isinstance", [value, Function(cls)], {}, 1, "grad")
     assert (result.value if result is not None else None) == answer
+
+
+def test_the_recorder_keeps_no_object_address_of_a_guard(tmp_path):
+    """A type-id guard names an address that differs per run: kept, `--check` never reproduced."""
+    spec = importlib.util.spec_from_file_location("record_recompiles",
+                                                  os.path.join(HERE, "oracle", "record_recompiles.py"))
+    recorder_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(recorder_module)
+    recorder = recorder_module._Recorder(str(tmp_path))
+    recorder.record("Recompiling function forward in /x/head_swap.py:13\n"
+                    "    triggered by the following guard failure(s):\n"
+                    "    - 0/0: ___check_type_id(self._modules['head'], 93977437952864), type=<class 'Linear'>",
+                    "0/1")
+    assert recorder.recompiles[0]["guard"] == "___check_type_id(self._modules['head'], <id>), type=<class 'Linear'>"

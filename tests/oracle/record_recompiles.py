@@ -54,6 +54,8 @@ _FAILURE = re.compile(r"^\s*- (?P<entry>\d+/\d+): (?P<guard>.*)$")
 # The guard's comment: `# source text  # path-suffix:line in function`
 _GUARD_SITE = re.compile(r"#.*#\s*(?P<path>\S+):(?P<line>\d+) in (?P<function>\w+)")
 _USER_FRAME = re.compile(r'^\s*-\s+File "(?P<path>.+)", line (?P<line>\d+), in ')
+# An object's address in a guard (`___check_type_id(x, 9397...)`) differs from run to run.
+_OBJECT_ID = re.compile(r"(___check_(?:type|obj)_id\([^,]+, )\d+\)")
 _LIMIT = re.compile(r"hit config\.(recompile_limit|cache_size_limit)")
 _LIMIT_FUNCTION = re.compile(r"function: '(?P<function>[^']+)' \((?P<path>.+):(?P<line>\d+)\)")
 
@@ -129,7 +131,7 @@ class _Recorder:
             guard, file, line = None, None, None
             if newest:
                 text = newest["guard"]
-                guard = text.split("#")[0].strip()
+                guard = _OBJECT_ID.sub(r"\1<id>)", text.split("#")[0].strip())
                 site = _GUARD_SITE.search(text)
                 if site:
                     file = self.suffix_in_cases(site["path"])
