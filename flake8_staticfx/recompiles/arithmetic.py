@@ -14,7 +14,7 @@ ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
 COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not}
 BUILTINS = ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed", "list", "tuple",
-            "sum")
+            "sum", "str")
 MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.inf", "math.tau"})
 MATH_FUNCTIONS = frozenset(f"math.{name}" for name in (
     "cos", "sin", "exp", "log", "sqrt", "floor", "ceil", "pow", "log2", "log10", "tanh"))
@@ -65,4 +65,4 @@ def builtin(name: str, args: list):
     if name == "reversed":
         return Const(tuple(reversed(values[0])))
     return Const({"len": len, "float": float, "int": int, "min": min, "max": max, "abs": abs,
-                  "round": round, "sum": sum}[name](*values))
+                  "round": round, "sum": sum, "str": str}[name](*values))

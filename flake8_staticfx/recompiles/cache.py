@@ -17,6 +17,7 @@ from .drivers import Call, Replay
 from .arithmetic import COMPARE
 from .declarations import grad_decorator, is_compile
 from .frames import BRANCH, CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
+from .syntax import frame_line
 from .values import (UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict, Opaque,
                      TensorValue)
 
@@ -25,6 +26,10 @@ RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit in torch 2.13, 2.14 
 # guards on its value (tuned/tensor_index.py: 4 compiles for 4 values on 2.13, 1 on 2.14.1).
 ITEM_INDEX_GUARDED = frozenset({"2.13"})
 DYNAMIC = object()  # an entry's symbolic slot: any value matches
+# nn.Module's own methods a forward calls on self (`next(self.parameters()).dtype`): functions of
+# the class, the same at every call.
+MODULE_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules",
+                            "named_modules", "children", "named_children"})
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,7 @@ class FrameCompiles:
     @property
     def first_line(self) -> int:
         """The line dynamo names the frame by (its code's co_firstlineno: the first decorator's)."""
-        return min([self.frame.lineno, *(d.lineno for d in self.frame.decorator_list)])
+        return frame_line(self.frame)
 
 
 def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), torch: str = "2.13"
@@ -176,7 +181,7 @@ def _new_global_states(result: FrameCompiles, calls: list[Call], first_unknown: 
 
 
 def _global_state(frame: ast.FunctionDef) -> Guarded:
-    return Guarded("global", "global state", None, frame.lineno, frame.col_offset, f"def {frame.name}")
+    return Guarded("global", "global state", None, frame_line(frame), frame.col_offset, f"def {frame.name}")
 
 
 def _symbolic(slot: tuple, dynamic: bool | None, changed: set) -> bool:
@@ -195,7 +200,7 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
         if guard.kind in (CONSTANT, COUNTER) and isinstance(attribute, TensorValue) and attribute.shape is not None:
             # a tensor attribute is guarded as an input is: by shape, with automatic dynamic
             # (measured: a key cache grown by torch.cat compiles 3 times, sizes 0 and 1 kept)
-            _tensor_slots(key, Guarded(TENSOR, guard.name, None, frame.lineno, frame.col_offset,
+            _tensor_slots(key, Guarded(TENSOR, guard.name, None, frame_line(frame), frame.col_offset,
                                        f"def {frame.name}"), attribute)
             continue
         value = _guarded_value(guard, call, number)
@@ -261,9 +266,9 @@ def _guarded_value(guard: Guarded, call: Call, number: int):
         return _identity(call.args[guard.index])
     name = guard.name.split(".", 1)[1]
     value = call.attributes.get(name, UNKNOWN)
-    if value is UNKNOWN and call.instance is not None and any(
-            isinstance(n, ast.FunctionDef) and n.name == name for n in call.instance.cls.body):
-        return ("method", name)  # self.get_scalings: the class's function, the same at every call
+    if value is UNKNOWN and call.instance is not None and (name in MODULE_METHODS or any(
+            isinstance(n, ast.FunctionDef) and n.name == name for n in call.instance.cls.body)):
+        return ("method", name)  # self.get_scalings, self.parameters: the class's function, the same at every call
     if guard.kind == COUNTER:  # a number increments; a tensor rebound is guarded on nothing new
         return number if isinstance(value, Const) else ("tensor",) if isinstance(value, TensorValue) else UNKNOWN
     if isinstance(value, Opaque):

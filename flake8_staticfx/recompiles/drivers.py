@@ -16,17 +16,19 @@ import operator
 from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
-from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, holds_compiled, is_compile,
+from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, is_compile,
                            method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
+from .module_calls import layer_call, module_call, run_eagerly, sequential_call
 from .named_calls import MARKS_DYNAMIC, named_value
-from .project_calls import bind, construct, inline
+from .project_calls import construct, inline
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
 from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
 from .unfollowed import forget_read, forgotten_names
 from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict,
-                     Number, Optimizer, Parameters, Record, TensorValue, Unfollowed, Unknown, joined, numeric)
+                     Number, Optimizer, Parameters, Record, SizesNotFollowed, TensorValue, Unfollowed, Unknown, joined,
+                     numeric)
 
 MAX_STEPS = 2_000
 # nn.Module methods a compiled module answers for the module it wraps (OptimizedModule holds it
@@ -216,7 +218,8 @@ class Replay:
         elif isinstance(target, ast.Tuple):
             unknown = isinstance(value, TensorValue) and value.shape is None and not any(
                 isinstance(e, ast.Starred) for e in target.elts)  # `v, _ = torch.topk(...)`: nothing known of either
-            items = [TensorValue(None) for _ in target.elts] if unknown else self.iterate(value)
+            items = [TensorValue(None) for _ in target.elts] if unknown else [Number() for _ in target.elts] \
+                if isinstance(value, SizesNotFollowed) else self.iterate(value)
             starred = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
             if starred and len(starred) == 1 and len(items) >= len(target.elts) - 1:
                 at, after = starred[0], len(target.elts) - starred[0] - 1
@@ -364,6 +367,10 @@ class Replay:
                 return owner.items[key.value]
             if isinstance(owner, Const) and isinstance(owner.value, tuple) and isinstance(key, Const):
                 return Const(owner.value[key.value])
+            if isinstance(owner, SizesNotFollowed):
+                return Number() if isinstance(key, Const) and isinstance(key.value, int) else owner
+            if isinstance(owner, DictValue) and isinstance(key, Const) and key.value in owner.items:
+                return owner.items[key.value]  # `conds["c_seq"]`
             raise StopReplay("subscript")
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1 \
                 and not node.generators[0].ifs:
@@ -437,6 +444,8 @@ class Replay:
             return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
         if isinstance(owner, Layer) and node.attr in ("weight", "bias"):
             return TensorValue(None, True)  # `self.output.weight.dtype`
+        if isinstance(owner, TensorValue) and node.attr == "shape":
+            return SizesNotFollowed()
         if isinstance(owner, TensorValue) and node.attr in ("data", "grad"):
             return TensorValue(owner.shape)  # its values, or its gradient's: the same shape
         if isinstance(owner, TensorValue) and node.attr in ("dtype", "device"):
@@ -464,7 +473,7 @@ class Replay:
         if isinstance(func, Compiled):
             return self.compiled_call(func, args, node, kwargs)
         if isinstance(func, Instance):
-            return self.instance_call(func, args, node, kwargs)
+            return module_call(self, func, args, node, kwargs)
         if isinstance(func, ast.ClassDef):
             return construct(self, func, args, kwargs)
         if isinstance(func, _Closure):
@@ -481,10 +490,10 @@ class Replay:
             return inline(self, self.functions[func.name], args, kwargs, {})
         if isinstance(func, Function):
             return self.named_call(func.name, args, kwargs, node)
-        if isinstance(func, Layer) and self.eager_call is not None:
-            return TensorValue(None)
-        if isinstance(func, Layer) and func.name.endswith("Loss") and func.options.get("reduction", "mean") != "none":
-            return TensorValue(())  # `criterion(out, target)` in the driver: the loss, a 0-d tensor
+        if isinstance(func, Layer):
+            return layer_call(self, func, args)
+        if isinstance(func, ListValue):
+            return sequential_call(self, func, args, node, kwargs)
         raise StopReplay("call")
 
     def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
@@ -507,7 +516,7 @@ class Replay:
                 owner.dynamic = dynamic.value if isinstance(dynamic, Const) else None
                 return Const(None)
             if name in ("eval", "train"):
-                owner.training = name == "train" and (not args or bool(getattr(args[0], "value", True)))
+                owner.set_training(name == "train" and (not args or bool(getattr(args[0], "value", True))))
                 return owner
             if name in MODULE_CASTS:
                 return owner  # `seq.double()`: every parameter cast alike, the module itself returned
@@ -547,11 +556,12 @@ class Replay:
             return TensorValue(None, data_sized=owner.data_sized)
         raise StopReplay(f"method {name}")
 
-    def compiled_call(self, compiled: Compiled, args: list, node: ast.Call, kwargs: dict | None = None):
+    def compiled_call(self, compiled: Compiled, args: list, node: ast.Call, kwargs: dict | None = None,
+                      regional: bool = False):
         target = compiled.target
         if isinstance(target, Instance) and target.cls.name in self.skipped_classes:
             self.record(target, forward_of(target.cls), args, compiled.dynamic, compiled.line, node, skipped=True)
-            return self.run_eagerly(target, args, node)
+            return run_eagerly(self, target, args, node)
         if isinstance(target, Instance):
             frame, instance = forward_of(target.cls), target
         elif isinstance(target, ast.FunctionDef):
@@ -564,7 +574,7 @@ class Replay:
         else:
             raise StopReplay("compiled object")
         args = _positional(frame, instance is not None, args, kwargs or {})
-        self.record(instance, frame, args, compiled.dynamic, compiled.line, node)
+        self.record(instance, frame, args, compiled.dynamic, compiled.line, node, regional)
         return self.after_call(frame, instance, args)
 
     def after_call(self, frame: ast.FunctionDef, instance: Instance | None, args: list):
@@ -592,44 +602,6 @@ class Replay:
         """A tensor the call made: an inference tensor under inference_mode (measured: fed back
         after a normal tensor, it recompiles once; tuned/inference_tensors.py)."""
         return replace(value, inference=self.inference) if isinstance(value, TensorValue) else value
-
-    def instance_call(self, instance: Instance, args: list, node: ast.Call, kwargs: dict | None = None):
-        """A module called eagerly: its compiled blocks are frames of their own."""
-        if self.eager_call is not None and args and isinstance(args[0], TensorValue):
-            # called from a forward dynamo skipped: dynamo compiles the module's forward as a frame
-            self.record(instance, forward_of(instance.cls), args, None, 0, self.eager_call, regional=True)
-            x = args[0]
-            return TensorValue(x.shape, self.grad_mode == "grad" and (x.requires_grad or instance.has_parameters()))
-        if instance.compiled:
-            return self.compiled_call(Compiled(instance, instance.dynamic, instance.compile_line), args, node, kwargs)
-        if not holds_compiled(instance, self.rebound.keys() | self.compiled_functions.keys()):
-            # gpt-fast's prefill run eagerly: what its forward returns and rebinds, as for a frame
-            return self.after_call(forward_of(instance.cls), instance, args)
-        blocks = [v for v in instance.attributes.values()
-                  if isinstance(v, ListValue) and any(isinstance(i, Instance) and i.compiled for i in v.items)]
-        if len(blocks) != 1 or not args or not isinstance(args[0], TensorValue):
-            raise StopReplay("eager module")
-        x = args[0]
-        for block in blocks[0].items:
-            if not (isinstance(block, Instance) and block.compiled):
-                raise StopReplay("mixed blocks")
-            self.record(block, forward_of(block.cls), [x], block.dynamic, block.compile_line, node, regional=True)
-            x = TensorValue(x.shape, self.grad_mode == "grad" and (x.requires_grad or block.has_parameters()))
-        return x
-
-    def run_eagerly(self, instance: Instance, args: list, node: ast.Call):
-        """The forward dynamo skipped, run eagerly: the project modules it calls are frames."""
-        forward = forward_of(instance.cls)
-        env = bind(forward, [instance, *args], {}, self)
-        saved, self.eager_call = self.eager_call, node
-        try:
-            for statement in forward.body:
-                if isinstance(statement, ast.Return):
-                    return self.expr(statement.value, env) if statement.value else Const(None)
-                self.statement(statement, env)
-        finally:
-            self.eager_call = saved
-        return Const(None)
 
     def record(self, instance: Instance | None, frame: ast.FunctionDef | None, args: list,
                dynamic: bool | None, compile_line: int, node: ast.Call, regional: bool = False,
@@ -682,13 +654,17 @@ def _container_method(owner: ListValue | ModuleDict, name: str, args: list):
 
 def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dict) -> list:
     """The frame's arguments by position (its guards read parameters by position): keywords put
-    in their parameter's place, a constant default in a gap before them."""
-    if not kwargs:
-        return args
+    in their parameter's place, a constant default in a gap before them. Keywords its `**kwargs`
+    takes and the frame never reads are guarded on nothing (measured: minRF's blocks,
+    tuned/eager_forward_compiled_parts.py)."""
     params = frame.args.args[1 if is_method else 0:]
     names = [p.arg for p in params]
-    if set(kwargs) - set(names[len(args):]):
+    extra = set(kwargs) - set(names[len(args):])
+    if extra and not (frame.args.kwarg and not _reads(frame, frame.args.kwarg.arg)):
         raise StopReplay("keywords the frame's named parameters do not take")  # its **kwargs: not guarded here
+    kwargs = {key: value for key, value in kwargs.items() if key not in extra}
+    if not kwargs:
+        return args
     defaults = dict(zip(names[len(names) - len(frame.args.defaults):], frame.args.defaults))
     filled = list(args)
     for name in names[len(args):max(names.index(key) for key in kwargs) + 1]:
@@ -696,6 +672,10 @@ def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dic
         filled.append(kwargs[name] if name in kwargs else Const(default.value) if isinstance(
             default, ast.Constant) else UNKNOWN)
     return filled
+
+
+def _reads(frame: ast.FunctionDef, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(frame))
 
 
 def _copied(method: str, result: TensorValue) -> bool:

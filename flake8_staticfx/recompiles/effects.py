@@ -246,9 +246,13 @@ class _Reader:
             found = owner.items.get(func.attr) if isinstance(owner, ModuleDict) else None
         else:
             found = None
-        return found if isinstance(found, (Layer, Instance, ModuleDict)) else None
+        return found if isinstance(found, (Layer, Instance, ModuleDict, ListValue)) else None
 
-    def module_output(self, module: Layer | Instance, args: list, scope: _Scope):
+    def module_output(self, module: Layer | Instance | ListValue, args: list, scope: _Scope):
+        if isinstance(module, ListValue):  # an nn.Sequential: each module on the last one's output
+            for item in module.items:
+                args = [self.module_output(item, args, scope)] if isinstance(item, (Layer, Instance)) else _fail()
+            return args[0]
         if isinstance(module, Layer):
             return layer_output(module, args, self.grad_enabled)
         forward = forward_of(module.cls)
@@ -263,16 +267,18 @@ class _Reader:
         func = node.func
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise ShapeUnknown("starred")
-        args = [self.expr(a, scope) for a in node.args]
+        args = [self.value(a, scope) for a in node.args]  # one not known (`.to(t.device)`) may not matter
         kwargs = {k.arg: self.value(k.value, scope) for k in node.keywords if k.arg}
         module = self.module(func, scope)
-        if isinstance(module, (Layer, Instance)):
+        if isinstance(module, (Layer, Instance, ListValue)):
             return self.module_output(module, args, scope)
         if isinstance(func, ast.Attribute) and is_self_attribute(func) and scope.instance is not None:
             method = next((n for n in scope.instance.cls.body
-                           if isinstance(n, ast.FunctionDef) and n.name == func.attr and not n.decorator_list), None)
+                           if isinstance(n, ast.FunctionDef) and n.name == func.attr and _plain_or_static(n)), None)
             if scope.read(func.attr) is UNKNOWN and method is not None and scope.depth < MAX_DEPTH:
-                result, writes = self.run(method, scope.instance, args, scope.depth + 1)  # self.get_scalings(sigma)
+                # self.get_scalings(sigma); a @staticmethod takes no self
+                instance = scope.instance if not method.decorator_list else None
+                result, writes = self.run(method, instance, args, scope.depth + 1)
                 if writes:
                     raise ShapeUnknown("a method's writes")
                 return result
@@ -315,6 +321,11 @@ def _unrolled(value) -> list | None:
             isinstance(item, (Layer, Instance)) for item in value.items):
         return list(value.items)
     return None
+
+
+def _plain_or_static(method: ast.FunctionDef) -> bool:
+    """A method without decorators, or a @staticmethod."""
+    return not method.decorator_list or [dotted(d) for d in method.decorator_list] == ["staticmethod"]
 
 
 def _fail():

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .syntax import is_self_attribute
+from .syntax import frame_line, is_self_attribute
 
 CONSTANT, SCALAR, COUNTER, TENSOR, TRAINING, BRANCH = "constant", "scalar", "counter", "tensor", "training", "branch"
 CONSTANT_KEYWORDS = frozenset({"p", "label_smoothing"})
@@ -55,7 +55,8 @@ def guarded_inputs(frame: ast.FunctionDef, is_method: bool,
             node = uses.constant[name]
             container = ast.unparse(node.value) if isinstance(node, ast.Subscript) else None
             site = frame if name in uses.called else node  # dynamo prints a code guard without a line
-            found.append(Guarded(CONSTANT, name, index, site.lineno, site.col_offset, ast.unparse(node), container))
+            line = frame_line(frame) if site is frame else site.lineno
+            found.append(Guarded(CONSTANT, name, index, line, site.col_offset, ast.unparse(node), container))
         elif name in uses.first:
             node = uses.first[name]
             found.append(Guarded(SCALAR, name, index, node.lineno, node.col_offset, ast.unparse(node)))
@@ -75,7 +76,7 @@ def guarded_inputs(frame: ast.FunctionDef, is_method: bool,
 
 
 def tensor_guard(frame: ast.FunctionDef, index: int, name: str) -> Guarded:
-    return Guarded(TENSOR, name, index, frame.lineno, frame.col_offset, f"def {frame.name}")
+    return Guarded(TENSOR, name, index, frame_line(frame), frame.col_offset, f"def {frame.name}")
 
 
 class _Uses(ast.NodeVisitor):

@@ -21,12 +21,6 @@ MAX_INLINE_DEPTH = 8  # project functions called within one another from a drive
 def inline(replay: Replay, function: ast.FunctionDef, args: list, kwargs: dict, outer: dict):
     """A function of the project called by a driver: its body replayed with the arguments
     (a grad-mode decorator sets the mode for it; any other decorator is not followed)."""
-    named = {a.arg for a in (*function.args.args, *function.args.kwonlyargs)}
-    extra_args, args = ListValue(args[len(function.args.args):]), args[:len(function.args.args)]
-    extra_kwargs = DictValue({key: value for key, value in kwargs.items() if key not in named})
-    kwargs = {key: value for key, value in kwargs.items() if key in named}
-    if extra_args.items and not function.args.vararg or extra_kwargs.items and not function.args.kwarg:
-        raise StopReplay("arguments that bind to no parameter")
     modes = [grad_decorator(d) for d in function.decorator_list]
     if None in modes:
         raise StopReplay("decorated function")
@@ -36,9 +30,6 @@ def inline(replay: Replay, function: ast.FunctionDef, args: list, kwargs: dict, 
         if replay.depth > MAX_INLINE_DEPTH:
             raise StopReplay("calls too deep")
         env = {**outer, **bind(function, args, kwargs, replay)}
-        for extra, value in ((function.args.vararg, extra_args), (function.args.kwarg, extra_kwargs)):
-            if extra is not None:
-                env[extra.arg] = value  # `**sampling_kwargs`: the keywords no parameter took
         replay.grad_mode = modes[-1] if modes else replay.grad_mode
         replay.block(function.body, env)
     except Returned as returned:
@@ -90,8 +81,16 @@ def _init_statement(replay: Replay, statement: ast.stmt, instance: Instance, env
 
 
 def bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) -> dict:
-    """The parameters of `function` bound to a call's arguments, defaults replayed."""
+    """The parameters of `function` bound to a call's arguments, defaults replayed; its `*args`
+    and `**kwargs` take what no named parameter did (`**sampling_kwargs`, a subclass's
+    `__init__(self, *args, **kwargs)`)."""
     params = function.args.args
+    named = {a.arg for a in (*params, *function.args.kwonlyargs)}
+    extra_args, args = ListValue(args[len(params):]), args[:len(params)]
+    extra_kwargs = DictValue({key: value for key, value in kwargs.items() if key not in named})
+    kwargs = {key: value for key, value in kwargs.items() if key in named}
+    if extra_args.items and not function.args.vararg or extra_kwargs.items and not function.args.kwarg:
+        raise StopReplay("arguments that bind to no parameter")
     defaults = dict(zip([p.arg for p in params[len(params) - len(function.args.defaults):]],
                         function.args.defaults))
     env = {}
@@ -111,6 +110,7 @@ def bind(function: ast.FunctionDef, args: list, kwargs: dict, replay: Replay) ->
             env[param.arg] = replay.expr(default, {})
         else:
             raise StopReplay("missing argument")
-    if len(args) > len(params) or set(kwargs) - set(env):
-        raise StopReplay("arguments that bind to no parameter")
+    for extra, value in ((function.args.vararg, extra_args), (function.args.kwarg, extra_kwargs)):
+        if extra is not None:
+            env[extra.arg] = value
     return env

@@ -12,6 +12,7 @@ import ast
 import math
 from dataclasses import dataclass
 
+from .rearranging import einsum, pieces, plain, rearranged
 from .values import Const, Layer, ListValue, TensorValue
 
 SHAPE_LAYERS = frozenset({
@@ -33,6 +34,7 @@ REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "lo
 FACTORIES = frozenset({"zeros", "ones", "empty", "randn", "rand"})
 LIKE_FACTORIES = frozenset({"zeros_like", "ones_like", "randn_like", "rand_like", "empty_like"})
 NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
+REARRANGING_METHODS = frozenset({"permute", "flatten", "unsqueeze", "squeeze", "repeat"})
 
 
 class ShapeUnknown(Exception):
@@ -66,6 +68,8 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
         return TensorValue((*tensors[0].shape[:-1], integer(kwargs["num_samples"])))
     if name in LIKE_FACTORIES and tensors:
         return TensorValue(tensors[0].shape)
+    if name == "arange" and not args and "end" in kwargs:
+        args = [kwargs.get("start", Const(0)), kwargs["end"]]  # `torch.arange(start=0, end=half)`
     if name == "arange" and len(args) in (1, 2) and all(isinstance(a, Const) for a in args):
         return TensorValue((len(range(*(integer(a) for a in args))),))
     if name == "scaled_dot_product_attention" and len(tensors) >= 3 and None not in (tensors[0].shape, tensors[2].shape):
@@ -73,6 +77,12 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
         return TensorValue((*query[:-1], value[-1]), grad_enabled and requires_grad(*tensors[:3]))
     if name == "gather" and len(tensors) >= 2:  # torch.gather(a, dim, index): the index's shape
         return TensorValue(tensors[1].shape, grad_enabled and tensors[0].requires_grad)
+    if name == "einsum" and args and isinstance(args[0], Const) and isinstance(args[0].value, str) and all(
+            isinstance(t.shape, tuple) and all(isinstance(size, int) for size in t.shape) for t in tensors):
+        shape = einsum(args[0].value, [t.shape for t in tensors])
+        if shape is None:
+            raise ShapeUnknown("einsum")
+        return TensorValue(shape, grad_enabled and requires_grad(*tensors), view=True)  # often a permuted view
     if name == "linspace" and len(args) >= 3:
         return TensorValue((integer(args[2]),))
     if name == "randint" and len(args) >= 2 and isinstance(args[-1], Const) and isinstance(args[-1].value, tuple):
@@ -124,6 +134,21 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
     if name == "narrow" and len(args) == 3 and all(isinstance(a, Const) for a in args):
         axis = integer(args[0]) % len(shape)
         return TensorValue((*shape[:axis], integer(args[2]), *shape[axis + 1:]), grad, view=True)
+    numbers, options = [plain(a) for a in args], {key: plain(value) for key, value in kwargs.items()}
+    if name in (*REARRANGING_METHODS, "chunk", "split") and not all(isinstance(size, int) for size in shape):
+        raise ShapeUnknown("sizes")
+    if name in REARRANGING_METHODS:
+        result = rearranged(shape, name, numbers, options)
+        if result is None:
+            raise ShapeUnknown(name)
+        return TensorValue(result, grad, view=name == "permute")  # a permuted tensor keeps its base's strides
+    if name in ("chunk", "split"):
+        found = pieces(shape, name, numbers, options)
+        if found is None:
+            raise ShapeUnknown(name)
+        return ListValue([TensorValue(piece, grad) for piece in found])
+    if name == "reshape" and not args and "shape" in kwargs:
+        args = [kwargs["shape"]]  # `x.reshape(shape=(...))`
     if name in ("view", "reshape", "expand"):
         sizes = sizes_of(args)
         if name != "expand" and list(sizes).count(-1) == 1:

@@ -22,3 +22,9 @@ def forward_of(cls: ast.ClassDef) -> ast.FunctionDef | None:
 def is_self_attribute(node: ast.AST) -> bool:
     """`self.<name>`."""
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def frame_line(frame: ast.FunctionDef) -> int:
+    """The line dynamo names a frame by, and gives a guard without a line of its own: its code's
+    co_firstlineno, the first decorator's line (`@torch.compile()` above a block's forward)."""
+    return min([frame.lineno, *(d.lineno for d in frame.decorator_list)])

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import ast
 
-from .values import Const, Function, Number, Unfollowed
+from .values import Const, Function, Number, TensorValue, Unfollowed
 
 # What a statement not followed may read without the replay losing track: values no call can
 # change in place (a number, a named function or module, a class of the file: the replay keeps
 # no class-level state), and objects a statement not followed made (then forgotten: forget_read).
 _HARMLESS = (Const, Number, Function, ast.ClassDef, Unfollowed)
+# Builtins that only read what they are given: a statement calling nothing else reads tensors
+# without changing them (minRF's `[(tv, tloss) for tv, tloss in zip(t, tlist)]`).
+_READING_BUILTINS = frozenset({"zip", "enumerate", "len", "list", "tuple", "range", "sorted", "min", "max", "sum",
+                               "float", "int", "str", "isinstance"})
 
 
 def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
@@ -39,13 +43,20 @@ def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
             elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store) \
                     and not (_root(node) is not None and isinstance(lookup(_root(node)), Unfollowed)):
                 return None  # an attribute or item of an object the replay keeps
+    harmless = (*_HARMLESS, TensorValue) if _reads_only(statement) else _HARMLESS
     for node in ast.walk(statement):
         if isinstance(node, ast.Call) and _dotted_root(node.func) == "torch":
             return None  # a torch function not followed may change what dynamo guards
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not isinstance(
-                lookup(node.id), _HARMLESS):
+                lookup(node.id), harmless):
             return None
     return bound
+
+
+def _reads_only(statement: ast.stmt) -> bool:
+    """A statement whose calls are all of builtins that only read their arguments."""
+    return all(isinstance(node.func, ast.Name) and node.func.id in _READING_BUILTINS
+               for node in ast.walk(statement) if isinstance(node, ast.Call))
 
 
 def forget_read(statement: ast.stmt, lookup) -> None:

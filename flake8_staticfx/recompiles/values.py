@@ -89,6 +89,12 @@ class TensorValue:
         return tuple("contiguous" if stride == expected else stride for stride, expected in zip(self.strides, fresh))
 
 
+@dataclass(frozen=True)
+class SizesNotFollowed:
+    """`x.shape` of a tensor whose shape the replay does not follow: each size a Number, how
+    many not known (`b, c, h, w = x.shape` gives four)."""
+
+
 @dataclass(eq=False)
 class Opaque:
     """An attribute `__init__` set in a way the replay does not follow: the same object at every
@@ -192,6 +198,16 @@ class Instance:
         for value in self.attributes.values():
             found.extend(item for item in members(value) if isinstance(item, (Layer, Instance)))
         return found
+
+    def set_training(self, mode: bool, seen: set | None = None) -> None:
+        """`eval()` / `train()`: the flag set on the module and on every project module it holds,
+        as nn.Module.train does (a block compiled on its own guards its own `training`)."""
+        seen = set() if seen is None else seen
+        seen.add(id(self))
+        self.training = mode
+        for layer in self.layers():
+            if isinstance(layer, Instance) and id(layer) not in seen:
+                layer.set_training(mode, seen)
 
     def training_attributes(self) -> frozenset[str]:
         """The attributes holding a layer that reads `training` (dropout, batch norm), directly,

@@ -1,0 +1,113 @@
+"""The driver replay (flake8_staticfx.recompiles) followed into what real drivers do: an eager
+forward calling compiled parts, the shapes of rearranged tensors, keywords a frame's `**kwargs`
+never reads. The recorded cases (tests/recompile_cases/tuned, scored by test_recompiles.py) hold
+the dynamo behaviour; these hold the parts on small sources."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from flake8_staticfx.recompiles import predict
+from flake8_staticfx.recompiles.rearranging import einops, einsum, pieces, rearranged
+from flake8_staticfx.recompiles.shapes import ShapeUnknown, tensor_method
+from flake8_staticfx.recompiles.values import Const, TensorValue
+
+
+def _predict(source: str):
+    return predict(ast.parse(textwrap.dedent(source)))
+
+
+@pytest.mark.parametrize("name, numbers, options, shape", [
+    ("permute", [0, 2, 4, 1, 3, 5], {}, (2, 4, 4, 3, 2, 2)),
+    ("flatten", [-3], {}, (2, 3, 4, 16)),
+    ("flatten", [1, 2], {}, (2, 12, 2, 4, 2)),
+    ("unsqueeze", [1], {}, (2, 1, 3, 4, 2, 4, 2)),
+    ("squeeze", [0], {}, (2, 3, 4, 2, 4, 2)),  # a size that is not 1 stays
+    ("repeat", [2, 1, 1, 1, 1, 1, 1], {}, (2, 2, 3, 4, 2, 4, 2)),
+    ("permute", [0, 0, 1, 2, 3, 4], {}, None),  # not a permutation
+])
+def test_dimensions_reordered_merged_added_and_repeated(name, numbers, options, shape):
+    assert rearranged((2, 3, 4, 2, 4, 2), name, numbers, options) == shape
+
+
+def test_chunks_splits_and_einsum():
+    assert pieces((2, 192), "chunk", [6], {"dim": 1}) == [(2, 32)] * 6
+    assert pieces((2, 7), "chunk", [2], {"dim": 1}) == [(2, 4), (2, 3)]
+    assert pieces((2, 30, 8), "split", [(14, 16)], {"dim": 1}) == [(2, 14, 8), (2, 16, 8)]
+    assert pieces((2, 30, 8), "split", [(14, 15)], {"dim": 1}) is None  # sizes that do not add up
+    assert einsum("nhwpqc->nchpwq", [(2, 4, 4, 2, 2, 3)]) == (2, 3, 4, 2, 4, 2)
+    assert einsum("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]) == (2, 3, 5)
+    assert einsum("...ij->...ji", [(2, 3, 4)]) is None  # an ellipsis: not followed
+
+
+@pytest.mark.parametrize("function, pattern, shape, axes, result", [
+    ("rearrange", "b c (h ph) (w pw) -> b (h w) (c ph pw)", (1, 16, 8, 12), {"ph": 2, "pw": 2}, (1, 24, 64)),
+    ("rearrange", "B L (K H D) -> K B H L D", (1, 24, 96), {"K": 3, "H": 2}, (3, 1, 2, 24, 16)),
+    ("rearrange", "B H L D -> B L (H D)", (1, 2, 24, 16), {}, (1, 24, 32)),
+    ("repeat", "h w c -> b (h w) c", (4, 6, 3), {"b": 2}, (2, 24, 3)),
+    ("repeat", "1 ... -> bs ...", (1, 6, 40), {"bs": 3}, (3, 6, 40)),
+    ("rearrange", "b (h w) -> b h w", (1, 24), {}, None),  # two unknown axes in one group
+    ("rearrange", "b c -> b c d", (1, 24), {}, None),  # an axis from nowhere
+    ("reduce", "b c -> b", (1, 24), {}, None),
+])
+def test_einops_patterns(function, pattern, shape, axes, result):
+    assert einops(function, pattern, shape, axes) == result
+
+
+def test_a_permuted_tensor_is_a_view_and_a_known_size_is_needed():
+    permuted = tensor_method(TensorValue((2, 3, 4)), "permute", [Const(0), Const(2), Const(1)], {}, False)
+    assert permuted.shape == (2, 4, 3) and permuted.view  # its strides are its base's: not a fresh tensor's
+    with pytest.raises(ShapeUnknown):
+        tensor_method(TensorValue((2, object(), 4)), "flatten", [Const(1)], {}, False)
+
+
+EAGER_FORWARD = """\
+    import torch
+    import torch.nn as nn
+
+
+    class Block(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.fc = nn.Linear(dim, dim)
+            self.drop = nn.Dropout(0.1)
+
+        @torch.compile()
+        def forward(self, x, **kwargs):
+            return self.drop(self.fc(x))
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Sequential(nn.Linear(8, 16), nn.SiLU())
+            self.blocks = nn.ModuleList([Block(16) for _ in range(2)])
+
+        def forward(self, x, **kwargs):
+            x = self.embed(x.permute(0, 2, 1).flatten(1))
+            for block in self.blocks:
+                x = block(x, **kwargs)
+            return x
+
+
+    def run():
+        model = Model()
+        model(torch.randn(2, 4, 2)){between}
+        model(torch.randn(2, 4, 2){keywords})
+"""
+
+
+@pytest.mark.parametrize("between, keywords, compiles, guard", [
+    ("", ", scale=2.0", 1, None),  # a keyword the block's **kwargs never reads: guarded on nothing
+    ("\n        model.eval()", "", 2, "self.training"),  # eval() reaches the blocks, whose dropout reads it
+    ("\n        model.blocks[0].eval()", "", 2, "self.training"),  # the first block alone: the blocks differ
+    ("", "[:1]", 2, "x"),  # a batch of one: a new shape for every block
+])
+def test_an_eager_forward_calls_its_compiled_blocks_as_frames(between, keywords, compiles, guard):
+    frames, recompiles = _predict(EAGER_FORWARD.format(between=between, keywords=keywords))
+    block = next(f for f in frames if f.root == "Block.forward")
+    assert (block.compiles, block.calls, block.known) == (compiles, 4, True)
+    assert block.first_line == 11  # the decorator's line: dynamo's co_firstlineno
+    assert [r.guard for r in recompiles] == ([guard] if guard else [])
