@@ -1164,7 +1164,12 @@ PAGES["SFX502"] = Page(
     dynamo="An int attribute of an `nn.Module` is static to dynamo: the frame is guarded on its "
            "value. A forward that increments it (`self.step += 1`) changes it at every call, so "
            "every call recompiles until the recompile limit (8 in torch 2.13), then the module "
-           "runs eagerly.",
+           "runs eagerly. The same holds for a counter a method forward calls increments, under "
+           "`if self.training:` (in training mode), after a break dynamo resumes from, and in a "
+           "child module's forward. Where no driver of the file calls the module, it is reported "
+           "for any caller calling it more than once (\"when compiled\" when the file compiles "
+           "nothing). A bool toggled (two entries, then both match) and a float (its second value "
+           "becomes symbolic) recompile once and are not reported.",
     example="""
         class Counted(nn.Module):
             def __init__(self):
@@ -1217,8 +1222,11 @@ PAGES["SFX502"] = Page(
             model = torch.compile(Counted())
             model(torch.randn(2, 4))
     """,
-    not_flagged_notes="A count kept in a buffer and updated in place (the fixed version above); a "
-                      "module the file calls once.",
+    not_flagged_notes="A count kept in a buffer and updated in place, also with `+=` (the fixed "
+                      "version above); a module the file calls once; a count under `if not "
+                      "torch.compiler.is_compiling():`; a method forward never calls, or hands to "
+                      "`torch.utils.checkpoint` (which runs it with dynamo disabled); a forward dynamo "
+                      "runs eagerly (a break in a loop).",
 )
 
 PAGES["SFX503"] = Page(

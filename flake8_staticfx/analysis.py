@@ -68,6 +68,8 @@ RECURSION_LIMIT = 12_000  # deep expressions and class chains recurse in astroid
 # A driver compiles through `torch.compile` or `.compile()` (recompiles/drivers.py): without the
 # name there is no compiled frame to count (`_can_compile_fullgraph` does not name it).
 COMPILE_NAMED = re.compile(r"\bcompile\b")
+# A forward counting on its module (recompiles/self_state.py): `self.n += 1`, `self.n = self.n + 1`.
+COUNTER_WRITTEN = re.compile(r"self\.(\w+)\s*(?:[-+]=|=\s*self\.\1\s*[-+]|=\s*\d+\s*\+\s*self\.\1\b)")
 
 
 @contextlib.contextmanager
@@ -127,13 +129,18 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
             result.reached = reached_breaks(resolver, index, options, state)
         except Exception as exc:  # noqa: BLE001 - never crash flake8: the other files' roots are left out
             result.notices.append(Notice(1, 0, "roots of the files importing it", _describe(exc)))
-    if COMPILE_NAMED.search(source):
-        # Imported here: a file that never names `compile` has no driver, and a fresh flake8 on
-        # it (an editor's) would pay for importing the recompiles package for nothing.
-        from .recompiles import predict as predict_recompiles, skipped_forwards
+    compiles = COMPILE_NAMED.search(source) is not None
+    if compiles or COUNTER_WRITTEN.search(source):
+        # Imported here: a file that never names `compile` nor counts on `self` has no driver and
+        # no counter, and a fresh flake8 on it (an editor's) would pay for importing the
+        # recompiles package for nothing.
+        from .recompiles import any_caller_recompiles, predict as predict_recompiles, skipped_forwards
         try:
-            result.frame_compiles, result.recompiles = predict_recompiles(
-                tree, skipped_forwards(result.graphs, tree, path), result.torch.minor)
+            skipped = skipped_forwards(result.graphs, tree, path)
+            if compiles:
+                result.frame_compiles, result.recompiles = predict_recompiles(tree, skipped, result.torch.minor)
+            result.recompiles += any_caller_recompiles(tree, {graph.root for graph in result.graphs}, skipped,
+                                                       {frame.root for frame in result.frame_compiles}, compiles)
         except Exception as exc:  # noqa: BLE001 - never crash flake8: the recompiles are left out
             result.notices.append(Notice(1, 0, "recompiles", _describe(exc)))
     for (package, line, col), qname in state.missing_libraries.items():

@@ -72,6 +72,11 @@ def flake8_diagnostics(analysis: FileAnalysis, notices: bool = False,
 def recompile_message(found: Recompile) -> str:
     from ..recompiles import RECOMPILE_LIMIT  # here: only a file naming `compile` imports the package
 
+    if found.any_caller:
+        when = f"{', '.join(found.conditions)}: " if found.conditions else ""
+        return messages.recompile(found.rule, found.construct, found.guard, (
+            f"{when}every call after the first compiles again, eager after {RECOMPILE_LIMIT} compiles",
+            f"{when}eager after {RECOMPILE_LIMIT} compiles", f"{when}eager after {RECOMPILE_LIMIT}"))
     eager = f", then eager (limit {RECOMPILE_LIMIT})" if found.eager_after_limit else ""
     counted = f"{'at least ' if found.at_least else ''}{found.compiles} compiles in {found.calls} calls"
     return messages.recompile(found.rule, found.construct, found.guard,

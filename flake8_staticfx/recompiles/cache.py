@@ -49,6 +49,10 @@ class Recompile:
     call_line: int  # the driver's call
     driver: str
     at_least: bool = False  # the frame's inputs not all followed: `compiles` is a lower bound
+    # Claimed for any caller calling the module more than once (self_state.py), no driver
+    # describing the calls: `compiles` is the limit, `calls` and `call_line` 0, `driver` ''.
+    any_caller: bool = False
+    conditions: tuple[str, ...] = ()  # when the claim holds: "when compiled", "in training"
 
 
 @dataclass

@@ -1,0 +1,233 @@
+"""State a module's forward changes on itself, which recompiles the compiled module for any
+caller that calls it more than once: the claim made where no driver of the file describes the
+calls (measured with torch 2.13, 2.14.1 and 2.15.0: tests/recompile_cases/tuned/self_state.py
+and counter_shapes.py).
+
+An int attribute of the module that forward reads and rebinds (`self.step += 1`,
+`self.n = self.n + 1`) is a constant of the graph, guarded on its value: every call after the
+first compiles again, until `recompile_limit` compiles, and the frame runs eagerly from then on.
+That holds wherever the write is reached on every call: in forward's own code, in a method of
+the module forward calls, under `if self.training:` (in training mode), after a break dynamo
+resumes from (the resume function recompiles), in a child module's forward (its own root here).
+
+No claim (measured near misses): a buffer updated in place or with `+=` (a tensor); a constant
+written again; a write under `if not torch.compiler.is_compiling()`; a method forward does not
+call, or hands to another function (torch.utils.checkpoint runs it with dynamo disabled); a
+forward dynamo runs eagerly (a break in a loop); a write only some paths reach. A bool toggled
+(compiles twice, then both entries match) and a float (its second value is symbolic) recompile
+once: not claimed.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .. import rules
+from .cache import RECOMPILE_LIMIT, Recompile
+from .syntax import dotted, is_self_attribute
+
+IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling", "torch._utils.is_compiling"})
+MAX_METHOD_DEPTH = 3  # forward -> self.a() -> self.b() -> self.c()
+
+
+@dataclass(frozen=True)
+class CounterWrite:
+    """An int attribute of the module that forward increments on every call (or every call in
+    training mode)."""
+
+    cls: str
+    attribute: str
+    line: int
+    col: int
+    construct: str  # the statement, as the source writes it
+    in_training: bool  # under `if self.training:`
+
+
+def counter_writes(tree: ast.Module) -> list[CounterWrite]:
+    """The counters each class of the file increments in its forward, on every call."""
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    found = []
+    for cls in classes.values():
+        methods = _methods(cls, classes)
+        forward = methods.get("forward")
+        if forward is None:
+            continue
+        ints = _int_attributes(cls, classes)
+        walk = _Walk(methods)
+        walk.statements(forward.body, in_training=False, depth=0)
+        found += [CounterWrite(cls.name, name, stmt.lineno, stmt.col_offset, ast.unparse(stmt), in_training)
+                  for name, stmt, in_training in walk.writes if name in ints]
+    return found
+
+
+def _methods(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int = 0) -> dict[str, ast.FunctionDef]:
+    """The class's methods, with those of its bases defined in the file (the nearest wins)."""
+    found: dict[str, ast.FunctionDef] = {}
+    for base in reversed(cls.bases):
+        if isinstance(base, ast.Name) and base.id in classes and base.id != cls.name and depth < 8:
+            found.update(_methods(classes[base.id], classes, depth + 1))
+    found.update({node.name: node for node in cls.body if isinstance(node, ast.FunctionDef)})
+    return found
+
+
+def _int_attributes(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> set[str]:
+    """The attributes `__init__` sets to an int literal and no other code of the class binds to
+    anything else (a buffer, a tensor, a value of a call)."""
+    methods = _methods(cls, classes)
+    init = methods.get("__init__")
+    ints = set()
+    for node in ast.walk(init) if init is not None else ():
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and is_self_attribute(node.targets[0]) \
+                and _is_int(node.value):
+            ints.add(node.targets[0].attr)
+    for method in methods.values():
+        for node in ast.walk(method):
+            if _binds_otherwise(node, ints):
+                ints.discard(_bound_name(node))
+    return ints
+
+
+def _is_int(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _bound_name(node: ast.AST) -> str | None:
+    """The attribute a statement binds (`self.<name> = ...`, `register_buffer("<name>", ...)`)."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return next((t.attr for t in targets if is_self_attribute(t)), None)
+    if isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in ("register_buffer", "setattr") \
+            and node.args:
+        name = node.args[1] if dotted(node.func) == "setattr" and len(node.args) > 1 else node.args[0]
+        return name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+    return None
+
+
+def _binds_otherwise(node: ast.AST, ints: set[str]) -> bool:
+    """A binding of an int attribute to something that may not be an int."""
+    name = _bound_name(node)
+    if name not in ints:
+        return False
+    if isinstance(node, ast.Assign):
+        return not (_is_int(node.value) or _increment(node) == name)
+    if isinstance(node, ast.AugAssign):
+        return _increment(node) != name
+    return True
+
+
+def _increment(stmt: ast.stmt) -> str | None:
+    """The attribute a statement counts up or down by a positive int: `self.n += 1`,
+    `self.n -= 2`, `self.n = self.n + 1`, `self.n = 1 + self.n`."""
+    if isinstance(stmt, ast.AugAssign) and is_self_attribute(stmt.target) and isinstance(
+            stmt.op, (ast.Add, ast.Sub)) and _positive_int(stmt.value):
+        return stmt.target.attr
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and is_self_attribute(stmt.targets[0]) \
+            and isinstance(stmt.value, ast.BinOp):
+        name, value = stmt.targets[0].attr, stmt.value
+        if isinstance(value.op, (ast.Add, ast.Sub)) and _is_read(value.left, name) and _positive_int(value.right):
+            return name
+        if isinstance(value.op, ast.Add) and _is_read(value.right, name) and _positive_int(value.left):
+            return name
+    return None
+
+
+def _positive_int(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value > 0
+
+
+def _is_read(node: ast.expr, name: str) -> bool:
+    return is_self_attribute(node) and node.attr == name
+
+
+class _Walk:
+    """Forward's statements that run on every call under dynamo, followed into the module's own
+    methods forward calls as a statement (`self._tick()`, `n = self._tick()`); the increments
+    found there."""
+
+    def __init__(self, methods: dict[str, ast.FunctionDef]):
+        self.methods = methods
+        self.writes: list[tuple[str, ast.stmt, bool]] = []
+
+    def statements(self, body: list[ast.stmt], in_training: bool, depth: int) -> bool:
+        """Walk `body`; False once a statement may leave it on some path (the rest runs on some
+        calls only)."""
+        for stmt in body:
+            if isinstance(stmt, (ast.Return, ast.Raise)):
+                if isinstance(stmt.value if isinstance(stmt, ast.Return) else None, ast.Call):
+                    self.method_call(stmt.value, in_training, depth)  # `return self._step(x)`
+                return False
+            name = _increment(stmt)
+            if name is not None:
+                self.writes.append((name, stmt, in_training))
+            elif isinstance(stmt, ast.If) and not self.branch(stmt, in_training, depth):
+                return False
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)) and not self.statements(stmt.body, in_training, depth):
+                return False
+            elif isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(stmt.value, ast.Call):
+                self.method_call(stmt.value, in_training, depth)
+            elif not isinstance(stmt, (ast.If, ast.With, ast.AsyncWith)) and _leaves(stmt):
+                return False  # a loop or a try that may return: what follows runs on some calls
+        return True
+
+    def branch(self, stmt: ast.If, in_training: bool, depth: int) -> bool:
+        """An `if`: the branch dynamo takes when it decides the test, `self.training`'s body in
+        training mode; any other test's writes run on some calls only."""
+        taken = _compiling_branch(stmt)
+        if taken is not None:
+            return self.statements(taken, in_training, depth)
+        if is_self_attribute(stmt.test) and stmt.test.attr == "training" and not stmt.orelse:
+            self.statements(stmt.body, True, depth)
+            return not _leaves(stmt)
+        return not _leaves(stmt)
+
+    def method_call(self, call: ast.Call, in_training: bool, depth: int) -> None:
+        """`self.<method>(...)`: its body runs here, inlined in forward's frame."""
+        method = self.methods.get(call.func.attr) if is_self_attribute(call.func) else None
+        if method is None or method.decorator_list or depth >= MAX_METHOD_DEPTH or method.name == "forward":
+            return
+        self.statements(method.body, in_training, depth + 1)
+
+
+def _compiling_branch(stmt: ast.If) -> list[ast.stmt] | None:
+    """The branch dynamo takes on `if [not] torch.compiler.is_compiling():` (None: another test)."""
+    test, negated = stmt.test, False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    if isinstance(test, ast.Call) and not test.args and dotted(test.func) in IS_COMPILING:
+        return stmt.orelse if negated else stmt.body
+    return None
+
+
+def _leaves(stmt: ast.stmt) -> bool:
+    """Whether a compound statement may return or raise out of the function (a function
+    defined inside is another frame)."""
+    pending = [stmt]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Return, ast.Raise)):
+            return True
+        pending += [child for child in ast.iter_child_nodes(node)
+                    if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
+    return False
+
+
+def any_caller_recompiles(tree: ast.Module, roots: set[str], skipped_classes: frozenset[str],
+                          driven: set[str], compiled_in_file: bool) -> list[Recompile]:
+    """SFX502 at each counter a module's forward increments, for the modules of the file the
+    analysis has as roots (`Net.forward` in `roots`), whose forward dynamo does not give up on
+    (`skipped_classes`) and that no driver of the file calls (`driven`: those are counted over the
+    calls the driver makes). `compiled_in_file`: the file compiles something; otherwise the claim
+    holds "when compiled"."""
+    found = []
+    for write in counter_writes(tree):
+        root = f"{write.cls}.forward"
+        if root not in roots or write.cls in skipped_classes or root in driven:
+            continue
+        conditions = ((() if compiled_in_file else ("when compiled",))
+                      + (("in training",) if write.in_training else ()))
+        found.append(Recompile(rules.COUNTER_IN_FORWARD, write.line, write.col, write.construct,
+                               f"self.{write.attribute}", "forward", 0, RECOMPILE_LIMIT, 0, True, 0, "",
+                               any_caller=True, conditions=conditions))
+    return found
