@@ -7,12 +7,12 @@ which settings, and the arguments, attributes and global state of each call. `fr
 compiled frame's source for what dynamo specialises on (a parameter in `range()`, an int module
 attribute, a per-block constant). `cache.py` replays dynamo's cache of compiled entries over the
 calls: automatic dynamic shapes and ints, the recompile limit (8 in torch 2.13).
-`self_state.py` reads what holds for any caller: a counter a module's forward increments on
-itself recompiles every call after the first, whoever calls it.
+`self_state.py` reads the counters a module's forward increments on itself; `any_caller.py`
+claims their recompiles for any caller where no driver calls the module.
 """
 from __future__ import annotations
 
 from .cache import RECOMPILE_LIMIT, FrameCompiles, Recompile, predict, skipped_forwards
-from .self_state import any_caller_recompiles
+from .any_caller import any_caller_recompiles
 
 __all__ = ["RECOMPILE_LIMIT", "FrameCompiles", "Recompile", "any_caller_recompiles", "predict", "skipped_forwards"]

@@ -16,6 +16,7 @@ from ..ir import Graph
 from .drivers import Call, Replay
 from .arithmetic import COMPARE
 from .declarations import grad_decorator, is_compile
+from .self_state import forward_increments
 from .frames import BRANCH, CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
 from .syntax import frame_line
 from .values import (UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict, Opaque,
@@ -83,7 +84,8 @@ def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), tor
     by_frame: dict[tuple[str, int], list[Call]] = {}
     for call in replay.run_drivers():
         by_frame.setdefault((call.driver, id(call.frame)), []).append(call)
-    frames = [_replay_cache(frame_calls, torch) for frame_calls in by_frame.values()]
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    frames = [_replay_cache(frame_calls, torch, classes) for frame_calls in by_frame.values()]
     for frame in frames:
         frame.known = frame.known and frame.driver not in replay.stopped
     return frames, [r for frame in frames for r in _recompiles(frame)]
@@ -105,11 +107,13 @@ def skipped_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozen
     return frozenset(found)
 
 
-def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
+def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef]) -> FrameCompiles:
     frame = calls[0].frame
     is_method = calls[0].instance is not None
     instance = calls[0].instance
     guarded = guarded_inputs(frame, is_method, instance.training_attributes() if instance else frozenset())
+    if instance is not None and frame.name == "forward":
+        guarded += _method_counters(frame, instance.cls, classes, {guard.name for guard in guarded})
     root = f"{instance.cls.name}.{frame.name}" if instance is not None else frame.name
     result = FrameCompiles(frame, calls[0].driver, root)
     # @torch.inference_mode() on the frame: dynamo compiles torch's wrapper frame, which inlines
@@ -152,6 +156,16 @@ def _replay_cache(calls: list[Call], torch: str) -> FrameCompiles:
                         else value for slot, value in key.items()})
         result.compiles += 1
     return result if not wrapped else _wrapper(result, calls)
+
+
+def _method_counters(frame: ast.FunctionDef, cls: ast.ClassDef, classes: dict[str, ast.ClassDef],
+                     known: set[str]) -> list[Guarded]:
+    """The counters the module's methods forward calls increment (`self._tick()`), inlined in
+    forward's frame and guarded at their own line (measured: tuned/self_state.py, tick_method)."""
+    return [Guarded(COUNTER, f"self.{write.attribute}", None, write.line, write.col, write.construct,
+                    in_training=write.in_training)
+            for write in forward_increments(cls, classes)
+            if not frame.lineno <= write.line <= frame.end_lineno and f"self.{write.attribute}" not in known]
 
 
 def _wrapper(result: FrameCompiles, calls: list[Call]) -> FrameCompiles:
@@ -223,10 +237,10 @@ def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int
         elif guard.kind == CONSTANT and guard.container and guard.index is not None and isinstance(
                 call.args[guard.index], TensorValue):
             return None  # a list indexed by a tensor: dynamo breaks the graph there; not followed
-        elif guard.kind == CONSTANT and guard.index is None and isinstance(value, tuple) and value[:2] == (
+        elif guard.kind in (CONSTANT, COUNTER) and guard.index is None and isinstance(value, tuple) and value[:2] == (
                 "const", "float"):
             # a float attribute is no constant: a second value makes it symbolic (measured:
-            # per-block float scales compile twice)
+            # per-block float scales compile twice, and a float the forward decays)
             guard = Guarded(SCALAR, guard.name, guard.index, guard.line, guard.col, guard.construct)
         key[(guard, None)] = value
     for index, arg in enumerate(call.args):
@@ -273,8 +287,8 @@ def _guarded_value(guard: Guarded, call: Call, number: int):
     if value is UNKNOWN and call.instance is not None and (name in MODULE_METHODS or any(
             isinstance(n, ast.FunctionDef) and n.name == name for n in call.instance.cls.body)):
         return ("method", name)  # self.get_scalings, self.parameters: the class's function, the same at every call
-    if guard.kind == COUNTER:  # a number increments; a tensor rebound is guarded on nothing new
-        return number if isinstance(value, Const) else ("tensor",) if isinstance(value, TensorValue) else UNKNOWN
+    if guard.kind == COUNTER:
+        return _count(guard, value, call, number)
     if isinstance(value, Opaque):
         return ("opaque", id(call.instance))  # unchanged between calls on one instance
     if isinstance(value, (Layer, Instance, ListValue, ModuleDict)):
@@ -282,6 +296,21 @@ def _guarded_value(guard: Guarded, call: Call, number: int):
     if isinstance(value, TensorValue):
         return ("tensor", value.shape)
     return _identity(value)
+
+
+def _count(guard: Guarded, value, call: Call, number: int):
+    """What a counter the frame rebinds holds at the call: a new number at each call, one of two
+    values for a bool (measured: a bool toggled compiles twice), the same in eval mode when it
+    counts in training only; a tensor rebound is guarded on nothing new."""
+    if isinstance(value, TensorValue):
+        return ("tensor",)
+    if not isinstance(value, Const):
+        return UNKNOWN
+    if guard.in_training and not call.training:
+        return ("eval",)
+    if isinstance(value.value, bool):
+        return ("const", "bool", number % 2 == 0)
+    return ("const", type(value.value).__name__, number)
 
 
 def _default(call: Call, index: int):

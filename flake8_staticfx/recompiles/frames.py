@@ -7,7 +7,10 @@ attribute it reads, and how dynamo treats it (measured with torch 2.13, tests/re
   function that is called, an int or float attribute of the module;
 - SCALAR: an int or float used only in arithmetic: the second value recompiles once and the
   number becomes symbolic;
-- COUNTER: an attribute the frame itself increments (`self.step += 1`): a new value at every call;
+- COUNTER: an attribute the frame itself rebinds from its value (`self.step += 1`): a new int at
+  every call (in training mode only, under `if self.training:`), one of two bools
+  (`self.flip = not self.flip`), a float symbolic once it changed (tuned/self_state.py); a write
+  in the branch dynamo does not take (`if not torch.compiler.is_compiling():`) is none;
 - TENSOR: a tensor argument, guarded on its shape and requires_grad;
 - BRANCH: a SCALAR compared with a number in a branch's test (`noise if t > 0 else 0.`): once the
   number is symbolic, the outcome is guarded, and a value crossing the comparison recompiles at
@@ -18,7 +21,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .syntax import frame_line, is_self_attribute
+from .syntax import compiling_branch, frame_line, is_self_attribute, is_training_test
 
 CONSTANT, SCALAR, COUNTER, TENSOR, TRAINING, BRANCH = "constant", "scalar", "counter", "tensor", "training", "branch"
 CONSTANT_KEYWORDS = frozenset({"p", "label_smoothing"})
@@ -39,6 +42,7 @@ class Guarded:
     # that is a list at the call, not a tensor.
     container: str | None = None
     compared: tuple | None = None  # a BRANCH's comparison: (the ast operator's class, the number)
+    in_training: bool = False  # a COUNTER written under `if self.training:` only
 
 
 def guarded_inputs(frame: ast.FunctionDef, is_method: bool,
@@ -66,7 +70,8 @@ def guarded_inputs(frame: ast.FunctionDef, is_method: bool,
     for name, node in uses.attribute_reads.items():
         kind = COUNTER if name in uses.attribute_writes else CONSTANT
         site = uses.attribute_writes.get(name, node)
-        found.append(Guarded(kind, f"self.{name}", None, site.lineno, site.col_offset, ast.unparse(site)))
+        found.append(Guarded(kind, f"self.{name}", None, site.lineno, site.col_offset, ast.unparse(site),
+                             in_training=name in uses.training_writes))
     reads = [node for name, node in uses.attribute_reads.items() if name in training_layers]
     reads += [uses.training_read] if uses.training_read is not None else []
     if reads:
@@ -88,6 +93,8 @@ class _Uses(ast.NodeVisitor):
         self.first: dict[str, ast.AST] = {}
         self.attribute_reads: dict[str, ast.AST] = {}
         self.attribute_writes: dict[str, ast.stmt] = {}
+        self.training_writes: set[str] = set()  # written under `if self.training:` only
+        self.in_training = False
         self.training_read: ast.AST | None = None
         self.called: set[str] = set()
         self.compared: dict[str, list[ast.Compare]] = {}
@@ -135,8 +142,20 @@ class _Uses(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_If(self, node):
+        taken = compiling_branch(node)
+        if taken is not None:  # dynamo never reads the other branch
+            for statement in taken:
+                self.visit(statement)
+            return
         self.mark_test(node.test, node)
-        self.generic_visit(node)
+        if not is_training_test(node):
+            self.generic_visit(node)
+            return
+        self.visit(node.test)
+        self.in_training, outer = True, self.in_training
+        for statement in node.body:
+            self.visit(statement)
+        self.in_training = outer
 
     def visit_IfExp(self, node):
         self.mark_test(node.test, node)
@@ -168,7 +187,7 @@ class _Uses(ast.NodeVisitor):
 
     def visit_AugAssign(self, node):
         if is_self_attribute(node.target):
-            self.attribute_writes.setdefault(node.target.attr, node)
+            self.write(node.target.attr, node)
             self.attribute_reads.setdefault(node.target.attr, node)
         self.generic_visit(node)
 
@@ -176,8 +195,16 @@ class _Uses(ast.NodeVisitor):
         for target in node.targets:
             if is_self_attribute(target) and any(
                     is_self_attribute(n) and n.attr == target.attr for n in ast.walk(node.value)):
-                self.attribute_writes.setdefault(target.attr, node)  # self.n = self.n + 1
+                self.write(target.attr, node)  # self.n = self.n + 1
         self.generic_visit(node)
+
+    def write(self, name: str, node: ast.stmt) -> None:
+        """A rebinding of `self.<name>` from its own value; training-only while every write is."""
+        if name not in self.attribute_writes and self.in_training:
+            self.training_writes.add(name)
+        elif not self.in_training:
+            self.training_writes.discard(name)
+        self.attribute_writes.setdefault(name, node)
 
 
 def _sureness(site: ast.AST) -> int:

@@ -22,11 +22,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .. import rules
-from .cache import RECOMPILE_LIMIT, Recompile
-from .syntax import dotted, is_self_attribute
+from .syntax import compiling_branch, dotted, is_self_attribute, is_training_test
 
-IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling", "torch._utils.is_compiling"})
 MAX_METHOD_DEPTH = 3  # forward -> self.a() -> self.b() -> self.c()
 
 
@@ -44,20 +41,26 @@ class CounterWrite:
 
 
 def counter_writes(tree: ast.Module) -> list[CounterWrite]:
-    """The counters each class of the file increments in its forward, on every call."""
+    """The int attributes each class of the file increments in its forward, on every call."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     found = []
     for cls in classes.values():
-        methods = _methods(cls, classes)
-        forward = methods.get("forward")
-        if forward is None:
-            continue
         ints = _int_attributes(cls, classes)
-        walk = _Walk(methods)
-        walk.statements(forward.body, in_training=False, depth=0)
-        found += [CounterWrite(cls.name, name, stmt.lineno, stmt.col_offset, ast.unparse(stmt), in_training)
-                  for name, stmt, in_training in walk.writes if name in ints]
+        found += [write for write in forward_increments(cls, classes) if write.attribute in ints]
     return found
+
+
+def forward_increments(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[CounterWrite]:
+    """The increments the class's forward makes on every call, in its own code or in the methods
+    of the module it calls, whatever the attribute holds."""
+    methods = _methods(cls, classes)
+    forward = methods.get("forward")
+    if forward is None:
+        return []
+    walk = _Walk(methods)
+    walk.statements(forward.body, in_training=False, depth=0)
+    return [CounterWrite(cls.name, name, stmt.lineno, stmt.col_offset, ast.unparse(stmt), in_training)
+            for name, stmt, in_training in walk.writes]
 
 
 def _methods(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int = 0) -> dict[str, ast.FunctionDef]:
@@ -174,10 +177,10 @@ class _Walk:
     def branch(self, stmt: ast.If, in_training: bool, depth: int) -> bool:
         """An `if`: the branch dynamo takes when it decides the test, `self.training`'s body in
         training mode; any other test's writes run on some calls only."""
-        taken = _compiling_branch(stmt)
+        taken = compiling_branch(stmt)
         if taken is not None:
             return self.statements(taken, in_training, depth)
-        if is_self_attribute(stmt.test) and stmt.test.attr == "training" and not stmt.orelse:
+        if is_training_test(stmt):
             self.statements(stmt.body, True, depth)
             return not _leaves(stmt)
         return not _leaves(stmt)
@@ -188,16 +191,6 @@ class _Walk:
         if method is None or method.decorator_list or depth >= MAX_METHOD_DEPTH or method.name == "forward":
             return
         self.statements(method.body, in_training, depth + 1)
-
-
-def _compiling_branch(stmt: ast.If) -> list[ast.stmt] | None:
-    """The branch dynamo takes on `if [not] torch.compiler.is_compiling():` (None: another test)."""
-    test, negated = stmt.test, False
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, negated = test.operand, True
-    if isinstance(test, ast.Call) and not test.args and dotted(test.func) in IS_COMPILING:
-        return stmt.orelse if negated else stmt.body
-    return None
 
 
 def _leaves(stmt: ast.stmt) -> bool:
@@ -212,22 +205,3 @@ def _leaves(stmt: ast.stmt) -> bool:
                     if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
     return False
 
-
-def any_caller_recompiles(tree: ast.Module, roots: set[str], skipped_classes: frozenset[str],
-                          driven: set[str], compiled_in_file: bool) -> list[Recompile]:
-    """SFX502 at each counter a module's forward increments, for the modules of the file the
-    analysis has as roots (`Net.forward` in `roots`), whose forward dynamo does not give up on
-    (`skipped_classes`) and that no driver of the file calls (`driven`: those are counted over the
-    calls the driver makes). `compiled_in_file`: the file compiles something; otherwise the claim
-    holds "when compiled"."""
-    found = []
-    for write in counter_writes(tree):
-        root = f"{write.cls}.forward"
-        if root not in roots or write.cls in skipped_classes or root in driven:
-            continue
-        conditions = ((() if compiled_in_file else ("when compiled",))
-                      + (("in training",) if write.in_training else ()))
-        found.append(Recompile(rules.COUNTER_IN_FORWARD, write.line, write.col, write.construct,
-                               f"self.{write.attribute}", "forward", 0, RECOMPILE_LIMIT, 0, True, 0, "",
-                               any_caller=True, conditions=conditions))
-    return found

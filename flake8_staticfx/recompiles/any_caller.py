@@ -1,0 +1,30 @@
+"""The recompiles claimed for any caller: where no driver of the file calls a module, a
+counter its forward increments on itself (self_state.py) recompiles every call after the first
+whoever calls the compiled module, until the recompile limit."""
+from __future__ import annotations
+
+import ast
+
+from .. import rules
+from .cache import RECOMPILE_LIMIT, Recompile
+from .self_state import counter_writes
+
+
+def any_caller_recompiles(tree: ast.Module, roots: set[str], skipped_classes: frozenset[str],
+                          driven: set[str], compiled_in_file: bool) -> list[Recompile]:
+    """SFX502 at each counter a module's forward increments, for the modules of the file the
+    analysis has as roots (`Net.forward` in `roots`), whose forward dynamo does not give up on
+    (`skipped_classes`) and that no driver of the file calls (`driven`: those are counted over the
+    calls the driver makes). `compiled_in_file`: the file compiles something; otherwise the claim
+    holds "when compiled"."""
+    found = []
+    for write in counter_writes(tree):
+        root = f"{write.cls}.forward"
+        if root not in roots or write.cls in skipped_classes or root in driven:
+            continue
+        conditions = ((() if compiled_in_file else ("when compiled",))
+                      + (("in training",) if write.in_training else ()))
+        found.append(Recompile(rules.COUNTER_IN_FORWARD, write.line, write.col, write.construct,
+                               f"self.{write.attribute}", "forward", 0, RECOMPILE_LIMIT, 0, True, 0, "",
+                               any_caller=True, conditions=conditions))
+    return found
