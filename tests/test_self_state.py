@@ -11,6 +11,7 @@ import os
 import pytest
 
 from flake8_staticfx.analysis import analyze
+from flake8_staticfx.config import Options
 from flake8_staticfx.front.report import diagnostics
 
 TUNED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "recompile_cases", "tuned")
@@ -132,3 +133,22 @@ def test_a_counter_is_an_int_attribute_incremented_on_every_call(tmp_path, init,
     path = tmp_path / "model.py"
     path.write_text(source)
     assert bool(analyze(source, str(path)).recompiles) == claimed
+
+
+@pytest.mark.parametrize("torch", sorted(RELEASES))
+@pytest.mark.parametrize("case", ["warmup_branch", "float_decay", "training_counter", "training_counter_eval",
+                                  "bool_toggle", "buffer_iadd", "constant_write", "eager_only_counter",
+                                  "increment_only", "increment_only_long", "tick_method", "unreached_counter"])
+def test_a_driver_calling_the_module_counts_its_counter_as_dynamo_does(case, torch):
+    """The replay over the file's own driver: the lines that recompile and the compiles of
+    forward, as recorded (a bool toggled compiles twice, a decayed float once symbolic, a counter
+    in eval mode or under `not is_compiling()` never changes)."""
+    with open(os.path.join(TUNED, RELEASES[torch]), encoding="utf-8") as handle:
+        truth = json.load(handle)["self_state.py"][case]
+    path = os.path.join(TUNED, "self_state.py")
+    with open(path, encoding="utf-8") as handle:
+        analysis = analyze(handle.read(), path, options=Options(torch_version=torch))
+    lines = {found.line for found in analysis.recompiles if found.driver == case}
+    compiles = {frame.first_line: frame.compiles for frame in analysis.frame_compiles if frame.driver == case}
+    assert lines == {int(line.split(":")[1]) for line in truth["lines"]}
+    assert compiles == {int(key.split(":")[1]): frame["compiles"] for key, frame in truth["frames"].items()}
