@@ -1,7 +1,7 @@
 """A counter a module's forward increments on itself recompiles for any caller that calls the
 compiled module more than once (recompiles/self_state.py): claimed where no driver of the file
 describes the calls, checked against the recorded truth of tests/recompile_cases/tuned
-(self_state.py, counter_shapes.py; recorded with 2.13, 2.14.1 and 2.15.0)."""
+(self_state.py, counter_shapes.py, decorated_counters.py; recorded with 2.13, 2.14.1 and 2.15.0)."""
 from __future__ import annotations
 
 import ast
@@ -15,7 +15,7 @@ from flake8_staticfx.config import Options
 from flake8_staticfx.front.report import diagnostics
 
 TUNED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "recompile_cases", "tuned")
-FILES = ("self_state.py", "counter_shapes.py")
+FILES = ("self_state.py", "counter_shapes.py", "decorated_counters.py")
 RELEASES = {"2.13": "truth.json", "2.14": "truth-2.14.json", "2.15": "truth-2.15.json"}
 # Every call recompiles there too, but it is not claimed: a list attribute appended to in forward
 # (guarded on its length; its fix is not the counter's).

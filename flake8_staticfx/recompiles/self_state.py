@@ -1,7 +1,7 @@
 """State a module's forward changes on itself, which recompiles the compiled module for any
 caller that calls it more than once: the claim made where no driver of the file describes the
-calls (measured with torch 2.13, 2.14.1 and 2.15.0: tests/recompile_cases/tuned/self_state.py
-and counter_shapes.py).
+calls (measured with torch 2.13, 2.14.1 and 2.15.0: tests/recompile_cases/tuned/self_state.py,
+counter_shapes.py and decorated_counters.py).
 
 An int attribute of the module that forward reads and rebinds (`self.step += 1`,
 `self.n = self.n + 1`) is a constant of the graph, guarded on its value: every call after the
@@ -13,15 +13,18 @@ resumes from (the resume function recompiles), in a child module's forward (its 
 No claim (measured near misses): a buffer updated in place or with `+=` (a tensor); a constant
 written again; a write under `if not torch.compiler.is_compiling()`; a method forward does not
 call, or hands to another function (torch.utils.checkpoint runs it with dynamo disabled); a
-forward dynamo runs eagerly (a break in a loop); a write only some paths reach. A bool toggled
-(compiles twice, then both entries match) and a float (its second value is symbolic) recompile
-once: not claimed.
+forward dynamo runs eagerly (a break in a loop) or never compiles (`@torch.compiler.disable`;
+under `@torch.no_grad()` or `@torch.inference_mode()` torch's wrapper inlines it, and the counter
+recompiles); a write only some paths reach. A bool toggled (compiles twice, then both entries
+match) and a float (its second value is symbolic) recompile once: not claimed. A list appended
+to in forward recompiles every call too (guarded on its length): not claimed yet.
 """
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
 
+from .declarations import grad_decorator
 from .syntax import compiling_branch, dotted, is_self_attribute, is_training_test
 
 MAX_METHOD_DEPTH = 3  # forward -> self.a() -> self.b() -> self.c()
@@ -41,10 +44,15 @@ class CounterWrite:
 
 
 def counter_writes(tree: ast.Module) -> list[CounterWrite]:
-    """The int attributes each class of the file increments in its forward, on every call."""
+    """The int attributes each class of the file increments in its forward, on every call that
+    dynamo compiles: a forward under another decorator than a grad mode's
+    (`@torch.compiler.disable`) is left out (tuned/decorated_counters.py)."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     found = []
     for cls in classes.values():
+        forward = _methods(cls, classes).get("forward")
+        if forward is None or any(grad_decorator(decorator) is None for decorator in forward.decorator_list):
+            continue
         ints = _int_attributes(cls, classes)
         found += [write for write in forward_increments(cls, classes) if write.attribute in ints]
     return found
