@@ -111,3 +111,38 @@ def test_an_eager_forward_calls_its_compiled_blocks_as_frames(between, keywords,
     assert (block.compiles, block.calls, block.known) == (compiles, 4, True)
     assert block.first_line == 11  # the decorator's line: dynamo's co_firstlineno
     assert [r.guard for r in recompiles] == ([guard] if guard else [])
+
+
+def _function(source: str) -> ast.FunctionDef:
+    return ast.parse(textwrap.dedent(source)).body[0]
+
+
+@pytest.mark.parametrize("body, only_reads", [
+    ("decay, no_decay = set(), set()\n"
+     "for mn, m in self.named_modules():\n"
+     "    for pn, p in m.named_parameters():\n"
+     "        if pn.endswith('bias'):\n"
+     "            no_decay.add(pn)\n"
+     "optimizer = torch.optim.AdamW([{'params': sorted(decay)}], lr=lr)\n"
+     "return optimizer", True),
+    ("names = []\nfor pn, p in self.named_parameters():\n    names.append(pn)\nreturn names", True),
+    ("self.groups = list(self.parameters())", False),  # writes an attribute
+    ("for p in self.parameters():\n    torch.nn.init.zeros_(p)", False),  # a torch function not known to only read
+    ("blocks = self.blocks\nblocks.append(1)", False),  # fills a container it did not make
+    ("return self.blocks", False),  # hands back what the caller could change through it
+    ("return self(x)", False),  # calls the module
+])
+def test_a_function_that_only_reads_what_it_is_given(body, only_reads):
+    from flake8_staticfx.recompiles.read_only import reads_only
+    source = "def configure(self, lr, x):\n" + textwrap.indent(body, "    ")
+    assert reads_only(_function(source), {}) is only_reads
+
+
+def test_a_nested_list_prompt_and_topk_have_shapes():
+    from flake8_staticfx.recompiles.shapes import tensor_of, torch_function
+    from flake8_staticfx.recompiles.values import ListValue
+    prompt = tensor_of(ListValue([ListValue([Const(1), Const(2), Const(3)])]))
+    assert prompt.shape == (1, 3)
+    assert tensor_of(ListValue([ListValue([Const(1)]), ListValue([Const(1), Const(2)])])).shape is None  # ragged
+    values, indices = torch_function("topk", [TensorValue((1, 11))], {"k": Const(1), "dim": Const(-1)}, False).items
+    assert values.shape == indices.shape == (1, 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from .read_only import READING_METHODS
 from .syntax import dotted, forward_of, is_self_attribute
 from .values import UNKNOWN, Compiled, Const, Instance, Opaque
 
@@ -102,8 +103,10 @@ def forget(statement: ast.stmt, instance: Instance, env: dict) -> None:
 
 
 def is_receiver(attribute: ast.Attribute, statement: ast.stmt) -> bool:
-    """`self.layers` in `self.layers.append(block)`: an object changed in place."""
-    return any(isinstance(node, ast.Attribute) and node.value is attribute for node in ast.walk(statement))
+    """`self.layers` in `self.layers.append(block)`: an object changed in place (not by a method
+    that only reads: `self.transformer.parameters()`)."""
+    return any(isinstance(node, ast.Attribute) and node.value is attribute and node.attr not in READING_METHODS
+               for node in ast.walk(statement))
 
 
 def is_super_init(statement: ast.stmt) -> bool:

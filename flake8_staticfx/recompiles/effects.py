@@ -15,11 +15,11 @@ from __future__ import annotations
 import ast
 import math
 
-from .arithmetic import ARITHMETIC, COMPARE
+from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, math_constant
 from .shapes import (ShapeUnknown, broadcast, index_items, indexed, layer_output, matmul, requires_grad,
                      tensor_method, torch_function)
 from .syntax import dotted, forward_of, is_self_attribute
-from .values import UNKNOWN, Const, DictValue, Instance, Layer, ListValue, ModuleDict, TensorValue
+from .values import UNKNOWN, Const, DictValue, Instance, Lambda, Layer, ListValue, ModuleDict, TensorValue
 
 MAX_DEPTH = 4  # project submodules followed into
 MAX_UNROLL = 64  # iterations of a loop over a known range
@@ -150,6 +150,8 @@ class _Reader:
             if found is UNKNOWN:
                 raise ShapeUnknown(node.attr)
             return found
+        if dotted(node) in MATH_CONSTANTS:
+            return math_constant(dotted(node))  # math.pi
         if isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim") and not _named(node.value):
             owner = self.expr(node.value, scope)
             if isinstance(owner, TensorValue) and owner.shape is not None and all(
@@ -246,9 +248,14 @@ class _Reader:
             found = owner.items.get(func.attr) if isinstance(owner, ModuleDict) else None
         else:
             found = None
-        return found if isinstance(found, (Layer, Instance, ModuleDict, ListValue)) else None
+        return found if isinstance(found, (Layer, Instance, ModuleDict, ListValue, Lambda)) else None
 
-    def module_output(self, module: Layer | Instance | ListValue, args: list, scope: _Scope):
+    def module_output(self, module: Layer | Instance | ListValue | Lambda, args: list, scope: _Scope):
+        if isinstance(module, Lambda):  # minGPT's `self.mlpf = lambda x: m.dropout(...)`: its body on the args
+            if module.node is None or module.node.args.vararg or len(module.node.args.args) != len(args):
+                raise ShapeUnknown("lambda")
+            env = {**(module.env or {}), **{a.arg: value for a, value in zip(module.node.args.args, args)}}
+            return self.expr(module.node.body, _Scope(env, None, scope.writes, scope.depth + 1))
         if isinstance(module, ListValue):  # an nn.Sequential: each module on the last one's output
             for item in module.items:
                 args = [self.module_output(item, args, scope)] if isinstance(item, (Layer, Instance)) else _fail()
@@ -270,7 +277,7 @@ class _Reader:
         args = [self.value(a, scope) for a in node.args]  # one not known (`.to(t.device)`) may not matter
         kwargs = {k.arg: self.value(k.value, scope) for k in node.keywords if k.arg}
         module = self.module(func, scope)
-        if isinstance(module, (Layer, Instance, ListValue)):
+        if isinstance(module, (Layer, Instance, ListValue, Lambda)):
             return self.module_output(module, args, scope)
         if isinstance(func, ast.Attribute) and is_self_attribute(func) and scope.instance is not None:
             method = next((n for n in scope.instance.cls.body

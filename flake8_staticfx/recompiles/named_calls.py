@@ -65,6 +65,8 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
             result = torch_function(short, args, kwargs, grad_mode == "grad")
         except ShapeUnknown:
             return TensorValue(None)  # a tensor of a shape not followed: no claim where it is an input
+        if isinstance(result, ListValue):  # torch.topk: values and indices
+            return ListValue([replace(item, inference=inference) for item in result.items])
         return replace(result, inference=inference)  # made under inference_mode: an inference tensor
     return None
 

@@ -1,16 +1,19 @@
 """The project code a driver calls, replayed (drivers.py): a function inlined with its
-arguments bound, a class constructed by replaying its `__init__` (a statement not followed
-leaves an opaque attribute, declarations.forget, rather than stopping the driver)."""
+arguments bound (one the replay stops in that only reads what it is given, read_only.py, gives
+an unknown object rather than stopping the driver), a class constructed by replaying its
+`__init__` (a statement not followed leaves an opaque attribute, declarations.forget, rather
+than stopping the driver)."""
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING
 
 from .declarations import dataclass_fields, forget, grad_decorator, is_super_init
+from .read_only import reads_only
 from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted
 from .unfollowed import forget_read
-from .values import Const, DictValue, Instance, ListValue
+from .values import Const, DictValue, Instance, ListValue, Unfollowed
 
 if TYPE_CHECKING:
     from .drivers import Replay
@@ -37,6 +40,8 @@ def inline(replay: Replay, function: ast.FunctionDef, args: list, kwargs: dict, 
     except StateChange:
         raise
     except StopReplay as stop:
+        if reads_only(function, replay.functions):
+            return Unfollowed()  # it changed nothing the replay keeps: only what it returns is not known
         raise StopInside(str(stop)) from stop
     finally:
         replay.depth -= 1

@@ -25,10 +25,11 @@ PARAMETER_LAYERS = frozenset({
 ELEMENTWISE = frozenset({
     "tanh", "relu", "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "gelu", "silu",
     "softmax", "log_softmax", "where", "maximum", "minimum", "dropout", "layer_norm", "clamp", "leaky_relu",
-    "mish", "square", "erf"})
+    "mish", "square", "erf", "pow"})
 SAME_SHAPE_METHODS = frozenset({
     "detach", "float", "half", "double", "bfloat16", "clone", "contiguous", "type_as", "to", "tanh", "relu",
-    "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square", "cpu"})
+    "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square", "cpu",
+    "masked_fill"})
 CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}  # their spatial dimensions
 REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "logsumexp"})
 FACTORIES = frozenset({"zeros", "ones", "empty", "randn", "rand"})
@@ -83,6 +84,11 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
         if shape is None:
             raise ShapeUnknown("einsum")
         return TensorValue(shape, grad_enabled and requires_grad(*tensors), view=True)  # often a permuted view
+    if name == "topk" and tensors and tensors[0].shape and len(args) + len(kwargs) >= 2:
+        k = integer(kwargs.get("k", args[1] if len(args) > 1 else None))
+        axis = integer(kwargs.get("dim", args[2] if len(args) > 2 else Const(-1))) % len(tensors[0].shape)
+        shape = (*tensors[0].shape[:axis], k, *tensors[0].shape[axis + 1:])
+        return ListValue([TensorValue(shape, grad_enabled and tensors[0].requires_grad), TensorValue(shape)])
     if name == "linspace" and len(args) >= 3:
         return TensorValue((integer(args[2]),))
     if name == "randint" and len(args) >= 2 and isinstance(args[-1], Const) and isinstance(args[-1].value, tuple):
@@ -362,13 +368,24 @@ def stacked(items: list, dim: int) -> tuple | None:
 
 
 def tensor_of(data) -> TensorValue:
-    """torch.tensor(data): a 0-d tensor of a number (its value kept), a 1-d one of a flat list."""
+    """torch.tensor(data): a 0-d tensor of a number (its value kept), an n-d one of nested lists
+    of numbers (`[[4, 5, 6]]`: (1, 3))."""
     if isinstance(data, Const) and isinstance(data.value, (int, float, bool)):
         return TensorValue((), value=data.value)
-    items = data.items if isinstance(data, ListValue) else None
-    if items is not None and all(isinstance(i, Const) and isinstance(i.value, (int, float)) for i in items):
-        return TensorValue((len(items),))
-    return TensorValue(None)
+    return TensorValue(_nested_shape(data))
+
+
+def _nested_shape(data) -> tuple | None:
+    """The shape of a (nested) list or tuple of numbers, None where its rows differ or an item
+    is not a known number."""
+    if isinstance(data, Const) and isinstance(data.value, (int, float)) and not isinstance(data.value, bool):
+        return ()
+    items = data.items if isinstance(data, ListValue) else [Const(i) for i in data.value] if isinstance(
+        data, Const) and isinstance(data.value, tuple) else None
+    if not items:
+        return None
+    shapes = {_nested_shape(item) for item in items}
+    return (len(items), *shapes.pop()) if len(shapes) == 1 and None not in shapes else None
 
 
 def sizes_of(args: list) -> tuple:

@@ -16,7 +16,7 @@ _HARMLESS = (Const, Number, Function, ast.ClassDef, Unfollowed)
 # Builtins that only read what they are given: a statement calling nothing else reads tensors
 # without changing them (minRF's `[(tv, tloss) for tv, tloss in zip(t, tlist)]`).
 _READING_BUILTINS = frozenset({"zip", "enumerate", "len", "list", "tuple", "range", "sorted", "min", "max", "sum",
-                               "float", "int", "str", "isinstance"})
+                               "float", "int", "str", "isinstance", "all", "any"})
 
 
 def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
@@ -62,9 +62,9 @@ def _reads_only(statement: ast.stmt) -> bool:
 def forget_read(statement: ast.stmt, lookup) -> None:
     """The objects a statement not followed made that `statement`, not followed either, could
     have changed (`config.merge_from_dict(...)`): what was written on them is no longer known.
-    One that calls nothing and writes no attribute or item (`assert config.vocab_size is not
-    None`) changes no object."""
-    if not any(isinstance(node, ast.Call) or isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(
+    One that calls nothing but builtins that only read and writes no attribute or item (`assert
+    config.vocab_size is not None`, `all([config.n_layer is not None, ...])`) changes no object."""
+    if _reads_only(statement) and not any(isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(
             node.ctx, ast.Store) for node in ast.walk(statement)):
         return
     for node in ast.walk(statement):
