@@ -1166,7 +1166,9 @@ PAGES["SFX502"] = Page(
            "every call recompiles until the recompile limit (8 in torch 2.13), then the module "
            "runs eagerly. The same holds for a counter a method forward calls increments, under "
            "`if self.training:` (in training mode), after a break dynamo resumes from, and in a "
-           "child module's forward. Where no driver of the file calls the module, it is reported "
+           "child module's forward. A list attribute forward appends to is guarded on its "
+           "length, and recompiles every call the same way. Where no driver of the file calls "
+           "the module, it is reported "
            "for any caller calling it more than once (\"when compiled\" when the file compiles "
            "nothing). A bool toggled (two entries, then both match) and a float (its second value "
            "becomes symbolic) recompile once and are not reported.",

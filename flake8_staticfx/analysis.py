@@ -68,8 +68,10 @@ RECURSION_LIMIT = 12_000  # deep expressions and class chains recurse in astroid
 # A driver compiles through `torch.compile` or `.compile()` (recompiles/drivers.py): without the
 # name there is no compiled frame to count (`_can_compile_fullgraph` does not name it).
 COMPILE_NAMED = re.compile(r"\bcompile\b")
-# A forward counting on its module (recompiles/self_state.py): `self.n += 1`, `self.n = self.n + 1`.
-COUNTER_WRITTEN = re.compile(r"self\.(\w+)\s*(?:[-+]=|=\s*self\.\1\s*[-+]|=\s*\d+\s*\+\s*self\.\1\b)")
+# A forward counting on its module (recompiles/self_state.py): `self.n += 1`, `self.n = self.n + 1`,
+# `self.seen.append(x)`.
+COUNTER_WRITTEN = re.compile(r"self\.(\w+)\s*(?:[-+]=|=\s*self\.\1\s*[-+]|=\s*\d+\s*\+\s*self\.\1\b)"
+                             r"|self\.\w+\.(?:append|extend|insert)\(")
 
 
 @contextlib.contextmanager

@@ -149,12 +149,15 @@ def render(rule: Rule, what: str, gb_ids: tuple[str, ...] = (), *, frame_skipped
     return shorten(head + shorten(what, max(room, len(ELLIPSIS))) + tail, limit)
 
 
-def recompile(rule: Rule, what: str, guard: str, costs: tuple[str, ...], limit: int = LIMIT) -> str:
+def recompile(rule: Rule, what: str, guard: str, costs: tuple[str, ...], limit: int = LIMIT,
+              fix: str | None = None) -> str:
     """A recompile's message: the construct, the guard that fails, what it costs over the calls
-    (`costs` from the fullest to the shortest: the first that leaves the construct room is used)."""
+    (`costs` from the fullest to the shortest: the first that leaves the construct room is used),
+    the fix (`fix`: the one of the construct's form, else the rule's)."""
+    fix = fix or rule.fix
     head = f"{rule.code} {rule.summary}: `"
-    tails = [f"` (guard `{g}`); {cost}; {rule.fix}" for cost in costs for g in (guard,)]
-    tails += [f"`; {cost}; {rule.fix}" for cost in costs[-1:]]
+    tails = [f"` (guard `{g}`); {cost}; {fix}" for cost in costs for g in (guard,)]
+    tails += [f"`; {cost}; {fix}" for cost in costs[-1:]]
     for tail in tails:
         room = limit - len(head) - len(tail)
         if room >= min(MIN_WHAT, len(what)):

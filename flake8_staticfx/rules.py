@@ -373,7 +373,8 @@ COUNTER_IN_FORWARD = Rule(
     "counter attribute recompiles every call",
     "keep the count in a buffer updated in place",
     "an int module attribute is static to dynamo: count in a buffer (`self.step.add_(1)`) or "
-    "outside the compiled module",
+    "outside the compiled module; a list attribute forward appends to is guarded on its length: "
+    "return the values instead of keeping them on the module",
     fixable=False,
 )
 

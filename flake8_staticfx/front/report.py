@@ -76,7 +76,7 @@ def recompile_message(found: Recompile) -> str:
         when = f"{', '.join(found.conditions)}: " if found.conditions else ""
         return messages.recompile(found.rule, found.construct, found.guard, (
             f"{when}every call after the first compiles again, eager after {RECOMPILE_LIMIT} compiles",
-            f"{when}eager after {RECOMPILE_LIMIT} compiles", f"{when}eager after {RECOMPILE_LIMIT}"))
+            f"{when}eager after {RECOMPILE_LIMIT} compiles", f"{when}eager after {RECOMPILE_LIMIT}"), fix=found.fix)
     eager = f", then eager (limit {RECOMPILE_LIMIT})" if found.eager_after_limit else ""
     counted = f"{'at least ' if found.at_least else ''}{found.compiles} compiles in {found.calls} calls"
     return messages.recompile(found.rule, found.construct, found.guard,

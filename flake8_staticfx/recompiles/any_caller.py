@@ -7,12 +7,15 @@ import ast
 
 from .. import rules
 from .cache import RECOMPILE_LIMIT, Recompile
-from .self_state import counter_writes
+from .self_state import COUNT, counter_writes
+
+# A list forward appends to: guarded on its length (measured: tuned/self_state.py, list_history).
+GROWTH_FIX = "return the values instead of keeping them on the module"
 
 
 def any_caller_recompiles(tree: ast.Module, roots: set[str], skipped_classes: frozenset[str],
                           driven: set[str], compiled_in_file: bool) -> list[Recompile]:
-    """SFX502 at each counter a module's forward increments, for the modules of the file the
+    """SFX502 at each counter a module's forward increments or list it appends to, for the modules of the file the
     analysis has as roots (`Net.forward` in `roots`), whose forward dynamo does not give up on
     (`skipped_classes`) and that no driver of the file calls (`driven`: those are counted over the
     calls the driver makes). `compiled_in_file`: the file compiles something; otherwise the claim
@@ -24,7 +27,9 @@ def any_caller_recompiles(tree: ast.Module, roots: set[str], skipped_classes: fr
             continue
         conditions = ((() if compiled_in_file else ("when compiled",))
                       + (("in training",) if write.in_training else ()))
-        found.append(Recompile(rules.COUNTER_IN_FORWARD, write.line, write.col, write.construct,
-                               f"self.{write.attribute}", "forward", 0, RECOMPILE_LIMIT, 0, True, 0, "",
-                               any_caller=True, conditions=conditions))
+        counted = write.kind == COUNT
+        guard = f"self.{write.attribute}" if counted else f"len(self.{write.attribute})"
+        found.append(Recompile(rules.COUNTER_IN_FORWARD, write.line, write.col, write.construct, guard, "forward", 0,
+                               RECOMPILE_LIMIT, 0, True, 0, "", any_caller=True, conditions=conditions,
+                               fix=None if counted else GROWTH_FIX))
     return found

@@ -16,7 +16,7 @@ from ..ir import Graph
 from .drivers import Call, Replay
 from .arithmetic import COMPARE
 from .declarations import grad_decorator, is_compile
-from .self_state import forward_increments
+from .self_state import COUNT, forward_increments
 from .frames import BRANCH, CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
 from .syntax import frame_line
 from .values import (UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict, Opaque,
@@ -54,6 +54,7 @@ class Recompile:
     # describing the calls: `compiles` is the limit, `calls` and `call_line` 0, `driver` ''.
     any_caller: bool = False
     conditions: tuple[str, ...] = ()  # when the claim holds: "when compiled", "in training"
+    fix: str | None = None  # the fix of the construct's form, when it is not the rule's
 
 
 @dataclass
@@ -165,7 +166,7 @@ def _method_counters(frame: ast.FunctionDef, cls: ast.ClassDef, classes: dict[st
     return [Guarded(COUNTER, f"self.{write.attribute}", None, write.line, write.col, write.construct,
                     in_training=write.in_training)
             for write in forward_increments(cls, classes)
-            if not frame.lineno <= write.line <= frame.end_lineno and f"self.{write.attribute}" not in known]
+            if write.kind == COUNT and not frame.lineno <= write.line <= frame.end_lineno and f"self.{write.attribute}" not in known]
 
 
 def _wrapper(result: FrameCompiles, calls: list[Call]) -> FrameCompiles:
@@ -304,6 +305,8 @@ def _count(guard: Guarded, value, call: Call, number: int):
     counts in training only; a tensor rebound is guarded on nothing new."""
     if isinstance(value, TensorValue):
         return ("tensor",)
+    if isinstance(value, ListValue):
+        return ("list", len(value.items))  # a list appended to: guarded on its length
     if not isinstance(value, Const):
         return UNKNOWN
     if guard.in_training and not call.training:

@@ -124,9 +124,13 @@ class _Reader:
                 self.mutation(inner, scope)
 
     def mutation(self, node: ast.expr, scope: _Scope) -> None:
-        """`self.history.append(x)`: a list or dict attribute changed in place."""
+        """`self.history.append(x)`: a list or dict attribute changed in place; a list appended to
+        is one item longer (its length is guarded: tuned/list_shapes.py)."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_self_attribute(node.func.value):
-            if isinstance(scope.read(node.func.value.attr), (ListValue, DictValue)):
+            held = scope.read(node.func.value.attr)
+            if isinstance(held, ListValue) and node.func.attr == "append" and len(node.args) == 1:
+                scope.writes[node.func.value.attr] = ListValue([*held.items, UNKNOWN])
+            elif isinstance(held, (ListValue, DictValue)):
                 scope.writes[node.func.value.attr] = UNKNOWN
 
     # -- expressions ----------------------------------------------------------------------

@@ -191,6 +191,13 @@ class _Uses(ast.NodeVisitor):
             self.attribute_reads.setdefault(node.target.attr, node)
         self.generic_visit(node)
 
+    def visit_Expr(self, node):
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
+                and is_self_attribute(call.func.value):
+            self.write(call.func.value.attr, node)  # self.seen.append(x): its length is guarded
+        self.generic_visit(node)
+
     def visit_Assign(self, node):
         for target in node.targets:
             if is_self_attribute(target) and any(

@@ -16,8 +16,8 @@ call, or hands to another function (torch.utils.checkpoint runs it with dynamo d
 forward dynamo runs eagerly (a break in a loop) or never compiles (`@torch.compiler.disable`;
 under `@torch.no_grad()` or `@torch.inference_mode()` torch's wrapper inlines it, and the counter
 recompiles); a write only some paths reach. A bool toggled (compiles twice, then both entries
-match) and a float (its second value is symbolic) recompile once: not claimed. A list appended
-to in forward recompiles every call too (guarded on its length): not claimed yet.
+match) and a float (its second value is symbolic) recompile once: not claimed. A list attribute forward appends to is guarded on its length: every call
+recompiles too, unless some code empties or rebinds it.
 """
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ from .declarations import grad_decorator
 from .syntax import compiling_branch, dotted, is_self_attribute, is_training_test
 
 MAX_METHOD_DEPTH = 3  # forward -> self.a() -> self.b() -> self.c()
+COUNT, GROWTH = "count", "growth"  # an int counted up or down; a list appended to
+GROWING = frozenset({"append", "extend", "insert"})
+SHRINKING = frozenset({"clear", "pop", "remove"})
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class CounterWrite:
     col: int
     construct: str  # the statement, as the source writes it
     in_training: bool  # under `if self.training:`
+    kind: str = COUNT  # COUNT or GROWTH
 
 
 def counter_writes(tree: ast.Module) -> list[CounterWrite]:
@@ -53,8 +57,8 @@ def counter_writes(tree: ast.Module) -> list[CounterWrite]:
         forward = _methods(cls, classes).get("forward")
         if forward is None or any(grad_decorator(decorator) is None for decorator in forward.decorator_list):
             continue
-        ints = _int_attributes(cls, classes)
-        found += [write for write in forward_increments(cls, classes) if write.attribute in ints]
+        wanted = {COUNT: _int_attributes(cls, classes), GROWTH: _list_attributes(cls, classes)}
+        found += [write for write in forward_increments(cls, classes) if write.attribute in wanted[write.kind]]
     return found
 
 
@@ -67,8 +71,8 @@ def forward_increments(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> l
         return []
     walk = _Walk(methods)
     walk.statements(forward.body, in_training=False, depth=0)
-    return [CounterWrite(cls.name, name, stmt.lineno, stmt.col_offset, ast.unparse(stmt), in_training)
-            for name, stmt, in_training in walk.writes]
+    return [CounterWrite(cls.name, name, stmt.lineno, stmt.col_offset, ast.unparse(stmt), in_training, kind)
+            for name, stmt, in_training, kind in walk.writes]
 
 
 def _methods(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int = 0) -> dict[str, ast.FunctionDef]:
@@ -96,6 +100,45 @@ def _int_attributes(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> set[
             if _binds_otherwise(node, ints):
                 ints.discard(_bound_name(node))
     return ints
+
+
+def _list_attributes(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> set[str]:
+    """The attributes `__init__` sets to an empty list and no code of the class binds again,
+    empties or shortens (`self.h = []` in a reset, `self.h.clear()`, `del self.h[0]`)."""
+    methods = _methods(cls, classes)
+    init = methods.get("__init__")
+    lists, first = set(), {}
+    for node in ast.walk(init) if init is not None else ():
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and is_self_attribute(node.targets[0]) \
+                and _is_empty_list(node.value):
+            lists.add(node.targets[0].attr)
+            first.setdefault(node.targets[0].attr, node)
+    for method in methods.values():
+        for node in ast.walk(method):
+            name = _bound_name(node)
+            if name in lists and node is not first[name]:
+                lists.discard(name)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SHRINKING \
+                    and is_self_attribute(node.func.value):
+                lists.discard(node.func.value.attr)
+            if isinstance(node, ast.Delete):
+                lists -= {target.value.attr for target in node.targets
+                          if isinstance(target, ast.Subscript) and is_self_attribute(target.value)}
+    return lists
+
+
+def _is_empty_list(node: ast.expr) -> bool:
+    return isinstance(node, ast.List) and not node.elts or (
+        isinstance(node, ast.Call) and dotted(node.func) == "list" and not node.args)
+
+
+def _growth(stmt: ast.stmt) -> str | None:
+    """The list attribute a statement grows: `self.h.append(x)`, `self.h.extend(xs)`."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in GROWING \
+            and is_self_attribute(call.func.value):
+        return call.func.value.attr
+    return None
 
 
 def _is_int(node: ast.expr) -> bool:
@@ -155,11 +198,11 @@ def _is_read(node: ast.expr, name: str) -> bool:
 class _Walk:
     """Forward's statements that run on every call under dynamo, followed into the module's own
     methods forward calls as a statement (`self._tick()`, `n = self._tick()`); the increments
-    found there."""
+    and list growths found there."""
 
     def __init__(self, methods: dict[str, ast.FunctionDef]):
         self.methods = methods
-        self.writes: list[tuple[str, ast.stmt, bool]] = []
+        self.writes: list[tuple[str, ast.stmt, bool, str]] = []  # (attribute, statement, in training, kind)
 
     def statements(self, body: list[ast.stmt], in_training: bool, depth: int) -> bool:
         """Walk `body`; False once a statement may leave it on some path (the rest runs on some
@@ -169,9 +212,11 @@ class _Walk:
                 if isinstance(stmt.value if isinstance(stmt, ast.Return) else None, ast.Call):
                     self.method_call(stmt.value, in_training, depth)  # `return self._step(x)`
                 return False
-            name = _increment(stmt)
+            name, grown = _increment(stmt), _growth(stmt)
             if name is not None:
-                self.writes.append((name, stmt, in_training))
+                self.writes.append((name, stmt, in_training, COUNT))
+            elif grown is not None:
+                self.writes.append((grown, stmt, in_training, GROWTH))
             elif isinstance(stmt, ast.If) and not self.branch(stmt, in_training, depth):
                 return False
             elif isinstance(stmt, (ast.With, ast.AsyncWith)) and not self.statements(stmt.body, in_training, depth):
