@@ -146,3 +146,51 @@ def test_a_nested_list_prompt_and_topk_have_shapes():
     assert tensor_of(ListValue([ListValue([Const(1)]), ListValue([Const(1), Const(2)])])).shape is None  # ragged
     values, indices = torch_function("topk", [TensorValue((1, 11))], {"k": Const(1), "dim": Const(-1)}, False).items
     assert values.shape == indices.shape == (1, 1)
+
+
+@pytest.mark.parametrize("pattern, shape, axes, strides", [  # each measured with torch and einops 0.8.2
+    ("h w c -> b (h w) c", (4, 4, 3), {"b": 1}, "fresh"),
+    ("h w c -> b (h w) c", (4, 4, 3), {"b": 2}, (0, 3, 1)),  # broadcast: a stride of 0
+    ("1 ... -> bs ...", (1, 6, 40), {"bs": 3}, (0, 40, 1)),
+    ("b c (h ph) (w pw) -> b (h w) (c ph pw)", (1, 16, 8, 8), {"ph": 2, "pw": 2}, "fresh"),  # the reshape copies
+    ("B L (K H D) -> K B H L D", (1, 24, 96), {"K": 3, "H": 2}, (32, 768, 16, 96, 1)),  # a transposed view
+    ("b n d (i j) -> b n d i j", (1, 5, 3, 4), {"i": 2, "j": 2}, "fresh"),
+])
+def test_einops_results_are_views_where_torch_makes_them(pattern, shape, axes, strides):
+    from flake8_staticfx.recompiles.rearranging import einops_strides
+    assert einops_strides(pattern, shape, axes) == strides
+
+
+def test_a_schedule_walked_in_pairs_and_an_embedder_object_reach_the_frame():
+    frames, recompiles = _predict('''\
+        import torch
+        import torch.nn as nn
+        from einops import rearrange as r
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(16, 16)
+
+            def forward(self, img, txt, t):
+                return self.fc(img) * t[:, None, None] + txt.mean(dim=1, keepdim=True)
+
+
+        class Embed:
+            def __call__(self, prompts):
+                return torch.randn(len(prompts), 6, 16)
+
+
+        def run():
+            model = torch.compile(Net())
+            embed = Embed()
+            with torch.no_grad():
+                for size in (8, 8, 12):
+                    img = r(torch.randn(1, 4, size, 8), "b c (h p) (w q) -> b (h w) (c p q)", p=2, q=2)
+                    schedule = torch.linspace(1, 0, 3).tolist()
+                    for now, later in zip(schedule[:-1], schedule[1:]):
+                        img = img + (later - now) * model(img=img, txt=embed(["a fox"]), t=torch.full((1,), now))
+    ''')
+    assert [(f.compiles, f.calls, f.known) for f in frames] == [(2, 6, True)]  # the third size: once
+    assert [(r.guard, r.call_line) for r in recompiles] == [("img", 28)]

@@ -14,7 +14,7 @@ ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
 COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not}
 BUILTINS = ("range", "enumerate", "len", "float", "int", "min", "max", "abs", "round", "reversed", "list", "tuple",
-            "sum", "str")
+            "sum", "str", "zip")
 MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.inf", "math.tau"})
 MATH_FUNCTIONS = frozenset(f"math.{name}" for name in (
     "cos", "sin", "exp", "log", "sqrt", "floor", "ceil", "pow", "log2", "log10", "tanh"))
@@ -47,7 +47,7 @@ def builtin(name: str, args: list):
     for arg in args:
         if isinstance(arg, Const):
             values.append(arg.value)
-        elif name in ("enumerate", "len", "list", "tuple") and isinstance(arg, ListValue):
+        elif name in ("enumerate", "len", "list", "tuple", "zip") and isinstance(arg, ListValue):
             values.append(arg.items)
         elif name == "sum" and isinstance(arg, ListValue) and all(isinstance(item, Const) for item in arg.items):
             values.append(tuple(item.value for item in arg.items))  # `sum(params.axes_dim)`
@@ -58,6 +58,10 @@ def builtin(name: str, args: list):
     if name == "enumerate":
         items = values[0] if isinstance(args[0], ListValue) else [Const(item) for item in values[0]]  # a range's ints
         return ListValue([ListValue([Const(i), item]) for i, item in enumerate(items)])
+    if name == "zip":  # FLUX's `zip(timesteps[:-1], timesteps[1:])`: pairs, as many as the shortest has
+        rows = [items if isinstance(arg, ListValue) else [Const(item) for item in items]
+                for arg, items in zip(args, values)]
+        return ListValue([ListValue(list(pair)) for pair in zip(*rows)])
     if name == "range":
         return Const(range(*values))
     if name in ("list", "tuple") and len(values) == 1:  # `list(range(1, n))`: a tuple stands for both

@@ -71,6 +71,20 @@ def namedtuples(tree: ast.Module) -> dict[str, list[str]]:
     return found
 
 
+def library_imports(tree: ast.Module, libraries: frozenset[str]) -> dict[str, str]:
+    """The file's top-level names for the functions and modules it imports from `libraries`
+    (`from einops import rearrange` -> {"rearrange": "einops.rearrange"}, `import einops as E`
+    -> {"E": "einops"}), so that a call names what it calls whatever the import spelled."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in libraries:
+            found.update((alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update((alias.asname, alias.name) for alias in node.names
+                         if alias.asname and alias.name.split(".")[0] in libraries)
+    return found
+
+
 def grad_decorator(decorator: ast.expr) -> str | None:
     """The grad mode a decorator sets (`@torch.no_grad()`), None for any other decorator."""
     name = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)

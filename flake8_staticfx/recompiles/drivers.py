@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
 from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, is_compile,
-                           method_of, module_constants, namedtuples, pure)
+                           library_imports, method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
-from .named_calls import MARKS_DYNAMIC, named_value
+from .named_calls import LIBRARIES, MARKS_DYNAMIC, named_value
 from .project_calls import construct, inline
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
 from .stops import Returned, StateChange, StopInside, StopReplay
@@ -68,6 +68,7 @@ class Replay:
         self.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
         self.constants = module_constants(tree)
         self.namedtuples = namedtuples(tree)
+        self.imports = library_imports(tree, LIBRARIES)
         self.compiled_functions = {name: Compiled(node, compile_setting(decorator), node.lineno)
                                    for name, node in self.functions.items()
                                    for decorator in node.decorator_list if is_compile(decorator)}
@@ -365,8 +366,8 @@ class Replay:
                                        strides=strides)
                 return self.made_here(TensorValue(shape, owner.requires_grad))
             key = self.expr(node.slice, env)
-            if isinstance(owner, ListValue) and isinstance(key, Const) and isinstance(key.value, int):
-                return owner.items[key.value]
+            if isinstance(owner, ListValue) and isinstance(key, Const) and isinstance(key.value, (int, slice)):
+                return owner.items[key.value] if isinstance(key.value, int) else ListValue(owner.items[key.value])
             if isinstance(owner, Const) and isinstance(owner.value, tuple) and isinstance(key, Const):
                 return Const(owner.value[key.value])
             if isinstance(owner, SizesNotFollowed):
@@ -499,6 +500,8 @@ class Replay:
         raise StopReplay("call")
 
     def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
+        root = name.split(".")[0]
+        name = self.imports[root] + name[len(root):] if root in self.imports else name
         if name.startswith(STATE_SETTERS) and name not in MARKS_DYNAMIC:
             raise StateChange(f"{name} changes what dynamo compiles")
         value = named_value(name, args, kwargs, node.lineno, self.grad_mode)
@@ -554,6 +557,10 @@ class Replay:
                 pass
         if isinstance(owner, TensorValue) and name == "size" and len(args) == 1:
             return Number()  # a size not followed: a number (`min(top_k, logits.size(-1))`)
+        if isinstance(owner, TensorValue) and name in ("tolist", "item") and not args and owner.shape is not None \
+                and len(owner.shape) <= 1 and all(isinstance(size, int) for size in owner.shape):
+            # FLUX's schedule: as many numbers as the tensor has, their values not followed
+            return ListValue([Number() for _ in range(owner.shape[0])]) if owner.shape else Number()
         if isinstance(owner, TensorValue):
             return TensorValue(None, data_sized=owner.data_sized)
         raise StopReplay(f"method {name}")
@@ -582,7 +589,7 @@ class Replay:
     def after_call(self, frame: ast.FunctionDef, instance: Instance | None, args: list):
         """What the call returns and the attributes it rebinds (a cache it grows), for the calls
         after it; a tensor attribute of a shape not followed is no longer known."""
-        result, writes = call_effects(frame, instance, args, self.grad_mode == "grad", self.functions)
+        result, writes = call_effects(frame, instance, args, self.grad_mode == "grad", self.functions, self.imports)
         for name, value in writes.items():
             unknown_shape = isinstance(value, TensorValue) and value.shape is None
             instance.attributes[name] = UNKNOWN if unknown_shape else self.made_here(value)

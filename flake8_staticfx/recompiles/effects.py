@@ -16,6 +16,7 @@ import ast
 import math
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, math_constant
+from .named_calls import library_tensor
 from .shapes import (ShapeUnknown, broadcast, index_items, indexed, layer_output, matmul, requires_grad,
                      tensor_method, torch_function)
 from .syntax import dotted, forward_of, is_self_attribute
@@ -29,17 +30,21 @@ _COMPARE = {op: f for op, f in COMPARE.items() if op not in (ast.Is, ast.IsNot)}
 
 
 def call_effects(frame: ast.FunctionDef, instance: Instance | None, args: list, grad_enabled: bool,
-                 functions: dict[str, ast.FunctionDef] | None = None) -> tuple[object, dict]:
+                 functions: dict[str, ast.FunctionDef] | None = None,
+                 imports: dict[str, str] | None = None) -> tuple[object, dict]:
     """The value the frame returns for these arguments (a TensorValue, possibly of unknown
-    shape, or UNKNOWN) and the attributes of `instance` it rebinds (name -> value)."""
-    reader = _Reader(grad_enabled, functions or {})
+    shape, or UNKNOWN) and the attributes of `instance` it rebinds (name -> value).
+    `functions`: the file's functions; `imports`: its names for library functions
+    (declarations.library_imports)."""
+    reader = _Reader(grad_enabled, functions or {}, imports or {})
     return reader.run(frame, instance, args, 0)
 
 
 class _Reader:
-    def __init__(self, grad_enabled: bool, functions: dict[str, ast.FunctionDef]):
+    def __init__(self, grad_enabled: bool, functions: dict[str, ast.FunctionDef], imports: dict[str, str]):
         self.grad_enabled = grad_enabled
         self.functions = functions
+        self.imports = imports
 
     def run(self, frame: ast.FunctionDef, instance: Instance | None, args: list, depth: int):
         params = [a.arg for a in frame.args.args][1 if instance is not None else 0:]
@@ -305,6 +310,9 @@ class _Reader:
             return self.run(self.functions[name], None, args, scope.depth + 1)[0]
         if name.startswith(("torch.", "F.", "nn.functional.")):
             return torch_function(short, args, kwargs, self.grad_enabled)
+        library = self.imports.get(name.split(".")[0])
+        if library is not None:  # einops' rearrange
+            return library_tensor(library + name[len(name.split(".")[0]):], args, kwargs, self.grad_enabled)
         if name in BUILTINS and all(isinstance(a, Const) for a in args):
             return Const(BUILTINS[name](*(a.value for a in args)))
         if name.startswith("math.") and short in MATH and all(isinstance(a, Const) for a in args):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from .declarations import compile_setting, holds_compiled, is_compile
+from .declarations import compile_setting, holds_compiled, is_compile, method_of
 from .project_calls import bind, inline
 from .shapes import ShapeUnknown, layer_output
 from .stops import StopReplay
@@ -26,6 +26,9 @@ def module_call(replay: Replay, instance: Instance, args: list, node: ast.Call, 
     """`instance(*args, **kwargs)` called eagerly (from the driver or an eager forward)."""
     forward = forward_of(instance.cls)
     grad = replay.grad_mode == "grad"
+    dunder_call = method_of(instance.cls, "__call__")
+    if forward is None and dunder_call is not None:  # an object of the file's that is not a module
+        return inline(replay, dunder_call, [instance, *args], kwargs, {})
     if replay.eager_call is not None and args and isinstance(args[0], TensorValue):
         # called from a forward dynamo skipped: dynamo compiles the module's forward as a frame
         replay.record(instance, forward, args, None, 0, replay.eager_call, regional=True)

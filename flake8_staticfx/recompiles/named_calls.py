@@ -7,12 +7,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
+from .rearranging import einops, einops_strides
 from .shapes import ShapeUnknown, tensor_of, torch_function
 from .values import Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer, Parameters, TensorValue
 
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
 MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic")
+# Libraries whose functions make tensors from tensors and change nothing else: a call gives the
+# shape its arguments determine (einops' patterns), else a tensor of a shape not followed.
+LIBRARIES = frozenset({"einops"})
 
 
 def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
@@ -60,6 +64,8 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
         return Optimizer()
     if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
         return TensorValue(None, data_sized=True)
+    if name.split(".")[0] in LIBRARIES:
+        return replace(library_tensor(name, args, kwargs, grad_mode == "grad"), inference=inference)
     if name.startswith(("torch.", "F.")):
         try:
             result = torch_function(short, args, kwargs, grad_mode == "grad")
@@ -69,6 +75,25 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
             return ListValue([replace(item, inference=inference) for item in result.items])
         return replace(result, inference=inference)  # made under inference_mode: an inference tensor
     return None
+
+
+def library_tensor(name: str, args: list, kwargs: dict, grad_enabled: bool) -> TensorValue:
+    """einops' rearrange/repeat of a fresh tensor of known shape by a constant pattern: the shape
+    the pattern gives, and the strides of the view it is unless laid out as a fresh tensor
+    (measured with torch: `repeat(ids, "h w c -> b (h w) c", b=1)` is contiguous, with b=2 its
+    first stride is 0); any other library call, a tensor not followed."""
+    tensor, pattern = (args + [None, None])[:2]
+    sizes = {key: value.value for key, value in kwargs.items() if isinstance(value, Const)}
+    if not (isinstance(tensor, TensorValue) and tensor.shape is not None and not tensor.view
+            and all(isinstance(size, int) for size in tensor.shape) and isinstance(pattern, Const)
+            and isinstance(pattern.value, str) and len(sizes) == len(kwargs)):
+        return TensorValue(None)
+    shape = einops(name.split(".")[-1], pattern.value, tuple(tensor.shape), sizes)
+    if shape is None:
+        return TensorValue(None)
+    strides = einops_strides(pattern.value, tuple(tensor.shape), sizes)
+    return TensorValue(shape, grad_enabled and tensor.requires_grad, view=strides != "fresh",
+                       strides=strides if isinstance(strides, tuple) else None)
 
 
 # The classes `isinstance` is answered for, by their name in the code.

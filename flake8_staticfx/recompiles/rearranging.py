@@ -101,6 +101,50 @@ def einops(function: str, pattern: str, shape: tuple, axes: dict) -> tuple | Non
     return tuple(result)
 
 
+def einops_strides(pattern: str, shape: tuple, axes: dict) -> tuple | str | None:
+    """The strides of einops' result for a contiguous input of `shape`: "fresh" where it is a
+    contiguous tensor (a reshape that copies, or a view laid out as a fresh one), the strides
+    of a view otherwise (a transpose, a `repeat` broadcast with stride 0), None where not
+    followed. Each elementary axis keeps its stride in the input (a new one of `repeat`: 0);
+    a group of them is one dimension of a view where torch's reshape can merge them, else the
+    reshape copies."""
+    left, right = (_groups(side) for side in pattern.split("->", 1))
+    sizes = dict(axes)
+    if left is None or right is None or _bind(left, shape, sizes) is None:
+        return None
+    rest = tuple(("...", index) for index in range(len(sizes.get("...", ()))))
+    elementary = [(name, size) for group in left for axis in group
+                  for name, size in (zip(rest, sizes["..."]) if axis == "..." else [(axis, _size(axis, sizes))])]
+    strides, running = {}, 1
+    for name, size in reversed(elementary):
+        strides[name] = running
+        running *= size
+    result = []
+    for group in right:
+        if "..." in group and group != ["..."]:
+            return None
+        for members in ([[name] for name in rest] if group == ["..."] else [group]):
+            kept = [(_size(axis, sizes), 0 if axis not in strides else strides[axis]) for axis in members]
+            kept = [(size, stride) for size, stride in kept if size != 1]
+            if any(outer != inner * size for (_, outer), (size, inner) in zip(kept, kept[1:])):
+                return "fresh"  # not a view: the reshape copies
+            result.append(kept[-1][1] if kept else None)
+    sizes_out = einops("repeat", pattern, shape, axes)
+    fresh = [1]
+    for size in reversed(sizes_out[1:]):
+        fresh.insert(0, fresh[0] * size)
+    laid_out = tuple(expected if stride is None or size == 1 else stride
+                     for stride, expected, size in zip(result, fresh, sizes_out))
+    return "fresh" if laid_out == tuple(fresh) else laid_out
+
+
+def _size(axis, sizes: dict) -> int:
+    """An elementary axis's size: a digit's own, one of the dimensions `...` took, a named one's."""
+    if isinstance(axis, tuple):
+        return sizes["..."][axis[1]]
+    return int(axis) if axis.isdigit() else sizes[axis]
+
+
 def _groups(side: str) -> list[list[str]] | None:
     """"b (h w) c" as [["b"], ["h", "w"], ["c"]]; None for a pattern not read."""
     groups: list[list[str]] = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from .values import Const, Function, Number, TensorValue, Unfollowed
+from .values import Const, Function, ListValue, Number, TensorValue, Unfollowed
 
 # What a statement not followed may read without the replay losing track: values no call can
 # change in place (a number, a named function or module, a class of the file: the replay keeps
@@ -43,14 +43,21 @@ def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
             elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store) \
                     and not (_root(node) is not None and isinstance(lookup(_root(node)), Unfollowed)):
                 return None  # an attribute or item of an object the replay keeps
-    harmless = (*_HARMLESS, TensorValue) if _reads_only(statement) else _HARMLESS
+    reads_only = _reads_only(statement)
     for node in ast.walk(statement):
         if isinstance(node, ast.Call) and _dotted_root(node.func) == "torch":
             return None  # a torch function not followed may change what dynamo guards
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not isinstance(
-                lookup(node.id), harmless):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not _harmless(lookup(node.id), reads_only):
             return None
     return bound
+
+
+def _harmless(value, reads_only: bool) -> bool:
+    """A value a statement not followed cannot have changed; a tensor, or a list of such values,
+    too where the statement calls nothing but builtins that only read."""
+    if reads_only and isinstance(value, ListValue):
+        return all(_harmless(item, reads_only) for item in value.items)
+    return isinstance(value, (*_HARMLESS, TensorValue) if reads_only else _HARMLESS)
 
 
 def _reads_only(statement: ast.stmt) -> bool:
