@@ -98,15 +98,9 @@ class Project:
     def load(self, modname: str) -> SourceModule | None:
         """The module parsed, reusing the last parse while the file's text is unchanged."""
         path = self.module_path(modname)
-        if path is None:
+        source = None if path is None else module_text(path)
+        if path is None or source is None:
             return None
-        source = UNSAVED.get(path)
-        if source is None:
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    source = handle.read()
-            except (OSError, UnicodeDecodeError):
-                return None
         if is_oversized(len(source)):
             return None  # framework-sized modules cost more to parse than they tell
         cached = self._cache.get(path)
@@ -125,6 +119,18 @@ class Project:
             self._cache.popitem(last=False)
             _count_dropped(1)
         return loaded
+
+
+def module_text(path: str) -> str | None:
+    """The text of the module at `path`: an editor's unsaved buffer, else the file's."""
+    source = UNSAVED.get(path)
+    if source is None:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                source = handle.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+    return source
 
 
 # How many cached parses were dropped in this process: a tree dropped after the plugin froze

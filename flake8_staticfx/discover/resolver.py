@@ -15,7 +15,7 @@ from astroid import nodes
 from ..config import DEFAULT_MODULE_BASES
 from .oversized import oversized_module
 from .parse import decorated, last_name, nodes_of_class
-from .projects import NEVER_FOLLOWED, NO_LIBRARIES, Libraries, Project, SourceModule, is_oversized
+from .projects import NEVER_FOLLOWED, NO_LIBRARIES, Libraries, Project, SourceModule, is_oversized, module_text
 
 TORCH_MODULE = "torch.nn.Module"
 CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
@@ -33,6 +33,7 @@ DATACLASS_TRANSFORMS = frozenset({"typing.dataclass_transform", "typing_extensio
 # and huggingface_hub's `strict`, which only validates the fields' types.
 DATACLASS_DECORATORS = DATACLASS_TRANSFORMS | {DATACLASS, "auto_docstring", "huggingface_hub.dataclasses.strict"}
 MAX_RESOLVE_DEPTH = 12
+_STAR_IMPORT = re.compile(r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+\*")
 
 # A decorator that runs the function's body with dynamo settings patched (see config_patch).
 CONFIG_PATCH = "torch._dynamo.config.patch"
@@ -124,6 +125,7 @@ class Resolver:
     _bases: dict[nodes.NodeNG, Binding | None] = field(default_factory=dict)
     _star_exports: dict[tuple[str, str], Binding | None] = field(default_factory=dict)
     _star_imports: dict[nodes.Module, list[nodes.ImportFrom]] = field(default_factory=dict)
+    _may_bind_memo: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     def is_project_module(self, modname: str) -> bool:
         """Is `modname` a module whose source we read: the project's, or a library's?"""
@@ -235,7 +237,9 @@ class Resolver:
             if (node.lineno or 0) <= after:
                 break
             base = _relative_module(module, node.modname, node.level) if node.level else node.modname
-            source = self.load(base) if base and self.is_project_module(base) else None
+            if not base or not self.is_project_module(base) or not self._may_bind(base, name):
+                continue
+            source = self.load(base)
             if source is None or not _exports(source.node, name):
                 continue
             binding = self.global_binding(source, name, depth + 1)
@@ -243,6 +247,22 @@ class Resolver:
                 self._star_exports[key] = binding
                 return binding
         return None
+
+    def _may_bind(self, modname: str, name: str) -> bool:
+        """Can module `modname` bind `name`: does its text spell it, or does a module it
+        star-imports bind it? Read in the text before parsing anything: transformers.models
+        star-imports its ~400 model packages, each its submodules, and parsing them all on the
+        way to `transformers.BertConfig` cost 12 s and 900 MiB."""
+        key = (modname, name)
+        if key not in self._may_bind_memo:
+            self._may_bind_memo[key] = False  # cuts cycles of star imports
+            loaded = self._loaded.get(modname)
+            path = loaded.path if loaded is not None else self._owner(modname).module_path(modname)
+            text = loaded.source if loaded is not None else None if path is None else module_text(path)
+            self._may_bind_memo[key] = text is None or name in text or any(
+                self._may_bind(target, name) for target in _star_targets(modname, path, text)
+                if self.is_project_module(target))
+        return self._may_bind_memo[key]
 
     def _definition_binding(self, module: SourceModule, node: nodes.NodeNG) -> Binding | None:
         if isinstance(node, nodes.ClassDef):
@@ -671,6 +691,17 @@ def _ast_last_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Attribute):
         return expr.attr
     return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _star_targets(modname: str, path: str | None, text: str) -> Iterator[str]:
+    """The modules the text's `from m import *` statements name, relative ones made absolute."""
+    package = modname.split(".") if path is not None and os.path.basename(path) == "__init__.py" \
+        else modname.split(".")[:-1]
+    for dots, target in _STAR_IMPORT.findall(text):
+        if not dots:
+            yield target
+        elif len(dots) - 1 <= len(package):
+            yield ".".join(p for p in [*package[:len(package) - (len(dots) - 1)], target] if p)
 
 
 def _relative_module(module: SourceModule, modname: str | None, level: int) -> str | None:
