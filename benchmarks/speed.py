@@ -43,10 +43,11 @@ Files
    getrusage(RUSAGE_CHILDREN) reports it in a parent whose only child it is: a tiny launcher
    (`python -I -S`, ~10 MiB) forks/execs flake8 and os.wait4()s it.  (Spawning flake8 straight
    from this benchmark process would report this process's peak RSS instead: Linux keeps the
-   memory high-water mark across exec, and subprocess spawns with vfork.)  Every run but two
-   has the cache between runs off ($FLAKE8_STATICFX_NO_CACHE); those two run the plugin with
-   --staticfx-cache-dir in an empty directory, "cold cache" (filling it) then "warm cache".
-   --repeat N runs the four rows N times, interleaved, and reports the median CPU and wall.
+   memory high-water mark across exec, and subprocess spawns with vfork.)  Every run but three
+   has the cache between runs off ($FLAKE8_STATICFX_NO_CACHE); those three run the plugin with
+   --staticfx-cache-dir in an empty directory, "cold cache" (filling it) then "warm cache", then
+   "edited": a copy of the set, a comment appended to each file, with the cache the two left.
+   --repeat N runs the five rows N times, interleaved, and reports the median CPU and wall.
 
 3. Editor latency: a fresh flake8 on the largest file of the set and on the file closest to
    500 lines, with and without the plugin, --editor-repeat times (default 3, after one untimed
@@ -473,8 +474,12 @@ def check_child(run: ChildRun, what: str) -> None:
         print(f"speed.py: warning: {what} exited {run.returncode}: {run.stderr[-500:]}", file=sys.stderr)
 
 
-# The runs of the set with the cache between runs: an empty cache, then the same again.
-CACHE_ROWS = ("cold cache", "warm cache")
+# The runs of the set with the cache between runs: an empty cache, then the same again, then
+# every file edited (a copy of the set, a comment line appended to each file) with the cache as
+# the first two left it: each file's own answer misses while the libraries it follows are as
+# they were, what a lint gate run on a push or an editor's save pays.
+CACHE_ROWS = ("cold cache", "warm cache", "edited")
+EDIT = "# edited since the cache was filled\n"
 NO_CACHE_ENV = "FLAKE8_STATICFX_NO_CACHE"
 
 
@@ -496,10 +501,11 @@ def run_whole_set(files: list[SourceFile], envs: dict[str, str], cwd: str, plugi
     def with_cache() -> None:
         # The plugin with the cache between runs (front/cache.py) on, in an empty directory: the
         # first run fills it, the second finds every file's answer there.
-        with tempfile.TemporaryDirectory(prefix="speed-cache-") as directory:
-            for label in CACHE_ROWS:
+        with tempfile.TemporaryDirectory(prefix="speed-cache-") as directory, \
+                tempfile.TemporaryDirectory(prefix="speed-edited-") as copy:
+            for label, linted in zip(CACHE_ROWS, (paths, paths, edited_copy(paths, copy))):
                 run = run_child(flake8_cmd(envs["flake8+SFX"], [*plugin_args, f"--staticfx-cache-dir={directory}",
-                                                                *paths]), cwd, cached)
+                                                                *linted]), cwd, cached)
                 check_child(run, f"flake8 over the set ({label})")
                 runs[label].append(run)
 
@@ -509,6 +515,20 @@ def run_whole_set(files: list[SourceFile], envs: dict[str, str], cwd: str, plugi
     return {label: {"cpu": statistics.median(r.cpu for r in rs), "wall": statistics.median(r.wall for r in rs),
                     "maxrss_mib": max(r.maxrss_mib for r in rs), "cpus": [r.cpu for r in rs]}
             for label, rs in runs.items()}
+
+
+def edited_copy(paths: list[str], into: str) -> list[str]:
+    """The files at `paths` copied below `into` (their layout below their common directory
+    kept, so that a package's modules still import each other), each with EDIT appended."""
+    root = os.path.commonpath([os.path.dirname(os.path.abspath(path)) for path in paths])
+    copies = []
+    for path in paths:
+        copied = os.path.join(into, os.path.relpath(os.path.abspath(path), root))
+        os.makedirs(os.path.dirname(copied), exist_ok=True)
+        text = Path(path).read_bytes()
+        Path(copied).write_bytes(text + (b"" if text.endswith(b"\n") or not text else b"\n") + EDIT.encode())
+        copies.append(copied)
+    return copies
 
 
 def run_editor(targets: dict[str, SourceFile], envs: dict[str, str], cwd: str, plugin_args: list[str],
@@ -818,7 +838,7 @@ def main(argv: list[str] | None = None) -> int:
             result["flake8_versions"] = versions
             if not args.no_whole_set:
                 if progress:
-                    print(f"speed.py: fresh flake8 --jobs 1 over {len(chosen)} files, 4 rows x {args.repeat}",
+                    print(f"speed.py: fresh flake8 --jobs 1 over {len(chosen)} files, 5 rows x {args.repeat}",
                           file=sys.stderr)
                 result["whole_set"] = run_whole_set(chosen, envs, cwd, plugin_args, args.repeat)
             if not args.no_editor:
