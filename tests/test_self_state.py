@@ -142,11 +142,13 @@ def test_a_counter_is_an_int_attribute_incremented_on_every_call(tmp_path, init,
 @pytest.mark.parametrize("torch", sorted(RELEASES))
 @pytest.mark.parametrize("case", ["warmup_branch", "float_decay", "training_counter", "training_counter_eval",
                                   "bool_toggle", "buffer_iadd", "constant_write", "eager_only_counter",
-                                  "increment_only", "increment_only_long", "tick_method", "unreached_counter"])
+                                  "increment_only", "increment_only_long", "tick_method", "unreached_counter",
+                                  "child_counter", "list_history"])
 def test_a_driver_calling_the_module_counts_its_counter_as_dynamo_does(case, torch):
     """The replay over the file's own driver: the lines that recompile and the compiles of
     forward, as recorded (a bool toggled compiles twice, a decayed float once symbolic, a counter
-    in eval mode or under `not is_compiling()` never changes)."""
+    in eval mode or under `not is_compiling()` never changes, a child's counter is guarded in the
+    parent's frame, a list appended to grows)."""
     with open(os.path.join(TUNED, RELEASES[torch]), encoding="utf-8") as handle:
         truth = json.load(handle)["self_state.py"][case]
     path = os.path.join(TUNED, "self_state.py")

@@ -16,7 +16,7 @@ from ..ir import Graph
 from .drivers import Call, Replay
 from .arithmetic import COMPARE
 from .declarations import grad_decorator, is_compile
-from .self_state import COUNT, forward_increments
+from .self_state import COUNT, called_children, forward_increments
 from .frames import BRANCH, CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
 from .syntax import frame_line
 from .values import (UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict, Opaque,
@@ -115,6 +115,7 @@ def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef
     guarded = guarded_inputs(frame, is_method, instance.training_attributes() if instance else frozenset())
     if instance is not None and frame.name == "forward":
         guarded += _method_counters(frame, instance.cls, classes, {guard.name for guard in guarded})
+        guarded += _child_counters(instance, classes)
     root = f"{instance.cls.name}.{frame.name}" if instance is not None else frame.name
     result = FrameCompiles(frame, calls[0].driver, root)
     # @torch.inference_mode() on the frame: dynamo compiles torch's wrapper frame, which inlines
@@ -167,6 +168,20 @@ def _method_counters(frame: ast.FunctionDef, cls: ast.ClassDef, classes: dict[st
                     in_training=write.in_training)
             for write in forward_increments(cls, classes)
             if write.kind == COUNT and not frame.lineno <= write.line <= frame.end_lineno and f"self.{write.attribute}" not in known]
+
+
+def _child_counters(instance: Instance, classes: dict[str, ast.ClassDef]) -> list[Guarded]:
+    """The counters the forward of a child module increments, the child called on every call
+    and not compiled apart: inlined in the parent's frame, guarded at the child's line
+    (measured: tuned/self_state.py, child_counter; the guard `self._modules['inner'].calls`)."""
+    found = []
+    for name in sorted(called_children(instance.cls, classes)):
+        child = instance.attributes.get(name)
+        if isinstance(child, Instance) and not child.compiled:
+            found += [Guarded(COUNTER, f"self.{name}.{write.attribute}", None, write.line, write.col, write.construct,
+                              in_training=write.in_training)
+                      for write in forward_increments(child.cls, classes) if write.kind == COUNT]
+    return found
 
 
 def _wrapper(result: FrameCompiles, calls: list[Call]) -> FrameCompiles:
@@ -284,7 +299,7 @@ def _guarded_value(guard: Guarded, call: Call, number: int):
             return _identity(_default(call, guard.index))
         return _identity(call.args[guard.index])
     name = guard.name.split(".", 1)[1]
-    value = call.attributes.get(name, UNKNOWN)
+    value = _attribute(call.attributes, name)
     if value is UNKNOWN and call.instance is not None and (name in MODULE_METHODS or any(
             isinstance(n, ast.FunctionDef) and n.name == name for n in call.instance.cls.body)):
         return ("method", name)  # self.get_scalings, self.parameters: the class's function, the same at every call
@@ -314,6 +329,15 @@ def _count(guard: Guarded, value, call: Call, number: int):
     if isinstance(value.value, bool):
         return ("const", "bool", number % 2 == 0)
     return ("const", type(value.value).__name__, number)
+
+
+def _attribute(attributes: dict, name: str):
+    """`inner.calls`: an attribute of a child module, read through the child's attributes."""
+    head, _, rest = name.partition(".")
+    value = attributes.get(head, UNKNOWN)
+    if not rest:
+        return value
+    return _attribute(value.attributes, rest) if isinstance(value, Instance) else UNKNOWN
 
 
 def _default(call: Call, index: int):

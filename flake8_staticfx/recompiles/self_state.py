@@ -75,6 +75,18 @@ def forward_increments(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> l
             for name, stmt, in_training, kind in walk.writes]
 
 
+def called_children(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> set[str]:
+    """The attributes forward calls on every call that are not methods of the class: its child
+    modules (`self.inner(x)`), whose forward is inlined in forward's frame."""
+    methods = _methods(cls, classes)
+    forward = methods.get("forward")
+    if forward is None:
+        return set()
+    walk = _Walk(methods)
+    walk.statements(forward.body, in_training=False, depth=0)
+    return walk.children - set(methods)
+
+
 def _methods(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int = 0) -> dict[str, ast.FunctionDef]:
     """The class's methods, with those of its bases defined in the file (the nearest wins)."""
     found: dict[str, ast.FunctionDef] = {}
@@ -203,11 +215,15 @@ class _Walk:
     def __init__(self, methods: dict[str, ast.FunctionDef]):
         self.methods = methods
         self.writes: list[tuple[str, ast.stmt, bool, str]] = []  # (attribute, statement, in training, kind)
+        self.children: set[str] = set()  # the attributes called (`self.inner(x)`) outside branches
 
     def statements(self, body: list[ast.stmt], in_training: bool, depth: int) -> bool:
         """Walk `body`; False once a statement may leave it on some path (the rest runs on some
         calls only)."""
         for stmt in body:
+            if isinstance(stmt, (ast.Return, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                self.children |= {node.func.attr for node in ast.walk(stmt)
+                                  if isinstance(node, ast.Call) and is_self_attribute(node.func)}
             if isinstance(stmt, (ast.Return, ast.Raise)):
                 if isinstance(stmt.value if isinstance(stmt, ast.Return) else None, ast.Call):
                     self.method_call(stmt.value, in_training, depth)  # `return self._step(x)`
