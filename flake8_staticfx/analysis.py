@@ -141,8 +141,9 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
             skipped = skipped_forwards(result.graphs, tree, path)
             if compiles:
                 result.frame_compiles, result.recompiles = predict_recompiles(tree, skipped, result.torch.minor)
-            result.recompiles += any_caller_recompiles(tree, {graph.root for graph in result.graphs}, skipped,
-                                                       {frame.root for frame in result.frame_compiles}, compiles)
+            result.recompiles += any_caller_recompiles(
+                tree, {graph.root for graph in result.graphs}, skipped, {frame.root for frame in result.frame_compiles},
+                {root.name for root in roots if root.compiled})
         except Exception as exc:  # noqa: BLE001 - never crash flake8: the recompiles are left out
             result.notices.append(Notice(1, 0, "recompiles", _describe(exc)))
     for (package, line, col), qname in state.missing_libraries.items():

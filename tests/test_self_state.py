@@ -168,3 +168,21 @@ def test_a_list_grown_in_forward_gives_its_own_fix(tmp_path):
     assert (found.code, found.message) == ("SFX502", "SFX502 counter attribute recompiles every call: "
                                            "`self.seen.append(x)`; when compiled: eager after 8; return the values "
                                            "instead of keeping them on the module")
+
+
+@pytest.mark.parametrize("train, said", [
+    ("", ("when compiled",)),
+    ("import torch\nfrom .model import Counted\n\nmodel = torch.compile(Counted())\n", ()),
+])
+def test_when_compiled_is_said_of_a_module_no_compile_call_of_the_project_compiles(tmp_path, train, said):
+    """Another module compiled in the file leaves the counter's "when compiled"; a compile call in
+    another file of the project (a training script) compiling it removes it."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "train.py").write_text(train)
+    source = COUNTED + "\n\nclass Other(nn.Module):\n    def forward(self, x):\n        return x\n\n\n" \
+                       "other = torch.compile(Other())\n"
+    path = tmp_path / "pkg" / "model.py"
+    path.write_text(source)
+    (found,) = analyze(source, str(path)).recompiles
+    assert found.conditions == said

@@ -14,18 +14,18 @@ GROWTH_FIX = "return the values instead of keeping them on the module"
 
 
 def any_caller_recompiles(tree: ast.Module, roots: set[str], skipped_classes: frozenset[str],
-                          driven: set[str], compiled_in_file: bool) -> list[Recompile]:
+                          driven: set[str], compiled: set[str]) -> list[Recompile]:
     """SFX502 at each counter a module's forward increments or list it appends to, for the modules of the file the
     analysis has as roots (`Net.forward` in `roots`), whose forward dynamo does not give up on
     (`skipped_classes`) and that no driver of the file calls (`driven`: those are counted over the
-    calls the driver makes). `compiled_in_file`: the file compiles something; otherwise the claim
-    holds "when compiled"."""
+    calls the driver makes). `compiled`: the roots a torch.compile call of the project compiles;
+    of any other, the claim holds "when compiled"."""
     found = []
     for write in counter_writes(tree):
         root = f"{write.cls}.forward"
         if root not in roots or write.cls in skipped_classes or root in driven:
             continue
-        conditions = ((() if compiled_in_file else ("when compiled",))
+        conditions = ((() if root in compiled else ("when compiled",))
                       + (("in training",) if write.in_training else ()))
         counted = write.kind == COUNT
         guard = f"self.{write.attribute}" if counted else f"len(self.{write.attribute})"
