@@ -194,3 +194,32 @@ def test_a_schedule_walked_in_pairs_and_an_embedder_object_reach_the_frame():
     ''')
     assert [(f.compiles, f.calls, f.known) for f in frames] == [(2, 6, True)]  # the third size: once
     assert [(r.guard, r.call_line) for r in recompiles] == [("img", 28)]
+
+
+def test_a_forward_replaced_by_its_compiled_self_is_the_frame_a_call_runs():
+    """minRF's inference notebook: `model.forward = torch.compile(model.forward)`; calling the
+    module runs the compiled forward (not the class's forward eagerly)."""
+    frames, recompiles = _predict('''\
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, depth: int):
+                for _ in range(depth):
+                    x = self.fc(x)
+                return x
+
+
+        def run():
+            model = Net()
+            model.forward = torch.compile(model.forward)
+            for depth in (1, 2, 2):
+                model(torch.randn(2, 4), depth)
+    ''')
+    assert [(f.root, f.compiles, f.calls, f.known) for f in frames] == [("Net.forward", 2, 3, True)]
+    assert [(r.guard, r.line) for r in recompiles] == [("depth", 11)]

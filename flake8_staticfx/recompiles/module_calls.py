@@ -36,6 +36,10 @@ def module_call(replay: Replay, instance: Instance, args: list, node: ast.Call, 
         return TensorValue(x.shape, grad and (x.requires_grad or instance.has_parameters()))
     if instance.compiled:
         return replay.compiled_call(Compiled(instance, instance.dynamic, instance.compile_line), args, node, kwargs)
+    if "forward" in instance.attributes:  # `model.forward = torch.compile(model.forward)`: what __call__ runs
+        if not isinstance(instance.attributes["forward"], Compiled):
+            raise StopReplay("a forward replaced")
+        return replay.compiled_call(instance.attributes["forward"], args, node, kwargs)
     decorator = _compile_decorator(forward)
     if decorator is not None:
         compiled = Compiled(instance, compile_setting(decorator), forward.lineno)
