@@ -83,6 +83,19 @@ def test_third_real_code_set_is_scored_apart(torch):
     assert score.precision >= 0.95, score.false_lines
 
 
+@pytest.mark.parametrize("torch", RELEASES)
+def test_fourth_real_code_set_is_scored_apart(torch):
+    """tests/recompile_cases/realcode4: karpathy/makemore's training, evaluation and sampling,
+    pytorch/examples' VAE, DCGAN, MNIST RNN, actor-critic and REINFORCE, improved-diffusion's UNet
+    trained and sampled (compiled whole and block by block), from repositories used nowhere else
+    here, written and recorded before any tuning on them; reported apart and held to the
+    precision bar only."""
+    score = scoring.score_part(os.path.join(scoring.CASES, "realcode4"), torch)
+    print(f"real code 4, torch {torch}:", score.summary())
+    assert score.cases >= 10
+    assert score.precision >= 0.95, score.false_lines
+
+
 def _predict(source: str):
     return predict(ast.parse(textwrap.dedent(source)))
 
