@@ -204,22 +204,20 @@ def test_a_forward_replaced_by_its_compiled_self_is_the_frame_a_call_runs():
         import torch.nn as nn
 
 
-        class Net(nn.Module):
+        class Head(nn.Module):
             def __init__(self):
                 super().__init__()
-                self.fc = nn.Linear(4, 4)
+                self.proj = nn.Linear(4, 3)
 
-            def forward(self, x, depth: int):
-                for _ in range(depth):
-                    x = self.fc(x)
-                return x
+            def forward(self, features):
+                return torch.relu(self.proj(features))
 
 
         def run():
-            model = Net()
-            model.forward = torch.compile(model.forward)
-            for depth in (1, 2, 2):
-                model(torch.randn(2, 4), depth)
+            head = Head()
+            head.forward = torch.compile(head.forward)
+            for rows in (2, 2, 5):
+                head(torch.randn(rows, 4))
     ''')
-    assert [(f.root, f.compiles, f.calls, f.known) for f in frames] == [("Net.forward", 2, 3, True)]
-    assert [(r.guard, r.line) for r in recompiles] == [("depth", 11)]
+    assert [(f.root, f.compiles, f.calls, f.known) for f in frames] == [("Head.forward", 2, 3, True)]
+    assert [(r.guard, r.line) for r in recompiles] == [("features", 10)]
