@@ -35,8 +35,8 @@ SHRINKING = frozenset({"clear", "pop", "remove"})
 
 @dataclass(frozen=True)
 class CounterWrite:
-    """An int attribute of the module that forward increments on every call (or every call in
-    training mode)."""
+    """A change forward makes to its module's own state on every call (or every call in training
+    mode): an int counted up or down (COUNT), a list appended to (GROWTH)."""
 
     cls: str
     attribute: str
@@ -48,8 +48,8 @@ class CounterWrite:
 
 
 def counter_writes(tree: ast.Module) -> list[CounterWrite]:
-    """The int attributes each class of the file increments in its forward, on every call that
-    dynamo compiles: a forward under another decorator than a grad mode's
+    """The int attributes each class of the file counts and the lists it grows in its forward, on
+    every call that dynamo compiles: a forward under another decorator than a grad mode's
     (`@torch.compiler.disable`) is left out (tuned/decorated_counters.py)."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     found = []
@@ -63,14 +63,9 @@ def counter_writes(tree: ast.Module) -> list[CounterWrite]:
 
 
 def forward_increments(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[CounterWrite]:
-    """The increments the class's forward makes on every call, in its own code or in the methods
-    of the module it calls, whatever the attribute holds."""
-    methods = _methods(cls, classes)
-    forward = methods.get("forward")
-    if forward is None:
-        return []
-    walk = _Walk(methods)
-    walk.statements(forward.body, in_training=False, depth=0)
+    """The counts and growths the class's forward makes on every call, in its own code or in the
+    methods of the module it calls, whatever the attribute holds."""
+    walk = _forward_walk(cls, classes)
     return [CounterWrite(cls.name, name, stmt.lineno, stmt.col_offset, ast.unparse(stmt), in_training, kind)
             for name, stmt, in_training, kind in walk.writes]
 
@@ -78,13 +73,17 @@ def forward_increments(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> l
 def called_children(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> set[str]:
     """The attributes forward calls on every call that are not methods of the class: its child
     modules (`self.inner(x)`), whose forward is inlined in forward's frame."""
-    methods = _methods(cls, classes)
-    forward = methods.get("forward")
-    if forward is None:
-        return set()
-    walk = _Walk(methods)
-    walk.statements(forward.body, in_training=False, depth=0)
-    return walk.children - set(methods)
+    walk = _forward_walk(cls, classes)
+    return walk.children - set(walk.methods)
+
+
+def _forward_walk(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> _Walk:
+    """The class's forward walked (nothing found when it has none)."""
+    walk = _Walk(_methods(cls, classes))
+    forward = walk.methods.get("forward")
+    if forward is not None:
+        walk.statements(forward.body, in_training=False, depth=0)
+    return walk
 
 
 def _methods(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int = 0) -> dict[str, ast.FunctionDef]:
