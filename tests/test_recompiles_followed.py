@@ -5,6 +5,7 @@ the dynamo behaviour; these hold the parts on small sources."""
 from __future__ import annotations
 
 import ast
+import os
 import textwrap
 
 import pytest
@@ -221,3 +222,16 @@ def test_a_forward_replaced_by_its_compiled_self_is_the_frame_a_call_runs():
     ''')
     assert [(f.root, f.compiles, f.calls, f.known) for f in frames] == [("Head.forward", 2, 3, True)]
     assert [(r.guard, r.line) for r in recompiles] == [("features", 10)]
+
+
+def test_keywords_a_frame_passes_on_are_not_followed_but_the_driver_goes_on():
+    """tuned/keywords_read_by_frame.py (dynamo 2.13: 3 compiles, `options['scale'] == 1.0` at the
+    helper's line, then the grad mode): the keywords are guarded where the replay does not look,
+    so no count is claimed; the grad mode's recompile after them is."""
+    path = os.path.join(os.path.dirname(__file__), "recompile_cases", "tuned", "keywords_read_by_frame.py")
+    with open(path, encoding="utf-8") as handle:
+        frames, recompiles = predict(ast.parse(handle.read()))
+    assert [(f.driver, f.calls, f.known) for f in frames] == [
+        ("changing_keyword_then_no_grad", 3, False), ("same_keywords", 3, False)]
+    assert [(r.driver, r.guard, r.line, r.call_line) for r in recompiles] == [
+        ("changing_keyword_then_no_grad", "global state", 13, 22)]

@@ -665,22 +665,25 @@ def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dic
     """The frame's arguments by position (its guards read parameters by position): keywords put
     in their parameter's place, a constant default in a gap before them. Keywords its `**kwargs`
     takes and the frame never reads are guarded on nothing (measured: minRF's blocks,
-    tuned/eager_forward_compiled_parts.py)."""
+    tuned/eager_forward_compiled_parts.py); where it reads them (gpt-fast's `**sampling_kwargs`,
+    passed on to the sampling functions), they follow the named parameters, not followed."""
     params = frame.args.args[1 if is_method else 0:]
     names = [p.arg for p in params]
-    extra = set(kwargs) - set(names[len(args):])
-    if extra and not (frame.args.kwarg and not _reads(frame, frame.args.kwarg.arg)):
-        raise StopReplay("keywords the frame's named parameters do not take")  # its **kwargs: not guarded here
+    extra = {key: value for key, value in kwargs.items() if key not in names[len(args):]}
+    if extra and not frame.args.kwarg:
+        raise StopReplay("keywords the frame's named parameters do not take")
     kwargs = {key: value for key, value in kwargs.items() if key not in extra}
-    if not kwargs:
+    read = frame.args.kwarg is not None and _reads(frame, frame.args.kwarg.arg)
+    if not kwargs and not read:
         return args
     defaults = dict(zip(names[len(names) - len(frame.args.defaults):], frame.args.defaults))
     filled = list(args)
-    for name in names[len(args):max(names.index(key) for key in kwargs) + 1]:
+    last = len(names) if read else max(names.index(key) for key in kwargs) + 1
+    for name in names[len(args):last]:
         default = defaults.get(name)
         filled.append(kwargs[name] if name in kwargs else Const(default.value) if isinstance(
             default, ast.Constant) else UNKNOWN)
-    return filled
+    return [*filled, UNKNOWN if extra else DictValue({})] if read else filled
 
 
 def _reads(frame: ast.FunctionDef, name: str) -> bool:

@@ -77,6 +77,13 @@ def guarded_inputs(frame: ast.FunctionDef, is_method: bool,
     if reads:
         site = min(reads, key=lambda node: (node.lineno, node.col_offset))
         found.append(Guarded(TRAINING, "self.training", None, site.lineno, site.col_offset, ast.unparse(site)))
+    keywords = frame.args.kwarg.arg if frame.args.kwarg else None
+    if keywords and any(isinstance(n, ast.Name) and n.id == keywords for n in ast.walk(frame)):
+        # the keywords its **kwargs took (gpt-fast's **sampling_kwargs), read where the frame's
+        # own uses do not say: guarded as a constant, their value what the replay passed after
+        # the named parameters (not followed when not empty: drivers._positional)
+        found.append(Guarded(CONSTANT, keywords, len(params), frame_line(frame), frame.col_offset,
+                             f"**{keywords}"))
     return found
 
 
