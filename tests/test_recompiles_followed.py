@@ -224,14 +224,25 @@ def test_a_forward_replaced_by_its_compiled_self_is_the_frame_a_call_runs():
     assert [(r.guard, r.line) for r in recompiles] == [("features", 10)]
 
 
-def test_keywords_a_frame_passes_on_are_not_followed_but_the_driver_goes_on():
+def test_keywords_a_frame_spreads_into_a_helper_are_guarded_where_the_helper_uses_them():
     """tuned/keywords_read_by_frame.py (dynamo 2.13: 3 compiles, `options['scale'] == 1.0` at the
-    helper's line, then the grad mode): the keywords are guarded where the replay does not look,
-    so no count is claimed; the grad mode's recompile after them is."""
+    helper's line, then the grad mode)."""
     path = os.path.join(os.path.dirname(__file__), "recompile_cases", "tuned", "keywords_read_by_frame.py")
     with open(path, encoding="utf-8") as handle:
         frames, recompiles = predict(ast.parse(handle.read()))
-    assert [(f.driver, f.calls, f.known) for f in frames] == [
-        ("changing_keyword_then_no_grad", 3, False), ("same_keywords", 3, False)]
-    assert [(r.driver, r.guard, r.line, r.call_line) for r in recompiles] == [
-        ("changing_keyword_then_no_grad", "global state", 13, 22)]
+    assert [(f.driver, f.compiles, f.known) for f in frames] == [
+        ("changing_keyword_then_no_grad", 3, True), ("same_keywords", 1, True)]
+    assert [(r.guard, r.line) for r in recompiles] == [("options['scale']", 10), ("global state", 13)]
+
+
+@pytest.mark.parametrize("frame_body, keywords, followed", [
+    ("return helper(x, **options)", {"scale": Const(2.0)}, True),
+    ("return helper(x, **options)", {"shift": Const(2.0)}, False),  # no parameter of the helper takes it
+    ("return helper(x, **options) + options['scale']", {"scale": Const(2.0)}, False),  # read another way
+    ("return torch.relu(x, **options)", {"inplace": Const(False)}, False),  # spread into a library function
+])
+def test_keywords_are_followed_only_into_the_files_functions(frame_body, keywords, followed):
+    from flake8_staticfx.recompiles.keywords import followed as is_followed
+    helper = _function("def helper(x, scale=1.0):\n    return x * scale")
+    frame = _function("def step(x, **options):\n    " + frame_body)
+    assert is_followed(frame, {"helper": helper}, keywords) is followed

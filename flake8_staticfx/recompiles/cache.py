@@ -18,6 +18,7 @@ from .arithmetic import COMPARE
 from .declarations import grad_decorator, is_compile
 from .self_state import COUNT, called_children, forward_increments
 from .frames import BRANCH, CONSTANT, COUNTER, SCALAR, TENSOR, TRAINING, Guarded, guarded_inputs, tensor_guard
+from .keywords import keyword_guards
 from .syntax import frame_line
 from .values import (UNKNOWN, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict, Opaque,
                      TensorValue)
@@ -86,7 +87,7 @@ def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), tor
     for call in replay.run_drivers():
         by_frame.setdefault((call.driver, id(call.frame)), []).append(call)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    frames = [_replay_cache(frame_calls, torch, classes) for frame_calls in by_frame.values()]
+    frames = [_replay_cache(frame_calls, torch, classes, replay.functions) for frame_calls in by_frame.values()]
     for frame in frames:
         frame.known = frame.known and frame.driver not in replay.stopped
     return frames, [r for frame in frames for r in _recompiles(frame)]
@@ -108,11 +109,13 @@ def skipped_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozen
     return frozenset(found)
 
 
-def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef]) -> FrameCompiles:
+def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef],
+                  functions: dict[str, ast.FunctionDef]) -> FrameCompiles:
     frame = calls[0].frame
     is_method = calls[0].instance is not None
     instance = calls[0].instance
     guarded = guarded_inputs(frame, is_method, instance.training_attributes() if instance else frozenset())
+    guarded += keyword_guards(frame, is_method, functions)
     if instance is not None and frame.name == "forward":
         guarded += _method_counters(frame, instance.cls, classes, {guard.name for guard in guarded})
         guarded += _child_counters(instance, classes)
@@ -294,6 +297,10 @@ def _tensor_slots(key: dict, guard: Guarded, tensor: TensorValue) -> bool:
 def _guarded_value(guard: Guarded, call: Call, number: int):
     if guard.kind == TRAINING:
         return call.training
+    if guard.item is not None:  # a keyword the frame's **kwargs took: absent, the callee's default
+        keywords = call.args[guard.index] if guard.index < len(call.args) else UNKNOWN
+        return UNKNOWN if not isinstance(keywords, DictValue) else _identity(
+            keywords.items[guard.item]) if guard.item in keywords.items else ("absent",)
     if guard.index is not None:
         if guard.index >= len(call.args):
             return _identity(_default(call, guard.index))

@@ -19,6 +19,7 @@ from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
 from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, is_compile,
                            library_imports, method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
+from .keywords import followed
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
 from .named_calls import LIBRARIES, MARKS_DYNAMIC, named_value
 from .project_calls import construct, inline
@@ -582,7 +583,7 @@ class Replay:
             frame, instance = method_of(target.owner.cls, target.name), target.owner
         else:
             raise StopReplay("compiled object")
-        args = _positional(frame, instance is not None, args, kwargs or {})
+        args = _positional(frame, instance is not None, args, kwargs or {}, self.functions)
         self.record(instance, frame, args, compiled.dynamic, compiled.line, node, regional)
         return self.after_call(frame, instance, args)
 
@@ -661,12 +662,14 @@ def _container_method(owner: ListValue | ModuleDict, name: str, args: list):
     raise StopReplay(f"method {name}")
 
 
-def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dict) -> list:
+def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dict,
+                functions: dict[str, ast.FunctionDef]) -> list:
     """The frame's arguments by position (its guards read parameters by position): keywords put
     in their parameter's place, a constant default in a gap before them. Keywords its `**kwargs`
     takes and the frame never reads are guarded on nothing (measured: minRF's blocks,
-    tuned/eager_forward_compiled_parts.py); where it reads them (gpt-fast's `**sampling_kwargs`,
-    passed on to the sampling functions), they follow the named parameters, not followed."""
+    tuned/eager_forward_compiled_parts.py); where it reads them they follow the named
+    parameters, as a dict where it only spreads them into functions of the file whose
+    parameters they bind (keywords.py: gpt-fast's `**sampling_kwargs`), else not followed."""
     params = frame.args.args[1 if is_method else 0:]
     names = [p.arg for p in params]
     extra = {key: value for key, value in kwargs.items() if key not in names[len(args):]}
@@ -683,7 +686,11 @@ def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dic
         default = defaults.get(name)
         filled.append(kwargs[name] if name in kwargs else Const(default.value) if isinstance(
             default, ast.Constant) else UNKNOWN)
-    return [*filled, UNKNOWN if extra else DictValue({})] if read else filled
+    if not read:
+        return filled
+    plain = not extra or followed(frame, functions, extra) and not any(isinstance(v, TensorValue)
+                                                                       for v in extra.values())
+    return [*filled, DictValue(extra) if plain else UNKNOWN]
 
 
 def _reads(frame: ast.FunctionDef, name: str) -> bool:

@@ -43,6 +43,7 @@ class Guarded:
     container: str | None = None
     compared: tuple | None = None  # a BRANCH's comparison: (the ast operator's class, the number)
     in_training: bool = False  # a COUNTER written under `if self.training:` only
+    item: str | None = None  # a keyword of the `**kwargs` input at `index` (keywords.py)
 
 
 def guarded_inputs(frame: ast.FunctionDef, is_method: bool,

@@ -1,8 +1,8 @@
 """A compiled function whose `**options` it passes on to a helper (gpt-fast's `decode_one_token(
 model, x, input_pos, **sampling_kwargs)`): dynamo guards each keyword where the helper uses it
-(`options['scale'] == 1.0` at the helper's line), which the replay does not follow; the calls
-are still replayed, and a later call under no_grad recompiles on the grad mode. The same
-keywords at every call (the near miss) compile once."""
+(`options['scale'] == 1.0` at the helper's line): a float, recompiled once, then symbolic; a
+later call under no_grad recompiles on the grad mode. The same keywords at every call (the near
+miss) compile once."""
 import torch
 
 
