@@ -246,6 +246,21 @@ def test_an_edited_library_file_gives_a_new_answer(tmp_path):
     assert lines_of(model, options) == fresh_answer(model, options) == []
 
 
+def test_a_star_imported_module_read_only_for_its_text_is_a_dependency_too(tmp_path):
+    """A star-imported module whose text does not spell the name is not parsed (resolver
+    _may_bind), but its text decided the answer: defining the name there later (the last star
+    import wins) gives a new answer."""
+    site = tmp_path / "site-packages"
+    write(site / "fakelib" / "__init__.py", "from .layers import *\nfrom .other import *\n")
+    write(site / "fakelib" / "layers.py", "def scale(x):\n    return x / x.abs().max().item()\n")
+    write(site / "fakelib" / "other.py", "def helper(x):\n    return x\n")
+    model, options = library_user(tmp_path)
+    assert any("fakelib/layers.py" in line for line in lines_of(model, options))
+    poison(tmp_path / "cache")
+    write(site / "fakelib" / "other.py", "def scale(x):\n    return x / 2\n")
+    assert lines_of(model, options) == fresh_answer(model, options) == []
+
+
 def test_a_module_appearing_where_the_import_looked_gives_a_new_answer(tmp_path):
     """A path tested and found empty is a dependency too: the module found first changes."""
     write(tmp_path / "site-packages" / "fakelib" / "__init__.py", "def scale(x):\n    return x / 2\n")
