@@ -235,30 +235,35 @@ def library_user(tmp_path: Path) -> tuple[Path, Options]:
     return model, Options(cache_dir=str(tmp_path / "cache"), library_path=(str(tmp_path / "site-packages"),))
 
 
-def test_an_edited_library_file_gives_a_new_answer(tmp_path):
+SCALE_BREAKS = "def scale(x):\n    return x / x.abs().max().item()\n"
+SCALE_CALM = "def scale(x):\n    return x / 2\n"
+
+
+def assert_library_edit_gives_a_new_answer(tmp_path: Path, files: dict[str, str], edited: str) -> None:
+    """fakelib made of `files` (its layers.py's scale breaks), linted with the cache; then
+    `edited` given a calm scale: the answer warm is the fresh one, no break."""
     site = tmp_path / "site-packages"
-    write(site / "fakelib" / "__init__.py", "from .layers import scale\n")
-    write(site / "fakelib" / "layers.py", "def scale(x):\n    return x / x.abs().max().item()\n")
+    for name, text in files.items():
+        write(site / "fakelib" / name, text)
     model, options = library_user(tmp_path)
     assert any("fakelib/layers.py" in line for line in lines_of(model, options))
     poison(tmp_path / "cache")
-    write(site / "fakelib" / "layers.py", "def scale(x):\n    return x / 2\n")
+    write(site / "fakelib" / edited, SCALE_CALM)
     assert lines_of(model, options) == fresh_answer(model, options) == []
+
+
+def test_an_edited_library_file_gives_a_new_answer(tmp_path):
+    assert_library_edit_gives_a_new_answer(
+        tmp_path, {"__init__.py": "from .layers import scale\n", "layers.py": SCALE_BREAKS}, "layers.py")
 
 
 def test_a_star_imported_module_read_only_for_its_text_is_a_dependency_too(tmp_path):
     """A star-imported module whose text does not spell the name is not parsed (resolver
     _may_bind), but its text decided the answer: defining the name there later (the last star
     import wins) gives a new answer."""
-    site = tmp_path / "site-packages"
-    write(site / "fakelib" / "__init__.py", "from .layers import *\nfrom .other import *\n")
-    write(site / "fakelib" / "layers.py", "def scale(x):\n    return x / x.abs().max().item()\n")
-    write(site / "fakelib" / "other.py", "def helper(x):\n    return x\n")
-    model, options = library_user(tmp_path)
-    assert any("fakelib/layers.py" in line for line in lines_of(model, options))
-    poison(tmp_path / "cache")
-    write(site / "fakelib" / "other.py", "def scale(x):\n    return x / 2\n")
-    assert lines_of(model, options) == fresh_answer(model, options) == []
+    assert_library_edit_gives_a_new_answer(
+        tmp_path, {"__init__.py": "from .layers import *\nfrom .other import *\n", "layers.py": SCALE_BREAKS,
+                   "other.py": "def helper(x):\n    return x\n"}, "other.py")
 
 
 def test_a_module_appearing_where_the_import_looked_gives_a_new_answer(tmp_path):
