@@ -246,3 +246,48 @@ def test_keywords_are_followed_only_into_the_files_functions(frame_body, keyword
     helper = _function("def helper(x, scale=1.0):\n    return x * scale")
     frame = _function("def step(x, **options):\n    " + frame_body)
     assert is_followed(frame, {"helper": helper}, keywords) is followed
+
+
+_LOADER_DRIVER = """
+    import random
+    from types import SimpleNamespace
+    import torch
+    from torch.optim.lr_scheduler import StepLR
+    from torch.utils.data import DataLoader, TensorDataset
+
+    args = SimpleNamespace(batch_size=32, epochs=2)
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(16, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    def run():
+        random.seed(1)
+        loader = DataLoader(TensorDataset(torch.rand(ROWS, 16), torch.zeros(ROWS)), batch_size=args.batch_size,
+                            shuffle=True, drop_last=DROP)
+        model = torch.compile(Net())
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = StepLR(optimizer, step_size=1)
+        for epoch in range(args.epochs):
+            for i, (data, target) in enumerate(loader):
+                model(data).sum().backward()
+                print(f"epoch {epoch}", 'batch {}/{}'.format(i, len(loader)), '%d rows' % len(loader.dataset))
+            scheduler.step()
+"""
+
+
+@pytest.mark.parametrize("rows, drop_last, compiles, calls", [
+    (100, False, 2, 8),  # batches of 32, 32, 32 and 4: the last one recompiles with a dynamic batch
+    (96, False, 1, 6),  # the batch size divides the rows
+    (100, True, 1, 6),  # the smaller last batch dropped
+])
+def test_a_data_loader_batches_its_rows_and_the_driver_setup_is_passed(rows, drop_last, compiles, calls):
+    """tuned/data_loader_batches.py: seeds, a namespace of settings, a scheduler and formatted log
+    lines change nothing a guard reads; the DataLoader's batches are its rows cut by batch_size."""
+    source = _LOADER_DRIVER.replace("ROWS", str(rows)).replace("DROP", str(drop_last))
+    frames, _ = _predict(source)
+    assert [(frame.compiles, frame.calls, frame.known) for frame in frames] == [(compiles, calls, True)]

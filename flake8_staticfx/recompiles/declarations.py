@@ -8,11 +8,12 @@ import ast
 
 from .read_only import READING_METHODS
 from .syntax import dotted, forward_of, is_self_attribute
-from .values import UNKNOWN, Compiled, Const, Instance, Opaque
+from .values import UNKNOWN, Compiled, Const, Instance, Opaque, Record
 
 GRAD_CONTEXTS = {"no_grad": "no_grad", "inference_mode": "inference_mode", "enable_grad": "grad"}
 # Calls that reset dynamo's caches or change its settings or the global state: not followed.
 MAX_MODULE_DEPTH = 8  # modules held within one another, for holds_compiled
+NAMESPACES = frozenset({"SimpleNamespace", "types.SimpleNamespace"})
 STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 
 
@@ -38,8 +39,9 @@ def dataclass_fields(cls: ast.ClassDef, args: list, kwargs: dict, evaluate) -> d
     return values
 
 
-def module_constants(tree: ast.Module) -> dict[str, Const]:
-    """Names the module binds once to a number, string or bool (`learning_rate = 6e-4`) and no
+def module_constants(tree: ast.Module) -> dict[str, Const | Record]:
+    """Names the module binds once to a number, string or bool (`learning_rate = 6e-4`), or to a
+    namespace of such (`args = SimpleNamespace(gamma=0.99)`, argparse's stand-in), and no
     function rebinds (`global`)."""
     rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
     found: dict[str, Const] = {}
@@ -54,8 +56,19 @@ def module_constants(tree: ast.Module) -> dict[str, Const]:
                 elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(
                         node.value.value, (int, float, str, bool)):
                     found[target.id] = Const(node.value.value)
+                elif isinstance(node, ast.Assign) and namespace(node.value) is not None:
+                    found[target.id] = Record(namespace(node.value))
                 seen.add(target.id)
     return {name: value for name, value in found.items() if name not in rebound}
+
+
+def namespace(node: ast.expr) -> dict[str, Const] | None:
+    """`SimpleNamespace(gamma=0.99, seed=543)` of constants: its fields."""
+    if not (isinstance(node, ast.Call) and dotted(node.func) in NAMESPACES and not node.args):
+        return None
+    fields = {k.arg: Const(k.value.value) for k in node.keywords
+              if k.arg is not None and isinstance(k.value, ast.Constant)}
+    return fields if len(fields) == len(node.keywords) else None
 
 
 def namedtuples(tree: ast.Module) -> dict[str, list[str]]:
@@ -77,12 +90,17 @@ def library_imports(tree: ast.Module, libraries: frozenset[str]) -> dict[str, st
     -> {"E": "einops"}), so that a call names what it calls whatever the import spelled."""
     found = {}
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in libraries:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and _within(node.module or "", libraries):
             found.update((alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names)
         elif isinstance(node, ast.Import):
             found.update((alias.asname, alias.name) for alias in node.names
-                         if alias.asname and alias.name.split(".")[0] in libraries)
+                         if alias.asname and _within(alias.name, libraries))
     return found
+
+
+def _within(module: str, libraries: frozenset[str]) -> bool:
+    """`torch.optim.lr_scheduler` is within `torch.optim`, `einops.layers` within `einops`."""
+    return any(module == library or module.startswith(f"{library}.") for library in libraries)
 
 
 def grad_decorator(decorator: ast.expr) -> str | None:

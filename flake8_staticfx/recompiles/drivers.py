@@ -21,13 +21,13 @@ from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_s
 from .effects import call_effects
 from .keywords import followed
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
-from .named_calls import LIBRARIES, MARKS_DYNAMIC, named_value
+from .named_calls import LIBRARIES, MARKS_DYNAMIC, RESOLVED_IMPORTS, named_value
 from .project_calls import construct, inline
 from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
 from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
 from .unfollowed import forget_read, forgotten_names
-from .values import (UNKNOWN, Compiled, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict,
+from .values import (UNKNOWN, Batches, Compiled, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict,
                      Number, Optimizer, Parameters, Record, SizesNotFollowed, TensorValue, Unfollowed, Unknown, joined,
                      numeric)
 
@@ -70,6 +70,7 @@ class Replay:
         self.constants = module_constants(tree)
         self.namedtuples = namedtuples(tree)
         self.imports = library_imports(tree, LIBRARIES)
+        self.resolved = library_imports(tree, RESOLVED_IMPORTS)  # the names a driver's calls resolve
         self.compiled_functions = {name: Compiled(node, compile_setting(decorator), node.lineno)
                                    for name, node in self.functions.items()
                                    for decorator in node.decorator_list if is_compile(decorator)}
@@ -265,6 +266,8 @@ class Replay:
     def iterate(self, value) -> list:
         if isinstance(value, ListValue):
             return list(value.items)
+        if isinstance(value, Batches):
+            return value.items()
         if isinstance(value, TensorValue) and value.shape and isinstance(value.shape[0], int) and not value.view:
             return [TensorValue(value.shape[1:], value.requires_grad, inference=value.inference, below=value.below)
                     for _ in range(value.shape[0])]  # its rows
@@ -299,6 +302,9 @@ class Replay:
             if all(isinstance(i, Const) for i in items) and isinstance(node, ast.Tuple):
                 return Const(tuple(i.value for i in items))
             return ListValue(items)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
+                and isinstance(node.left.value, str):
+            return self.formatted([node.right], env)  # `'[%d/%d]' % (epoch, n)`
         if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
             left, right = self.expr(node.left, env), self.expr(node.right, env)
             if isinstance(node.op, ast.Mult) and isinstance(left, ListValue) and isinstance(right, Const) \
@@ -386,7 +392,16 @@ class Replay:
             return ListValue(items)
         if isinstance(node, ast.Call):
             return self.call(node, env)
+        if isinstance(node, ast.JoinedStr):
+            return self.formatted([v.value for v in node.values if isinstance(v, ast.FormattedValue)], env)
         raise StopReplay(type(node).__name__)
+
+    def formatted(self, parts: list[ast.expr], env: dict) -> Unknown:
+        """A string formatted from values (an f-string, `'...'.format(...)`, `'...' % (...)`): the
+        values evaluated (a call among them followed), the text not (what a log line says)."""
+        for part in parts:
+            self.expr(part, env)
+        return UNKNOWN
 
     def conditional(self, node: ast.IfExp, env: dict):
         """`a if test else b`: the branch the test picks, or, where the test depends on data, the
@@ -432,7 +447,7 @@ class Replay:
         name = dotted(node)
         if name in MATH_CONSTANTS and "math" not in env:
             return math_constant(name)
-        if name and name.split(".")[0] not in env:
+        if name and name.split(".")[0] not in env and not isinstance(self.constants.get(name.split(".")[0]), Record):
             return Function(name)  # F.relu, torch.float32: named objects
         owner = self.expr(node.value, env)
         if isinstance(owner, Instance) and node.attr in owner.attributes:
@@ -443,6 +458,8 @@ class Replay:
             return owner.items[node.attr]
         if isinstance(owner, Record) and node.attr in owner.fields:
             return owner.fields[node.attr]
+        if isinstance(owner, Batches) and node.attr == "dataset":
+            return owner.dataset
         if isinstance(owner, TensorValue) and node.attr in ("shape", "ndim") and owner.shape is not None \
                 and all(isinstance(size, int) for size in owner.shape):
             return Const(tuple(owner.shape) if node.attr == "shape" else len(owner.shape))
@@ -456,6 +473,8 @@ class Replay:
             return UNKNOWN  # passed on to factories, whose results' shapes are what guards read here
         if isinstance(owner, Optimizer):
             return _Method(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
+        if isinstance(owner, Const) and isinstance(owner.value, str) and node.attr == "format":
+            return _Method(owner, node.attr)
         if isinstance(owner, (Instance, Compiled, TensorValue, Layer)) or isinstance(owner, (ListValue, ModuleDict)) \
                 and node.attr in ("append", "children", "named_children"):
             return _Method(owner, node.attr)
@@ -472,6 +491,8 @@ class Replay:
             if keyword.arg is None and not isinstance(value, DictValue):
                 raise StopReplay("**kwargs")
             kwargs.update(value.items if keyword.arg is None else {keyword.arg: value})  # `**sampling_kwargs` spliced
+        if isinstance(func, _Method) and isinstance(func.owner, Const) and func.name == "format":
+            return UNKNOWN  # `'Epoch: {}'.format(epoch)`: its arguments evaluated above, the text not followed
         if isinstance(func, _Method):
             return self.method(func, args, kwargs, node)
         if isinstance(func, Compiled):
@@ -502,7 +523,7 @@ class Replay:
 
     def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
         root = name.split(".")[0]
-        name = self.imports[root] + name[len(root):] if root in self.imports else name
+        name = self.resolved[root] + name[len(root):] if root in self.resolved else name
         if name.startswith(STATE_SETTERS) and name not in MARKS_DYNAMIC:
             raise StateChange(f"{name} changes what dynamo compiles")
         value = named_value(name, args, kwargs, node.lineno, self.grad_mode)

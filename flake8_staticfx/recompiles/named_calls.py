@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
+from .declarations import NAMESPACES
 from .rearranging import einops, einops_strides
 from .shapes import ShapeUnknown, tensor_of, torch_function
-from .values import Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer, Parameters, TensorValue
+from .values import (Batches, Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer, Parameters, Record,
+                     TensorRows, TensorValue)
 
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
@@ -17,6 +19,14 @@ MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic
 # Libraries whose functions make tensors from tensors and change nothing else: a call gives the
 # shape its arguments determine (einops' patterns), else a tensor of a shape not followed.
 LIBRARIES = frozenset({"einops"})
+# The modules whose imported names a driver's calls are resolved through: the libraries above,
+# and torch.optim (`from torch.optim.lr_scheduler import StepLR`: a scheduler sets the optimizer's
+# learning rate, which no guard reads).
+RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data"}
+# DataLoader settings that leave the batches' shapes as batch_size and drop_last make them.
+LOADER_SETTINGS = frozenset({"batch_size", "shuffle", "drop_last", "num_workers", "pin_memory"})
+# Seeding Python's or numpy's random numbers: state no guard of dynamo reads.
+SEEDING = frozenset({"random.seed", "np.random.seed", "numpy.random.seed"})
 
 
 def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
@@ -48,13 +58,17 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
             return ListValue(list(items))
         return Layer(short, tuple(a.value if isinstance(a, Const) else None for a in args),
                      {key: value.value for key, value in kwargs.items() if isinstance(value, Const)})
+    if name == "len" and len(args) == 1 and isinstance(args[0], TensorRows):
+        return Const(args[0].length)
     if name in BUILTINS:
-        return builtin(name, args)
+        return builtin(name, [ListValue(a.items()) if isinstance(a, Batches) else a for a in args])
     if name == "next" and len(args) == 1 and isinstance(args[0], Parameters):
         return TensorValue(None, True)  # a parameter, of a shape not followed
     if name == "isinstance" and len(args) == 2:
         return _isinstance(*args)
-    if name == "print":
+    if name in NAMESPACES and not args:
+        return Record(dict(kwargs))  # argparse's stand-in: its fields read back as given
+    if name == "print" or name in SEEDING:
         return Const(None)
     if name in MATH_FUNCTIONS and not kwargs:
         return math_call(name, args)
@@ -62,6 +76,8 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
         return DictValue(dict(kwargs))
     if name.startswith(("torch.optim.", "optim.")) and short[:1].isupper():
         return Optimizer()
+    if name.startswith("torch.utils.data."):
+        return data_value(short, args, kwargs)
     if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
         return TensorValue(None, data_sized=True)
     if name.split(".")[0] in LIBRARIES:
@@ -75,6 +91,22 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
             return ListValue([replace(item, inference=inference) for item in result.items])
         return replace(result, inference=inference)  # made under inference_mode: an inference tensor
     return None
+
+
+def data_value(short: str, args: list, kwargs: dict):
+    """A TensorDataset of tensors of known shapes alike in length, a DataLoader batching one
+    (a constant batch size, no sampler or collate of its own); None for anything else."""
+    if short == "TensorDataset" and args and not kwargs and all(
+            isinstance(a, TensorValue) and a.shape and all(isinstance(size, int) for size in a.shape)
+            and not a.requires_grad and not a.view for a in args) and len({a.shape[0] for a in args}) == 1:
+        return TensorRows(list(args), args[0].shape[0])
+    settings = dict(zip(("batch_size", "shuffle"), args[1:]), **kwargs)
+    if short != "DataLoader" or not args or not isinstance(args[0], TensorRows) or not set(settings) <= LOADER_SETTINGS:
+        return None
+    size, drop_last = settings.get("batch_size", Const(1)), settings.get("drop_last", Const(False))
+    if not (isinstance(size, Const) and type(size.value) is int and size.value > 0 and isinstance(drop_last, Const)):
+        return None
+    return Batches(args[0], size.value, bool(drop_last.value))
 
 
 def library_tensor(name: str, args: list, kwargs: dict, grad_enabled: bool) -> TensorValue:
