@@ -12,7 +12,8 @@ claims their recompiles for any caller where no driver calls the module.
 """
 from __future__ import annotations
 
-from .cache import RECOMPILE_LIMIT, FrameCompiles, Recompile, predict, skipped_forwards
+from .cache import RECOMPILE_LIMIT, FrameCompiles, Recompile, partly_eager_forwards, predict, skipped_forwards
 from .any_caller import any_caller_recompiles
 
-__all__ = ["RECOMPILE_LIMIT", "FrameCompiles", "Recompile", "any_caller_recompiles", "predict", "skipped_forwards"]
+__all__ = ["RECOMPILE_LIMIT", "FrameCompiles", "Recompile", "any_caller_recompiles", "partly_eager_forwards", "predict",
+           "skipped_forwards"]

@@ -77,17 +77,19 @@ class FrameCompiles:
         return frame_line(self.frame)
 
 
-def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), torch: str = "2.13"
-            ) -> tuple[list[FrameCompiles], list[Recompile]]:
+def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), torch: str = "2.13",
+            partly_eager: frozenset[str] = frozenset()) -> tuple[list[FrameCompiles], list[Recompile]]:
     """The compiles of each frame the file's drivers call, and the places that recompile it.
     `skipped_classes`: the classes whose forward dynamo gives up on (the interpreter's breaks);
-    `torch`: the release answered for (its minor version)."""
+    `torch`: the release answered for (its minor version); `partly_eager`: the classes whose
+    forward runs eagerly after a break, of which nothing is claimed."""
     replay = Replay(tree, skipped_classes)
     by_frame: dict[tuple[str, int], list[Call]] = {}
     for call in replay.run_drivers():
         by_frame.setdefault((call.driver, id(call.frame)), []).append(call)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    frames = [_replay_cache(frame_calls, torch, classes, replay.functions) for frame_calls in by_frame.values()]
+    frames = [_partly_eager(frame_calls[0]) if _runs_partly_eager(frame_calls[0], partly_eager)
+              else _replay_cache(frame_calls, torch, classes, replay.functions) for frame_calls in by_frame.values()]
     for frame in frames:
         frame.known = frame.known and frame.driver not in replay.stopped
     return frames, [r for frame in frames for r in _recompiles(frame)]
@@ -96,6 +98,19 @@ def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), tor
 def skipped_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozenset[str]:
     """The classes of the file whose whole forward dynamo runs eagerly: a break in forward's own
     code that dynamo cannot resume after (in a loop, a `with` block)."""
+    return _breaking_forwards(graphs, tree, path, rest=False)
+
+
+def partly_eager_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozenset[str]:
+    """The classes of the file whose forward runs eagerly after a break in its own code (an
+    nn.LSTM call in 2.13 and 2.14): how often dynamo compiles it is not followed (measured:
+    realcode4/mnist_rnn.py and tuned/data_loader_batches.py compile once, the batch changing)."""
+    return _breaking_forwards(graphs, tree, path, rest=True)
+
+
+def _breaking_forwards(graphs: list[Graph], tree: ast.Module, path: str, rest: bool) -> frozenset[str]:
+    """`rest`: the breaks after which the rest of forward runs eagerly, else those that make
+    dynamo give up on forward whole."""
     forwards = {f"{node.name}.forward": item for node in tree.body if isinstance(node, ast.ClassDef)
                 for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "forward"}
     found = set()
@@ -103,10 +118,19 @@ def skipped_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozen
         forward = forwards.get(graph.root)
         if forward is None:
             continue
-        if any(region.frame_skipped == "forward" and not region.skips_rest and region.construct_file == path
+        if any(region.frame_skipped == "forward" and region.skips_rest == rest and region.construct_file == path
                and forward.lineno <= region.construct_line <= forward.end_lineno for region in graph.regions):
             found.add(graph.root.split(".")[0])
     return frozenset(found)
+
+
+def _runs_partly_eager(call: Call, partly_eager: frozenset[str]) -> bool:
+    return call.instance is not None and call.frame.name == "forward" and call.instance.cls.name in partly_eager
+
+
+def _partly_eager(call: Call) -> FrameCompiles:
+    """A forward that runs eagerly after a break in its own code: no count, no recompile claimed."""
+    return FrameCompiles(call.frame, call.driver, f"{call.instance.cls.name}.forward", known=False)
 
 
 def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef],
