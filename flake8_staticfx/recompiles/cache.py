@@ -246,10 +246,16 @@ def _global_state(frame: ast.FunctionDef) -> Guarded:
 
 
 def _symbolic(slot: tuple, dynamic: bool | None, changed: set) -> bool:
+    """A number or a tensor's size or stride made symbolic; a tensor's requires_grad, dispatch
+    keys and rank never are (measured: realcode4/dcgan.py, the discriminator fed `fake.detach()`
+    then `fake` recompiles on requires_grad again once its batch is dynamic)."""
     guard = slot[0]
-    if guard.kind not in (SCALAR, TENSOR) or dynamic is False:
+    if guard.kind not in (SCALAR, TENSOR) or dynamic is False or slot[1] in _EXACT_TENSOR_SLOTS:
         return False
     return dynamic is True or slot in changed
+
+
+_EXACT_TENSOR_SLOTS = ("requires_grad", "inference", "rank")
 
 
 def _key(frame: ast.FunctionDef, guarded: list[Guarded], call: Call, number: int, torch: str) -> dict | None:
