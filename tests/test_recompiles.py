@@ -521,13 +521,14 @@ def test_a_crop_keeps_its_bases_strides_which_are_guarded(shape, items, strides,
         assert view.guard_strides() == guarded
 
 
-def test_shapes_of_same_size_convolutions_and_an_ellipsis_index():
+def test_shapes_of_convolutions_and_an_ellipsis_index():
     from flake8_staticfx.recompiles.shapes import ShapeUnknown, indexed, layer_output
     from flake8_staticfx.recompiles.values import Layer, TensorValue
     image = TensorValue((2, 3, 8, 8))
     assert layer_output(Layer("Conv2d", (3, 5, 3), {"padding": 1}), [image], False).shape == (2, 5, 8, 8)
-    with pytest.raises(ShapeUnknown):  # no padding: the sizes shrink, not followed
-        layer_output(Layer("Conv2d", (3, 5, 3)), [image], False)
+    assert layer_output(Layer("Conv2d", (3, 5, 3)), [image], False).shape == (2, 5, 6, 6)  # no padding: shrunk
+    with pytest.raises(ShapeUnknown):  # a kernel size per dimension: not followed
+        layer_output(Layer("Conv2d", (3, 5, (3, 1))), [image], False)
     assert indexed((2,), ["rest", None, None, None]) == (2, 1, 1, 1)  # k-diffusion's append_dims
 
 

@@ -291,3 +291,65 @@ def test_a_data_loader_batches_its_rows_and_the_driver_setup_is_passed(rows, dro
     source = _LOADER_DRIVER.replace("ROWS", str(rows)).replace("DROP", str(drop_last))
     frames, _ = _predict(source)
     assert [(frame.compiles, frame.calls, frame.known) for frame in frames] == [(compiles, calls, True)]
+
+
+@pytest.mark.parametrize("name, sizes, options, shape", [
+    ("Conv2d", (3, 4, 4, 2, 1), {}, (2, 4, 4, 4)),  # DCGAN's halving convolution
+    ("Conv2d", (3, 4, 3), {"padding": 1}, (2, 4, 8, 8)),
+    ("ConvTranspose2d", (3, 4, 4, 2, 1), {}, (2, 4, 16, 16)),  # and its doubling transposed one
+    ("ConvTranspose2d", (3, 4, 4, 1, 0), {}, (2, 4, 11, 11)),
+    ("Conv2d", (3, 4, 3), {"padding": "same"}, None),  # not followed
+])
+def test_convolutions_give_torch_sizes(name, sizes, options, shape):
+    from flake8_staticfx.recompiles.shapes import layer_output
+    from flake8_staticfx.recompiles.values import Layer
+    try:
+        result = layer_output(Layer(name, sizes, options), [TensorValue((2, 3, 8, 8))], True).shape
+    except ShapeUnknown:
+        result = None
+    assert result == shape
+
+
+_GAN_DRIVER = """
+    from types import SimpleNamespace
+    import torch
+    import torch.nn as nn
+
+    opt = SimpleNamespace(nz=4)
+    nz = int(opt.nz)
+
+    def weights_init(m):
+        if m.__class__.__name__.find('Conv') != -1:
+            INIT
+
+    class D(nn.Module):
+        def __init__(self, ngpu):
+            super().__init__()
+            self.ngpu = ngpu
+            self.main = nn.Sequential(nn.Conv2d(3, 4, 4, 2, 1), nn.Sigmoid())
+
+        def forward(self, input):
+            if (input.is_cuda or input.is_xpu) and self.ngpu > 1:
+                output = nn.parallel.data_parallel(self.main, input, range(self.ngpu))
+            else:
+                output = self.main(input)
+            return output
+
+    def run():
+        d = D(NGPU)
+        d.apply(weights_init)
+        netD = torch.compile(d)
+        for size in (16, 16, 8):
+            fake = nn.ConvTranspose2d(nz, 3, 4, 2, 1)(torch.randn(size, nz, 4, 4))
+            netD(fake.detach())
+            netD(fake)
+"""
+
+
+@pytest.mark.parametrize("init, ngpu, compiles", [
+    ("torch.nn.init.normal_(m.weight, 0.0, 0.02)", 1, 4),  # tuned/gan_detach.py: requires_grad stays guarded
+    ("m.weight = None", 1, None),  # an initialiser that rebinds an attribute: not followed
+])
+def test_a_gan_discriminator_fed_detached_then_attached_fakes(init, ngpu, compiles):
+    frames, _ = _predict(_GAN_DRIVER.replace("INIT", init).replace("NGPU", str(ngpu)))
+    assert [frame.compiles for frame in frames if frame.known] == ([compiles] if compiles else [])

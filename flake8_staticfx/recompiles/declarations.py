@@ -13,6 +13,7 @@ from .values import UNKNOWN, Compiled, Const, Instance, Opaque, Record
 GRAD_CONTEXTS = {"no_grad": "no_grad", "inference_mode": "inference_mode", "enable_grad": "grad"}
 # Calls that reset dynamo's caches or change its settings or the global state: not followed.
 MAX_MODULE_DEPTH = 8  # modules held within one another, for holds_compiled
+STRING_TESTS = frozenset({"find", "startswith", "endswith"})
 NAMESPACES = frozenset({"SimpleNamespace", "types.SimpleNamespace"})
 STATE_SETTERS = ("torch._dynamo.", "torch.compiler.", "torch.set_", "torch._C.", "torch.backends.")
 
@@ -39,12 +40,13 @@ def dataclass_fields(cls: ast.ClassDef, args: list, kwargs: dict, evaluate) -> d
     return values
 
 
-def module_constants(tree: ast.Module) -> dict[str, Const | Record]:
+def module_constants(tree: ast.Module, derive=None) -> dict[str, Const | Record]:
     """Names the module binds once to a number, string or bool (`learning_rate = 6e-4`), or to a
     namespace of such (`args = SimpleNamespace(gamma=0.99)`, argparse's stand-in), and no
-    function rebinds (`global`)."""
+    function rebinds (`global`); `derive(expression, found)` gives the value of one computed
+    from those before it (`nz = int(opt.nz)`), or None."""
     rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
-    found: dict[str, Const] = {}
+    found: dict[str, Const | Record] = {}
     seen: set[str] = set()
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
@@ -58,6 +60,9 @@ def module_constants(tree: ast.Module) -> dict[str, Const | Record]:
                     found[target.id] = Const(node.value.value)
                 elif isinstance(node, ast.Assign) and namespace(node.value) is not None:
                     found[target.id] = Record(namespace(node.value))
+                elif isinstance(node, ast.Assign) and derive is not None and pure(node.value) and len(
+                        node.targets) == 1 and derive(node.value, found) is not None:
+                    found[target.id] = derive(node.value, found)
                 seen.add(target.id)
     return {name: value for name, value in found.items() if name not in rebound}
 
@@ -108,6 +113,28 @@ def grad_decorator(decorator: ast.expr) -> str | None:
     name = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
     short = name.split(".")[-1]
     return GRAD_CONTEXTS[short] if name.startswith("torch.") and short in GRAD_CONTEXTS else None
+
+
+def initializes_only(function: ast.FunctionDef) -> bool:
+    """A function `module.apply` calls on every submodule that only sets parameter values in
+    place (DCGAN's `weights_init`: `nn.init.normal_(m.weight, 0.0, 0.02)` by class name): the
+    shapes, the requires_grad and the attributes a guard reads stay as they were."""
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Return, ast.Global, ast.Nonlocal, ast.Yield, ast.Lambda)) or isinstance(
+                node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+            return False
+        if isinstance(node, ast.Call) and not _initializing_call(node.func):
+            return False
+    return True
+
+
+def _initializing_call(func: ast.expr) -> bool:
+    """`nn.init.zeros_(m.bias)`, `m.weight.data.normal_(0.0, 0.02)`, `classname.find('Conv')`."""
+    name = dotted(func)
+    if name.startswith(("nn.init.", "torch.nn.init.", "init.")):
+        return True
+    return isinstance(func, ast.Attribute) and (func.attr.endswith("_") and not func.attr.startswith("_") and isinstance(
+        func.value, ast.Attribute) and func.value.attr in ("weight", "bias", "data") or func.attr in STRING_TESTS)
 
 
 def pure(node: ast.expr) -> bool:

@@ -16,7 +16,7 @@ import operator
 from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
-from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, is_compile,
+from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, initializes_only, is_compile,
                            library_imports, method_of, module_constants, namedtuples, pure)
 from .effects import call_effects
 from .keywords import followed
@@ -32,6 +32,8 @@ from .values import (UNKNOWN, Batches, Compiled, Const, DictValue, Function, Ins
                      numeric)
 
 MAX_STEPS = 2_000
+# What a replay not following its code raises: its own stop, or Python's on values it computed.
+NOT_FOLLOWED = (StopReplay, RecursionError, ArithmeticError, TypeError, ValueError, IndexError, KeyError)
 # nn.Module methods a compiled module answers for the module it wraps (OptimizedModule holds it
 # as its submodule `_orig_mod`): its parameters, its training flag.
 MODULE_PASSTHROUGH = frozenset({"parameters", "named_parameters", "eval", "train", "zero_grad"})
@@ -67,7 +69,7 @@ class Replay:
         self.skipped_classes = skipped_classes
         self.classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
         self.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-        self.constants = module_constants(tree)
+        self.constants: dict = {}
         self.namedtuples = namedtuples(tree)
         self.imports = library_imports(tree, LIBRARIES)
         self.resolved = library_imports(tree, RESOLVED_IMPORTS)  # the names a driver's calls resolve
@@ -88,6 +90,16 @@ class Replay:
         # Drivers whose replay stopped: the calls after the stop are not known, so neither is
         # how often their frames compile in all (the recompiles seen before it stay true).
         self.stopped: set[str] = set()
+        self.constants = module_constants(tree, self.derived)
+
+    def derived(self, node: ast.expr, found: dict) -> Const | None:
+        """A module-level number computed from the constants before it (`nz = int(opt.nz)`)."""
+        self.constants = found
+        try:
+            value = self.expr(node, {})
+        except NOT_FOLLOWED:
+            return None
+        return value if isinstance(value, Const) else None
 
     def run_drivers(self) -> list[Call]:
         for function in self.functions.values():
@@ -99,7 +111,7 @@ class Replay:
                 self.block(function.body, {})
             except Returned:
                 pass
-            except (StopReplay, RecursionError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
+            except NOT_FOLLOWED:
                 self.stopped.add(function.name)
         return self.calls
 
@@ -547,6 +559,9 @@ class Replay:
                 return owner
             if name in MODULE_CASTS:
                 return owner  # `seq.double()`: every parameter cast alike, the module itself returned
+            if name == "apply" and len(args) == 1 and isinstance(args[0], Function) and args[0].name in self.functions \
+                    and initializes_only(self.functions[args[0].name]):
+                return owner  # `netG.apply(weights_init)`: parameter values set in place
             function = method_of(owner.cls, name)
             if function is not None:
                 return inline(self, function, [owner, *args], kwargs, {})  # a method of the project

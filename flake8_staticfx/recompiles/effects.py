@@ -16,6 +16,7 @@ import ast
 import math
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, math_constant
+from .declarations import pure
 from .named_calls import library_tensor
 from .shapes import (ShapeUnknown, broadcast, index_items, indexed, layer_output, matmul, requires_grad,
                      tensor_method, torch_function)
@@ -80,7 +81,7 @@ class _Reader:
         elif isinstance(node, ast.AugAssign) and is_self_attribute(node.target):
             pass  # `self.step += 1`: frames.COUNTER counts it per call
         elif isinstance(node, ast.If):
-            test = self.value(node.test, scope)
+            test = self.truth(node.test, scope)
             if isinstance(test, Const):
                 return self.block(node.body if test.value else node.orelse, scope)
             self.forget(node, scope)
@@ -139,6 +140,17 @@ class _Reader:
                 scope.writes[node.func.value.attr] = UNKNOWN
 
     # -- expressions ----------------------------------------------------------------------
+
+    def truth(self, test: ast.expr, scope: _Scope):
+        """An `if` test: `and`/`or` decided by one known operand where the others only read
+        (DCGAN's `if (input.is_cuda or input.is_xpu) and self.ngpu > 1:` with ngpu 1)."""
+        if not (isinstance(test, ast.BoolOp) and pure(test)):
+            return self.value(test, scope)
+        known = [self.value(operand, scope) for operand in test.values]
+        deciding = isinstance(test.op, ast.Or)  # the truth one operand decides the whole by
+        if any(isinstance(v, Const) and bool(v.value) == deciding for v in known):
+            return Const(deciding)
+        return Const(not deciding) if all(isinstance(v, Const) for v in known) else UNKNOWN
 
     def value(self, node: ast.expr, scope: _Scope):
         try:

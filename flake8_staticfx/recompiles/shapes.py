@@ -21,7 +21,7 @@ SHAPE_LAYERS = frozenset({
     "BatchNorm3d"})
 PARAMETER_LAYERS = frozenset({
     "Linear", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "RMSNorm", "Embedding",
-    "Conv1d", "Conv2d", "Conv3d"})
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"})
 ELEMENTWISE = frozenset({
     "tanh", "relu", "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "gelu", "silu",
     "softmax", "log_softmax", "where", "maximum", "minimum", "dropout", "layer_norm", "clamp", "leaky_relu",
@@ -30,7 +30,8 @@ SAME_SHAPE_METHODS = frozenset({
     "detach", "float", "half", "double", "bfloat16", "clone", "contiguous", "type_as", "to", "tanh", "relu",
     "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square", "cpu",
     "masked_fill"})
-CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}  # their spatial dimensions
+CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3, "ConvTranspose1d": 1, "ConvTranspose2d": 2,
+                "ConvTranspose3d": 3}  # their spatial dimensions
 REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "logsumexp"})
 FACTORIES = frozenset({"zeros", "ones", "empty", "randn", "rand"})
 LIKE_FACTORIES = frozenset({"zeros_like", "ones_like", "randn_like", "rand_like", "empty_like"})
@@ -191,20 +192,27 @@ def layer_output(layer: Layer, args: list, grad_enabled: bool) -> TensorValue:
         return TensorValue((*x.shape[:-1], layer.sizes[1]), grad)
     if layer.name == "Embedding" and len(layer.sizes) >= 2 and isinstance(layer.sizes[1], int):
         return TensorValue((*x.shape, layer.sizes[1]), grad)
-    if layer.name in CONVOLUTIONS and _same_size_convolution(layer, len(x.shape) - 2):
-        return TensorValue((*x.shape[:-CONVOLUTIONS[layer.name] - 1], layer.sizes[1], *x.shape[-CONVOLUTIONS[layer.name]:]),
-                           grad)
+    spatial = CONVOLUTIONS.get(layer.name, 0)
+    if spatial and len(x.shape) == spatial + 2 and all(isinstance(size, int) for size in x.shape[2:]):
+        sizes = [_convolved(layer, size) for size in x.shape[2:]]
+        if None not in sizes and len(layer.sizes) > 1 and isinstance(layer.sizes[1], int):
+            return TensorValue((x.shape[0], layer.sizes[1], *sizes), grad)
     raise ShapeUnknown(layer.name)
 
 
-def _same_size_convolution(layer: Layer, spatial: int) -> bool:
-    """nn.ConvNd(in, out, k, padding=k // 2) with odd k, stride and dilation 1: the spatial
-    sizes are kept."""
-    kernel = layer.sizes[2] if len(layer.sizes) > 2 else layer.options.get("kernel_size")
-    padding = layer.sizes[4] if len(layer.sizes) > 4 else layer.options.get("padding", 0)
-    plain = len(layer.sizes) <= 3 and all(layer.options.get(k, 1) == 1 for k in ("stride", "dilation"))
-    return spatial == CONVOLUTIONS[layer.name] and isinstance(layer.sizes[1] if len(layer.sizes) > 1 else None, int) \
-        and isinstance(kernel, int) and kernel % 2 == 1 and padding == kernel // 2 and plain
+def _convolved(layer: Layer, size: int) -> int | None:
+    """A spatial size through nn.ConvNd or nn.ConvTransposeNd(in, out, kernel, stride, padding)
+    of int settings (torch.nn's formulas); None for any other setting (a tuple, "same")."""
+    names = ("kernel_size", "stride", "padding")
+    settings = dict(zip(names, layer.sizes[2:5]), **{k: v for k, v in layer.options.items() if k in names})
+    kernel, stride, padding = (settings.get(name, default) for name, default in zip(names, (None, 1, 0)))
+    dilation, extra = layer.options.get("dilation", 1), layer.options.get("output_padding", 0)
+    if len(layer.sizes) > 5 or not all(type(v) is int for v in (kernel, stride, padding, dilation, extra)):
+        return None
+    if layer.name.startswith("ConvTranspose"):
+        return (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + extra + 1
+    out = (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+    return out if out > 0 and extra == 0 else None
 
 
 def indexed(shape: tuple | None, items: list, views: bool = False) -> tuple | None:
