@@ -353,3 +353,30 @@ _GAN_DRIVER = """
 def test_a_gan_discriminator_fed_detached_then_attached_fakes(init, ngpu, compiles):
     frames, _ = _predict(_GAN_DRIVER.replace("INIT", init).replace("NGPU", str(ngpu)))
     assert [frame.compiles for frame in frames if frame.known] == ([compiles] if compiles else [])
+
+
+@pytest.mark.parametrize("samples, compiles", [(0, 1), (6, 2)])  # no batch drawn; two under no_grad
+def test_a_while_loop_of_known_tests_under_th_no_grad(samples, compiles):
+    """tuned/th_sampler.py: `import torch as th`, image_sample.py's while loop, `th.no_grad()`."""
+    frames, _ = _predict(f"""
+        import numpy as np
+        import torch as th
+
+        class Net(th.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = th.nn.Linear(4, 4)
+
+            def forward(self, x, t):
+                return self.fc(x) * t.float()[:, None]
+
+        def run():
+            model = th.compile(Net())
+            t = th.from_numpy(np.random.choice(10, size=(4,))).long()
+            model(th.rand(4, 4), t)
+            images = []
+            while len(images) * 4 < {samples}:
+                with th.no_grad():
+                    images.append(model(th.rand(4, 4), t))
+    """)
+    assert [(frame.compiles, frame.known) for frame in frames] == [(compiles, True)]

@@ -103,6 +103,12 @@ def library_imports(tree: ast.Module, libraries: frozenset[str]) -> dict[str, st
     return found
 
 
+def torch_aliases(tree: ast.Module) -> dict[str, str]:
+    """`import torch as th` (improved-diffusion's spelling): `th.cat` is `torch.cat`."""
+    return {alias.asname: "torch" for node in tree.body if isinstance(node, ast.Import)
+            for alias in node.names if alias.name == "torch" and alias.asname}
+
+
 def _within(module: str, libraries: frozenset[str]) -> bool:
     """`torch.optim.lr_scheduler` is within `torch.optim`, `einops.layers` within `einops`."""
     return any(module == library or module.startswith(f"{library}.") for library in libraries)

@@ -16,29 +16,25 @@ import operator
 from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
-from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, initializes_only, is_compile,
-                           library_imports, method_of, module_constants, namedtuples, pure)
+from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, is_compile,
+                           library_imports, method_of, module_constants, namedtuples, pure, torch_aliases)
 from .effects import call_effects
 from .keywords import followed
+from .method_calls import Closure, DriverMethod, method_call
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
 from .named_calls import LIBRARIES, MARKS_DYNAMIC, RESOLVED_IMPORTS, named_value
 from .project_calls import construct, inline
-from .shapes import ShapeUnknown, broadcast, index_items, indexed, row_window, tensor_method, view_strides
+from .shapes import broadcast, index_items, indexed, row_window, view_strides
 from .stops import Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
 from .unfollowed import forget_read, forgotten_names
-from .values import (UNKNOWN, Batches, Compiled, Const, DictValue, Function, Instance, Lambda, Layer, ListValue, ModuleDict,
-                     Number, Optimizer, Parameters, Record, SizesNotFollowed, TensorValue, Unfollowed, Unknown, joined,
-                     numeric)
+from .values import (UNKNOWN, Batches, Compiled, Const, DictValue, Function, Instance, Lambda, Layer, ListValue,
+                     ModuleDict, Number, Optimizer, Parameters, Record, SizesNotFollowed, TensorValue, Unfollowed,
+                     Unknown, joined, numeric)
 
 MAX_STEPS = 2_000
 # What a replay not following its code raises: its own stop, or Python's on values it computed.
 NOT_FOLLOWED = (StopReplay, RecursionError, ArithmeticError, TypeError, ValueError, IndexError, KeyError)
-# nn.Module methods a compiled module answers for the module it wraps (OptimizedModule holds it
-# as its submodule `_orig_mod`): its parameters, its training flag.
-MODULE_PASSTHROUGH = frozenset({"parameters", "named_parameters", "eval", "train", "zero_grad"})
-# Module methods that cast parameters and buffers in place and return the module
-MODULE_CASTS = frozenset({"double", "float", "half", "bfloat16", "to", "cpu"})
 
 
 @dataclass
@@ -72,7 +68,7 @@ class Replay:
         self.constants: dict = {}
         self.namedtuples = namedtuples(tree)
         self.imports = library_imports(tree, LIBRARIES)
-        self.resolved = library_imports(tree, RESOLVED_IMPORTS)  # the names a driver's calls resolve
+        self.resolved = {**library_imports(tree, RESOLVED_IMPORTS), **torch_aliases(tree)}  # the names calls resolve
         self.compiled_functions = {name: Compiled(node, compile_setting(decorator), node.lineno)
                                    for name, node in self.functions.items()
                                    for decorator in node.decorator_list if is_compile(decorator)}
@@ -153,7 +149,7 @@ class Replay:
         elif isinstance(node, ast.Return):
             raise Returned(self.expr(node.value, env) if node.value is not None else Const(None))
         elif isinstance(node, ast.FunctionDef):
-            env[node.name] = _Closure(node, env)
+            env[node.name] = Closure(node, env)
         elif isinstance(node, ast.Global):
             env.update((name, _GLOBAL) for name in node.names)
         elif isinstance(node, ast.For) and not node.orelse:
@@ -164,6 +160,9 @@ class Replay:
             for item in self.iterate(iterated):
                 self.assign(node.target, item, env)
                 self.block(node.body, env)
+        elif isinstance(node, ast.While) and not node.orelse:
+            while self.known_test(node.test, env):  # `while len(all_images) * batch_size < num_samples:`
+                self.block(node.body, env)
         elif isinstance(node, ast.With):
             self.with_block(node, env)
         elif isinstance(node, ast.If):
@@ -171,13 +170,18 @@ class Replay:
             if isinstance(test, (Number, TensorValue)):
                 self.both_branches(node, env)
                 return
-            if not isinstance(test, Const):
-                raise StopReplay("branch")
-            self.block(node.body if test.value else node.orelse, env)
+            self.block(node.body if self.known_test(node.test, env, test) else node.orelse, env)
         elif isinstance(node, ast.Assert) and not any(isinstance(n, ast.Call) for n in ast.walk(node)):
             pass  # `assert t <= self.block_size`: checks, changes nothing
         elif not isinstance(node, ast.Pass):
             raise StopReplay(type(node).__name__)
+
+    def known_test(self, node: ast.expr, env: dict, value=None) -> bool:
+        """The truth of a test the replay knows (`value`: already evaluated), else a stop."""
+        value = self.expr(node, env) if value is None else value
+        if not isinstance(value, Const):
+            raise StopReplay("branch")
+        return bool(value.value)
 
     def both_branches(self, node: ast.If, env: dict) -> None:
         """An `if` on data (a number a data branch picked, a tensor): both branches run on copies
@@ -209,7 +213,7 @@ class Replay:
         saved = self.grad_mode, self.autocast, self.device_scope
         for item in node.items:
             func = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
-            name = dotted(func) if func is not None else ""
+            name = self.resolve(dotted(func)) if func is not None else ""
             if name.startswith("torch.") and name.split(".")[-1] in GRAD_CONTEXTS:
                 self.grad_mode = GRAD_CONTEXTS[name.split(".")[-1]]
             elif name == "torch.device":
@@ -484,12 +488,12 @@ class Replay:
         if isinstance(owner, TensorValue) and node.attr in ("dtype", "device"):
             return UNKNOWN  # passed on to factories, whose results' shapes are what guards read here
         if isinstance(owner, Optimizer):
-            return _Method(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
+            return DriverMethod(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
         if isinstance(owner, Const) and isinstance(owner.value, str) and node.attr == "format":
-            return _Method(owner, node.attr)
+            return DriverMethod(owner, node.attr)
         if isinstance(owner, (Instance, Compiled, TensorValue, Layer)) or isinstance(owner, (ListValue, ModuleDict)) \
                 and node.attr in ("append", "children", "named_children"):
-            return _Method(owner, node.attr)
+            return DriverMethod(owner, node.attr)
         raise StopReplay("attribute")
 
     def call(self, node: ast.Call, env: dict):
@@ -503,17 +507,17 @@ class Replay:
             if keyword.arg is None and not isinstance(value, DictValue):
                 raise StopReplay("**kwargs")
             kwargs.update(value.items if keyword.arg is None else {keyword.arg: value})  # `**sampling_kwargs` spliced
-        if isinstance(func, _Method) and isinstance(func.owner, Const) and func.name == "format":
+        if isinstance(func, DriverMethod) and isinstance(func.owner, Const) and func.name == "format":
             return UNKNOWN  # `'Epoch: {}'.format(epoch)`: its arguments evaluated above, the text not followed
-        if isinstance(func, _Method):
-            return self.method(func, args, kwargs, node)
+        if isinstance(func, DriverMethod):
+            return method_call(self, func, args, kwargs, node)
         if isinstance(func, Compiled):
             return self.compiled_call(func, args, node, kwargs)
         if isinstance(func, Instance):
             return module_call(self, func, args, node, kwargs)
         if isinstance(func, ast.ClassDef):
             return construct(self, func, args, kwargs)
-        if isinstance(func, _Closure):
+        if isinstance(func, Closure):
             return inline(self, func.node, args, kwargs, func.env)
         if isinstance(func, Lambda) and func.node is not None:
             body = ast.Return(func.node.body, lineno=func.node.lineno, col_offset=func.node.col_offset)
@@ -534,8 +538,7 @@ class Replay:
         raise StopReplay("call")
 
     def named_call(self, name: str, args: list, kwargs: dict, node: ast.Call):
-        root = name.split(".")[0]
-        name = self.resolved[root] + name[len(root):] if root in self.resolved else name
+        name = self.resolve(name)
         if name.startswith(STATE_SETTERS) and name not in MARKS_DYNAMIC:
             raise StateChange(f"{name} changes what dynamo compiles")
         value = named_value(name, args, kwargs, node.lineno, self.grad_mode)
@@ -543,64 +546,10 @@ class Replay:
             raise StopReplay(f"call of {name}")
         return value
 
-    def method(self, method: _Method, args: list, kwargs: dict, node: ast.Call):
-        owner, name = method.owner, method.name
-        if isinstance(owner, Compiled) and isinstance(owner.target, Instance) and (
-                name in MODULE_PASSTHROUGH or name != "forward" and method_of(owner.target.cls, name)):
-            owner = owner.target  # torch.compile(model).parameters(), .init_hidden(): the wrapper passes them on
-        if isinstance(owner, Instance):
-            if name == "compile":
-                owner.compiled, owner.compile_line = True, node.lineno
-                dynamic = kwargs.get("dynamic", Const(None))
-                owner.dynamic = dynamic.value if isinstance(dynamic, Const) else None
-                return Const(None)
-            if name in ("eval", "train"):
-                owner.set_training(name == "train" and (not args or bool(getattr(args[0], "value", True))))
-                return owner
-            if name in MODULE_CASTS:
-                return owner  # `seq.double()`: every parameter cast alike, the module itself returned
-            if name == "apply" and len(args) == 1 and isinstance(args[0], Function) and args[0].name in self.functions \
-                    and initializes_only(self.functions[args[0].name]):
-                return owner  # `netG.apply(weights_init)`: parameter values set in place
-            function = method_of(owner.cls, name)
-            if function is not None:
-                return inline(self, function, [owner, *args], kwargs, {})  # a method of the project
-            if name == "register_buffer" and len(args) >= 2 and isinstance(args[0], Const):
-                owner.attributes[args[0].value] = args[1]
-                return Const(None)
-            if name == "parameters" and not args:
-                return Parameters()
-            if name.startswith("register_") or name in ("zero_grad", "parameters"):
-                return UNKNOWN
-        if isinstance(owner, (ListValue, ModuleDict)):
-            return _container_method(owner, name, args)
-        if isinstance(owner, Optimizer) and name == "step" and args and isinstance(args[0], _Closure):
-            inline(self, args[0].node, [], {}, args[0].env)  # LBFGS's `step(closure)`: its calls, followed once
-            return UNKNOWN
-        if isinstance(owner, Optimizer):
-            return Const(None)  # step(), zero_grad(): the parameters' values change, which no guard reads
-        if isinstance(owner, Layer) and name.startswith("register_"):
-            return UNKNOWN  # a hook added after compiling: dynamo ignores it (measured, no recompile)
-        if isinstance(owner, TensorValue) and name in ("backward", "sum", "mean"):
-            return TensorValue(())
-        if isinstance(owner, TensorValue) and not owner.data_sized:
-            try:
-                result = self.made_here(tensor_method(owner, name, args, kwargs, self.grad_mode == "grad"))
-                if owner.view and isinstance(result, TensorValue) and not _copied(name, result):
-                    # .detach(), .to(): may be the same strided view
-                    return replace(result, view=True, strides=owner.strides if result.shape == owner.shape else None)
-                return result
-            except ShapeUnknown:
-                pass
-        if isinstance(owner, TensorValue) and name == "size" and len(args) == 1:
-            return Number()  # a size not followed: a number (`min(top_k, logits.size(-1))`)
-        if isinstance(owner, TensorValue) and name in ("tolist", "item") and not args and owner.shape is not None \
-                and len(owner.shape) <= 1 and all(isinstance(size, int) for size in owner.shape):
-            # FLUX's schedule: as many numbers as the tensor has, their values not followed
-            return ListValue([Number() for _ in range(owner.shape[0])]) if owner.shape else Number()
-        if isinstance(owner, TensorValue):
-            return TensorValue(None, data_sized=owner.data_sized)
-        raise StopReplay(f"method {name}")
+    def resolve(self, name: str) -> str:
+        """A dotted name as the library spells it (`th.no_grad` -> `torch.no_grad`)."""
+        root = name.split(".")[0]
+        return self.resolved[root] + name[len(root):] if root in self.resolved else name
 
     def compiled_call(self, compiled: Compiled, args: list, node: ast.Call, kwargs: dict | None = None,
                       regional: bool = False):
@@ -614,7 +563,7 @@ class Replay:
             frame, instance = target, None
         elif isinstance(target, Function) and target.name in self.functions:  # torch.compile(decode_one_token)
             frame, instance = self.functions[target.name], None
-        elif isinstance(target, _Method) and isinstance(target.owner, Instance) and method_of(
+        elif isinstance(target, DriverMethod) and isinstance(target.owner, Instance) and method_of(
                 target.owner.cls, target.name) is not None:  # torch.compile(diffusion.p_sample)
             frame, instance = method_of(target.owner.cls, target.name), target.owner
         else:
@@ -664,38 +613,11 @@ class Replay:
 _GLOBAL = object()  # a name the function declares `global`: it reads and binds the module's
 
 
-@dataclass
-class _Closure:
-    """A function defined inside a driver or an inlined function, with the names it sees."""
-
-    node: ast.FunctionDef
-    env: dict
-
-
-@dataclass
-class _Method:
-    owner: object
-    name: str
-
-
 def _fold(op, *operands) -> Const:
     folded = fold(op, *operands)
     if folded is None:
         raise StopReplay("arithmetic")
     return folded
-
-
-def _container_method(owner: ListValue | ModuleDict, name: str, args: list):
-    """A list's append (a sampler's images, a decoder's tokens); a ModuleList's or ModuleDict's
-    children (torchtitan's `for layer_id, block in model.layers.named_children(): block.compile()`)."""
-    if name in ("children", "named_children") and not args:
-        named = owner.items.items() if isinstance(owner, ModuleDict) else enumerate(owner.items)
-        return ListValue([ListValue([Const(str(key)), item]) if name == "named_children" else item
-                          for key, item in named])
-    if isinstance(owner, ListValue) and name == "append" and len(args) == 1:
-        owner.items.append(args[0])
-        return Const(None)
-    raise StopReplay(f"method {name}")
 
 
 def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dict,
@@ -731,12 +653,3 @@ def _positional(frame: ast.FunctionDef, is_method: bool, args: list, kwargs: dic
 
 def _reads(frame: ast.FunctionDef, name: str) -> bool:
     return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(frame))
-
-
-def _copied(method: str, result: TensorValue) -> bool:
-    """`.contiguous()` of a view is a fresh tensor, unless a dimension of size 1 (or one not
-    known) lets torch call the view contiguous already, its strides kept (measured:
-    tuned/growth_then_crop.py, `idx[:, -4:].contiguous()` of a (1, 5) sequence recompiles on
-    its stride)."""
-    return method == "contiguous" and result.shape is not None and all(
-        isinstance(size, int) and size != 1 for size in result.shape)

@@ -25,6 +25,7 @@ LIBRARIES = frozenset({"einops"})
 RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data"}
 # DataLoader settings that leave the batches' shapes as batch_size and drop_last make them.
 LOADER_SETTINGS = frozenset({"batch_size", "shuffle", "drop_last", "num_workers", "pin_memory"})
+NUMPY_RANDOM = ("np.random.", "numpy.random.")
 # Seeding Python's or numpy's random numbers: state no guard of dynamo reads.
 SEEDING = frozenset({"random.seed", "np.random.seed", "numpy.random.seed"})
 
@@ -42,6 +43,14 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
         grad = kwargs.get("requires_grad", Const(False))
         return TensorValue(None if None in sizes else tuple(sizes),
                            isinstance(grad, Const) and bool(grad.value), inference=inference)
+    if name.startswith(NUMPY_RANDOM) and isinstance(kwargs.get("size"), Const):
+        size = kwargs["size"].value  # `np.random.choice(n, size=(b,))`: an array of that shape
+        return TensorValue(size if isinstance(size, tuple) else (size,)) if isinstance(size, (int, tuple)) else None
+    if name.split(".", 1)[-1] == "linspace" and name.startswith(("np.", "numpy.")) and len(args) >= 3 and isinstance(
+            args[2], Const) and type(args[2].value) is int:
+        return TensorValue((args[2].value,))  # a schedule of n numbers (improved-diffusion's betas)
+    if name == "torch.from_numpy" and len(args) == 1 and isinstance(args[0], TensorValue):
+        return TensorValue(args[0].shape)
     if name == "torch.tensor" and args:
         return tensor_of(args[0])
     if name in ("nn.Parameter", "torch.nn.Parameter") and args and isinstance(args[0], TensorValue):

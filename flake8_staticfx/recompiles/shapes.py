@@ -27,9 +27,10 @@ ELEMENTWISE = frozenset({
     "softmax", "log_softmax", "where", "maximum", "minimum", "dropout", "layer_norm", "clamp", "leaky_relu",
     "mish", "square", "erf", "pow"})
 SAME_SHAPE_METHODS = frozenset({
-    "detach", "float", "half", "double", "bfloat16", "clone", "contiguous", "type_as", "to", "tanh", "relu",
-    "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square", "cpu",
+    "detach", "float", "half", "double", "bfloat16", "long", "int", "bool", "clone", "contiguous", "type_as", "to",
+    "tanh", "relu", "sigmoid", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos", "softmax", "clamp", "square", "cpu",
     "masked_fill"})
+UNGRADED_METHODS = frozenset({"detach", "long", "int", "bool"})  # their result never requires grad
 CONVOLUTIONS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3, "ConvTranspose1d": 1, "ConvTranspose2d": 2,
                 "ConvTranspose3d": 3}  # their spatial dimensions
 REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "prod", "std", "var", "logsumexp"})
@@ -104,7 +105,7 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
     shape = owner.shape
     grad = grad_enabled and owner.requires_grad
     if name in SAME_SHAPE_METHODS:
-        return TensorValue(shape, grad and name != "detach")
+        return TensorValue(shape, grad and name not in UNGRADED_METHODS)
     if name in NEW_FACTORIES and args:  # new_full(size, fill): the size alone; the others take `2, 3` too
         return TensorValue(sizes_of(args[:1] if name == "new_full" else args))
     if name == "gather" and len(args) == 2 and isinstance(args[1], TensorValue):
