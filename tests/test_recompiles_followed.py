@@ -380,3 +380,40 @@ def test_a_while_loop_of_known_tests_under_th_no_grad(samples, compiles):
                     images.append(model(th.rand(4, 4), t))
     """)
     assert [(frame.compiles, frame.known) for frame in frames] == [(compiles, True)]
+
+
+@pytest.mark.parametrize("statement, known", [
+    ("os.makedirs(out, exist_ok=True)", True),
+    ("logging.info('loss %.4f', loss.item())", True),
+    ("watcher.watch(model)", False),  # a library given the module: it may hook it, not followed
+    ("helper(model)", False),  # a function not followed, given the module
+])
+def test_a_library_call_for_its_side_effect_passes_unless_given_the_model(statement, known):
+    """tuned/driver_side_effects.py: os.makedirs, logging, time, tqdm and a file opened for
+    json.dump change nothing a guard reads."""
+    frames, _ = _predict(f"""
+        import logging
+        import os
+        import torch
+        import watcher
+        from tqdm import tqdm
+        from helpers import helper
+
+        def run():
+            out = os.path.join("/tmp", "x")
+            model = torch.compile(Net())
+            for x in tqdm([torch.rand(2, 4), torch.rand(2, 4)], desc="batches"):
+                loss = model(x).sum()
+                {statement}
+            with open(os.path.join(out, "done.json"), "w") as handle:
+                handle.write("done")
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+    """)
+    assert [(frame.compiles, frame.known) for frame in frames] == [(1, known)]

@@ -104,9 +104,10 @@ def library_imports(tree: ast.Module, libraries: frozenset[str]) -> dict[str, st
 
 
 def torch_aliases(tree: ast.Module) -> dict[str, str]:
-    """`import torch as th` (improved-diffusion's spelling): `th.cat` is `torch.cat`."""
-    return {alias.asname: "torch" for node in tree.body if isinstance(node, ast.Import)
-            for alias in node.names if alias.name == "torch" and alias.asname}
+    """`import torch as th` (improved-diffusion's spelling), `import torch.nn as nn`: `th.cat` is
+    `torch.cat`, `nn.functional.nll_loss` is `torch.nn.functional.nll_loss`."""
+    return {alias.asname: alias.name for node in tree.body if isinstance(node, ast.Import)
+            for alias in node.names if _within(alias.name, frozenset({"torch"})) and alias.asname}
 
 
 def _within(module: str, libraries: frozenset[str]) -> bool:

@@ -176,6 +176,19 @@ class Replay:
         elif not isinstance(node, ast.Pass):
             raise StopReplay(type(node).__name__)
 
+    def library_calls_only(self, node: ast.expr, env: dict) -> bool:
+        """An expression whose calls are all of a library's functions other than torch's
+        (`os.path.join(out, "x.json")`): it changes nothing the replay keeps."""
+        return all(not isinstance(n, ast.Call) or self.library_function(n.func, env) for n in ast.walk(node))
+
+    def library_function(self, func: ast.expr, env: dict) -> bool:
+        """`os.path.join`: a function of a module the file imports, torch's left out."""
+        root = dotted(func).split(".")[0] if isinstance(func, ast.Attribute) else ""
+        if not root or root in env or self.resolve(root).startswith("torch"):
+            return False
+        value = self.name_value(root, env)
+        return isinstance(value, Function) and value.name == root
+
     def known_test(self, node: ast.expr, env: dict, value=None) -> bool:
         """The truth of a test the replay knows (`value`: already evaluated), else a stop."""
         value = self.expr(node, env) if value is None else value
@@ -224,6 +237,12 @@ class Replay:
                 if not isinstance(value, Const):
                     raise StopReplay("autocast")
                 self.autocast = bool(value.value)
+            elif name == "open" and isinstance(item.optional_vars, ast.Name):
+                if not all(pure(argument) or self.library_calls_only(argument, env) for argument in (
+                        *item.context_expr.args, *(k.value for k in item.context_expr.keywords))):
+                    raise StopReplay("a file opened at a path computed by code the replay follows")
+                env[item.optional_vars.id] = Unfollowed()  # a file: what is written to it, no guard reads
+                continue
             else:
                 raise StopReplay("context manager")
             if item.optional_vars is not None:

@@ -25,6 +25,8 @@ LIBRARIES = frozenset({"einops"})
 RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data"}
 # DataLoader settings that leave the batches' shapes as batch_size and drop_last make them.
 LOADER_SETTINGS = frozenset({"batch_size", "shuffle", "drop_last", "num_workers", "pin_memory"})
+# Progress bars a driver wraps an iterable in: the same items, one by one.
+PROGRESS_BARS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"})
 NUMPY_RANDOM = ("np.random.", "numpy.random.")
 # Seeding Python's or numpy's random numbers: state no guard of dynamo reads.
 SEEDING = frozenset({"random.seed", "np.random.seed", "numpy.random.seed"})
@@ -77,6 +79,8 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
         return _isinstance(*args)
     if name in NAMESPACES and not args:
         return Record(dict(kwargs))  # argparse's stand-in: its fields read back as given
+    if name in PROGRESS_BARS and len(args) == 1:
+        return args[0]  # `for data, target in tqdm(loader, desc=...)`: the items it wraps
     if name == "print" or name in SEEDING:
         return Const(None)
     if name in MATH_FUNCTIONS and not kwargs:

@@ -13,6 +13,8 @@ from .values import Const, Function, ListValue, Number, TensorValue, Unfollowed
 # change in place (a number, a named function or module, a class of the file: the replay keeps
 # no class-level state), and objects a statement not followed made (then forgotten: forget_read).
 _HARMLESS = (Const, Number, Function, ast.ClassDef, Unfollowed)
+# The names torch goes by in a driver (a torch function not followed may change what dynamo guards).
+TORCH_NAMES = frozenset({"torch", "th", "nn", "F", "optim"})
 # Builtins that only read what they are given: a statement calling nothing else reads tensors
 # without changing them (minRF's `[(tv, tloss) for tv, tloss in zip(t, tlist)]`).
 _READING_BUILTINS = frozenset({"zip", "enumerate", "len", "list", "tuple", "range", "sorted", "min", "max", "sum",
@@ -24,6 +26,8 @@ def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
     the replay keeps (a model, a list, a tensor passed to it or written through it), or dynamo's
     own state (a torch function, a torch setting), or runs code the replay would have to follow.
     `lookup(name)` gives a name's value."""
+    library = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and _library_function(
+        statement.value.func, lookup)
     if isinstance(statement, ast.Assign):
         targets = statement.targets
     elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and statement.value is not None:
@@ -33,6 +37,8 @@ def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
     elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and _root(
             statement.value.func) is not None and isinstance(lookup(_root(statement.value.func)), Unfollowed):
         targets = []  # `config.merge_from_dict(d)`: a method of an object a statement not followed made
+    elif library:
+        targets = []  # `os.makedirs(out, exist_ok=True)`, `logging.info(...)`: a library's side effect
     else:
         return None  # a bare call, a loop, a branch: what it does is the point of it
     bound = []
@@ -43,13 +49,22 @@ def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
             elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store) \
                     and not (_root(node) is not None and isinstance(lookup(_root(node)), Unfollowed)):
                 return None  # an attribute or item of an object the replay keeps
-    reads_only = _reads_only(statement)
+    reads_only = _reads_only(statement) or library  # a library function reads the tensors it is given
     for node in ast.walk(statement):
         if isinstance(node, ast.Call) and _dotted_root(node.func) == "torch":
             return None  # a torch function not followed may change what dynamo guards
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not _harmless(lookup(node.id), reads_only):
             return None
     return bound
+
+
+def _library_function(func: ast.expr, lookup) -> bool:
+    """`os.makedirs`, `logging.info`, `wandb.log`: a function of an imported module other than
+    torch, which sees the values it is given and changes none the replay keeps (a module passed
+    to it is not harmless: _harmless)."""
+    root = _dotted_root(func)
+    return isinstance(func, ast.Attribute) and root is not None and root not in TORCH_NAMES and isinstance(
+        lookup(root), Function) and lookup(root).name == root
 
 
 def _harmless(value, reads_only: bool) -> bool:
