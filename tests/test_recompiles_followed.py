@@ -417,3 +417,12 @@ def test_a_library_call_for_its_side_effect_passes_unless_given_the_model(statem
                 return self.fc(x)
     """)
     assert [(frame.compiles, frame.known) for frame in frames] == [(1, known)]
+
+
+def test_the_compiled_wrapper_reads_its_modules_attributes():
+    """tuned/wrapper_attributes.py: `model.block_size` through `torch.compile(model)` sizes the batch."""
+    path = os.path.join(os.path.dirname(__file__), "recompile_cases", "tuned", "wrapper_attributes.py")
+    with open(path) as handle:
+        frames, _ = predict(ast.parse(handle.read()))
+    assert sorted((frame.driver, frame.compiles, frame.known) for frame in frames) == [
+        ("full_only", 1, True), ("full_then_half", 2, True)]

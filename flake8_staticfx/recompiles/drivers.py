@@ -485,6 +485,8 @@ class Replay:
         if name and name.split(".")[0] not in env and not isinstance(self.constants.get(name.split(".")[0]), Record):
             return Function(name)  # F.relu, torch.float32: named objects
         owner = self.expr(node.value, env)
+        if isinstance(owner, Compiled) and isinstance(owner.target, Instance) and node.attr in owner.target.attributes:
+            return owner.target.attributes[node.attr]  # `model.block_size`: the compiled wrapper reads its module's
         if isinstance(owner, Instance) and node.attr in owner.attributes:
             return owner.attributes[node.attr]
         if isinstance(owner, Unfollowed):
