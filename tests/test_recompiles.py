@@ -860,15 +860,30 @@ def test_isinstance_is_answered_only_for_a_known_kind(value, cls, answer):
     assert (result.value if result is not None else None) == answer
 
 
-def test_the_recorder_keeps_no_object_address_of_a_guard(tmp_path):
-    """A type-id guard names an address that differs per run: kept, `--check` never reproduced."""
+def _recorder(cases_dir):
     spec = importlib.util.spec_from_file_location("record_recompiles",
                                                   os.path.join(HERE, "oracle", "record_recompiles.py"))
     recorder_module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(recorder_module)
-    recorder = recorder_module._Recorder(str(tmp_path))
+    return recorder_module._Recorder(str(cases_dir))
+
+
+def test_the_recorder_keeps_no_object_address_of_a_guard(tmp_path):
+    """A type-id guard names an address that differs per run: kept, `--check` never reproduced."""
+    recorder = _recorder(tmp_path)
     recorder.record("Recompiling function forward in /x/head_swap.py:13\n"
                     "    triggered by the following guard failure(s):\n"
                     "    - 0/0: ___check_type_id(self._modules['head'], 93977437952864), type=<class 'Linear'>",
                     "0/1")
     assert recorder.recompiles[0]["guard"] == "___check_type_id(self._modules['head'], <id>), type=<class 'Linear'>"
+
+
+def test_the_recorder_counts_a_restarted_analysis_as_one_compile(tmp_path):
+    """dynamo traces a frame again, as attempt 1 of the same compile, to compile the graph
+    before a break: the recorder counted both (2 compiles of a forward called once)."""
+    recorder = _recorder(tmp_path)
+    start = f"torchdynamo start tracing forward {tmp_path / 'net.py'}:10"
+    recorder.record(start, "0/0")
+    recorder.record(start, "0/0_1")
+    recorder.record(start, "0/1")
+    assert recorder.truth()["frames"] == {"forward net.py:10": {"compiles": 2, "eager_after_limit": False}}

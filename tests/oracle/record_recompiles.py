@@ -22,7 +22,9 @@ replaced by one that forces ``backend="eager"`` (the guards and recompiles are d
 backend's) and counts the calls of each compiled callable. Three of dynamo's log records are
 collected, tagged with the compile id (``frame/compile``) they were logged under:
 
-- ``torchdynamo start tracing FN FILE:LINE``: one compile of a frame;
+- ``torchdynamo start tracing FN FILE:LINE``: one compile of a frame (logged again, under the
+  same compile id with an attempt suffix, each time dynamo restarts the analysis, e.g. to
+  compile the graph before a break: those are not counted);
 - the ``recompiles`` artifact: the guard failures that caused a recompile, the newest with the
   source line dynamo installed its guard for (the ``# code  # file:line in fn`` comment, or, for a
   guard installed inside torch, the innermost case-file frame of the user stack trace);
@@ -56,6 +58,8 @@ _GUARD_SITE = re.compile(r"#.*#\s*(?P<path>\S+):(?P<line>\d+) in (?P<function>\w
 _USER_FRAME = re.compile(r'^\s*-\s+File "(?P<path>.+)", line (?P<line>\d+), in ')
 # An object's address in a guard (`___check_type_id(x, 9397...)`) differs from run to run.
 _OBJECT_ID = re.compile(r"(___check_(?:type|obj)_id\([^,]+, )\d+\)")
+# dynamo's trace id `frame/compile_attempt`: an attempt after the first restarts the analysis.
+_RESTART = re.compile(r"_\d+$")
 _LIMIT = re.compile(r"hit config\.(recompile_limit|cache_size_limit)")
 _LIMIT_FUNCTION = re.compile(r"function: '(?P<function>[^']+)' \((?P<path>.+):(?P<line>\d+)\)")
 
@@ -119,6 +123,8 @@ class _Recorder:
     def record(self, message: str, compile_id: str) -> None:
         first, *rest = message.split("\n")
         start = _START.search(first)
+        if start and _RESTART.search(compile_id):
+            return  # the same compile traced again after a graph break or a speculation: not a compile
         if start:
             self.starts.append({"frame": self.frame(start["function"], start["path"], start["line"]),
                                 "compile_id": compile_id, "call": self.calls})
