@@ -426,3 +426,12 @@ def test_the_compiled_wrapper_reads_its_modules_attributes():
         frames, _ = predict(ast.parse(handle.read()))
     assert sorted((frame.driver, frame.compiles, frame.known) for frame in frames) == [
         ("full_only", 1, True), ("full_then_half", 2, True)]
+
+
+def test_a_break_or_continue_whose_test_is_known_ends_or_skips_the_loop():
+    """tuned/known_breaks.py: makemore's `while True:` loop ended by `step >= max_steps`."""
+    path = os.path.join(os.path.dirname(__file__), "recompile_cases", "tuned", "known_breaks.py")
+    with open(path) as handle:
+        frames, _ = predict(ast.parse(handle.read()))
+    assert sorted((frame.driver, frame.calls, frame.compiles, frame.known) for frame in frames) == [
+        ("batches_until_a_limit", 3, 1, True), ("breaks_before_evaluating", 3, 1, True), ("evaluates", 6, 2, True)]

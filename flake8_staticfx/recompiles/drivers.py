@@ -25,7 +25,7 @@ from .module_calls import layer_call, module_call, run_eagerly, sequential_call
 from .named_calls import LIBRARIES, MARKS_DYNAMIC, RESOLVED_IMPORTS, named_value
 from .project_calls import construct, inline
 from .shapes import broadcast, index_items, indexed, row_window, view_strides
-from .stops import Returned, StateChange, StopInside, StopReplay
+from .stops import LoopExit, Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
 from .unfollowed import forget_read, forgotten_names
 from .values import (UNKNOWN, Batches, Compiled, Const, DictValue, Function, Instance, Lambda, Layer, ListValue,
@@ -159,10 +159,14 @@ class Replay:
                 return
             for item in self.iterate(iterated):
                 self.assign(node.target, item, env)
-                self.block(node.body, env)
+                if not self.loop_body(node.body, env):
+                    break
         elif isinstance(node, ast.While) and not node.orelse:
             while self.known_test(node.test, env):  # `while len(all_images) * batch_size < num_samples:`
-                self.block(node.body, env)
+                if not self.loop_body(node.body, env):
+                    break
+        elif isinstance(node, (ast.Break, ast.Continue)):
+            raise LoopExit(isinstance(node, ast.Break))  # `if step >= max_steps: break`, the test known
         elif isinstance(node, ast.With):
             self.with_block(node, env)
         elif isinstance(node, ast.If):
@@ -188,6 +192,14 @@ class Replay:
             return False
         value = self.name_value(root, env)
         return isinstance(value, Function) and value.name == root
+
+    def loop_body(self, body: list[ast.stmt], env: dict) -> bool:
+        """One pass of a loop's body; False when it took a `break`."""
+        try:
+            self.block(body, env)
+        except LoopExit as exit_:
+            return not exit_.broke
+        return True
 
     def known_test(self, node: ast.expr, env: dict, value=None) -> bool:
         """The truth of a test the replay knows (`value`: already evaluated), else a stop."""
@@ -216,7 +228,8 @@ class Replay:
         no guard reads, whatever the count."""
         before, calls = dict(env), len(self.calls)
         self.assign(node.target, optimizer if isinstance(optimizer, Optimizer) else TensorValue(None, True), env)
-        self.block(node.body, env)
+        if not self.loop_body(node.body, env):
+            raise StopReplay("a break in a loop over the optimizer's groups: how many items it saw is not known")
         targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         changed = {name for name in env if name not in targets and env[name] is not before.get(name)}
         if changed or len(self.calls) != calls:

@@ -1,5 +1,5 @@
 """How a driver's replay stops (drivers.py): at what it does not follow, at a change of
-dynamo's settings or state, or at a `return`. Apart from drivers.py so that the modules the
+dynamo's settings or state, or at a `return`; a loop's `break` ends the loop. Apart from drivers.py so that the modules the
 replay runs project code with (project_calls.py) raise them too."""
 from __future__ import annotations
 
@@ -24,3 +24,11 @@ class Returned(Exception):
     def __init__(self, value):
         super().__init__("return")
         self.value = value
+
+
+class LoopExit(Exception):
+    """A `break` (or `continue`) the replay took, for the loop around it to end (or go on)."""
+
+    def __init__(self, broke: bool):
+        super().__init__("break" if broke else "continue")
+        self.broke = broke
