@@ -435,3 +435,41 @@ def test_a_break_or_continue_whose_test_is_known_ends_or_skips_the_loop():
         frames, _ = predict(ast.parse(handle.read()))
     assert sorted((frame.driver, frame.calls, frame.compiles, frame.known) for frame in frames) == [
         ("batches_until_a_limit", 3, 1, True), ("breaks_before_evaluating", 3, 1, True), ("evaluates", 6, 2, True)]
+
+
+@pytest.mark.parametrize("base, update, known", [
+    ("object", "meter.update(loss.item(), 8)", True),  # tuned/plain_objects.py: imagenet's AverageMeter
+    ("object", "meter.watch(model)", False),  # given the model: what it does to it is not followed
+    ("torch.nn.Module", "meter.update(loss.item(), 8)", False),  # a module's state: not passed over
+])
+def test_a_plain_objects_method_not_followed_changes_only_itself(base, update, known):
+    frames, _ = _predict(f"""
+        import torch
+
+        class Meter({base}):
+            def __init__(self):
+                self.sum = 0
+
+            def update(self, val, n=1):
+                self.sum += val * n
+
+            def watch(self, model):
+                self.model = model
+                self.sum += len(model)
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        def run():
+            meter = Meter()
+            model = torch.compile(Net())
+            for _ in range(2):
+                loss = model(torch.rand(8, 4)).sum()
+                {update}
+    """)
+    assert [(frame.compiles, frame.known) for frame in frames] == [(1, known)]

@@ -272,7 +272,8 @@ class Replay:
             unknown = isinstance(value, TensorValue) and value.shape is None and not any(
                 isinstance(e, ast.Starred) for e in target.elts)  # `v, _ = torch.topk(...)`: nothing known of either
             items = [TensorValue(None) for _ in target.elts] if unknown else [Number() for _ in target.elts] \
-                if isinstance(value, SizesNotFollowed) else self.iterate(value)
+                if isinstance(value, SizesNotFollowed) else [Unfollowed() for _ in target.elts] if isinstance(
+                    value, Unfollowed) else self.iterate(value)
             starred = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
             if starred and len(starred) == 1 and len(items) >= len(target.elts) - 1:
                 at, after = starred[0], len(target.elts) - starred[0] - 1

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from .declarations import initializes_only, method_of
 from .project_calls import inline
 from .shapes import ShapeUnknown, tensor_method
-from .stops import StopReplay
+from .plain_objects import changes_only_itself, forget_state, harmless_arguments, plain_object
+from .stops import StopInside, StopReplay
 from .values import (UNKNOWN, Compiled, Const, Function, Instance, Layer, ListValue, ModuleDict, Number, Optimizer,
                      Parameters, TensorValue)
 
@@ -63,7 +64,13 @@ def method_call(replay: Replay, method: DriverMethod, args: list, kwargs: dict, 
             return owner  # `netG.apply(weights_init)`: parameter values set in place
         function = method_of(owner.cls, name)
         if function is not None:
-            return inline(replay, function, [owner, *args], kwargs, {})  # a method of the project
+            try:
+                return inline(replay, function, [owner, *args], kwargs, {})  # a method of the project
+            except StopInside:
+                if not (plain_object(owner, replay.classes) and harmless_arguments(args, kwargs)
+                        and changes_only_itself(function, set(replay.functions) | set(replay.classes))):
+                    raise
+                return forget_state(owner)  # `env.step(action)`, `meter.update(loss.item(), n)`
         if name == "register_buffer" and len(args) >= 2 and isinstance(args[0], Const):
             owner.attributes[args[0].value] = args[1]
             return Const(None)
