@@ -16,8 +16,21 @@ from flake8_staticfx.recompiles.shapes import ShapeUnknown, tensor_method
 from flake8_staticfx.recompiles.values import Const, TensorValue
 
 
-def _predict(source: str):
-    return predict(ast.parse(textwrap.dedent(source)))
+def _predict(source: str, *parts: str):
+    return predict(ast.parse(textwrap.dedent(source) + "".join(parts)))
+
+
+def _net(width: int) -> str:
+    """A module of one nn.Linear, the frame the small drivers below compile."""
+    return textwrap.dedent(f"""
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear({width}, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+    """)
 
 
 @pytest.mark.parametrize("name, numbers, options, shape", [
@@ -257,14 +270,6 @@ _LOADER_DRIVER = """
 
     args = SimpleNamespace(batch_size=32, epochs=2)
 
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = torch.nn.Linear(16, 4)
-
-        def forward(self, x):
-            return self.fc(x)
-
     def run():
         random.seed(1)
         loader = DataLoader(TensorDataset(torch.rand(ROWS, 16), torch.zeros(ROWS)), batch_size=args.batch_size,
@@ -289,7 +294,7 @@ def test_a_data_loader_batches_its_rows_and_the_driver_setup_is_passed(rows, dro
     """tuned/data_loader_batches.py: seeds, a namespace of settings, a scheduler and formatted log
     lines change nothing a guard reads; the DataLoader's batches are its rows cut by batch_size."""
     source = _LOADER_DRIVER.replace("ROWS", str(rows)).replace("DROP", str(drop_last))
-    frames, _ = _predict(source)
+    frames, _ = _predict(source, _net(16))
     assert [(frame.compiles, frame.calls, frame.known) for frame in frames] == [(compiles, calls, True)]
 
 
@@ -407,15 +412,7 @@ def test_a_library_call_for_its_side_effect_passes_unless_given_the_model(statem
                 {statement}
             with open(os.path.join(out, "done.json"), "w") as handle:
                 handle.write("done")
-
-        class Net(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = torch.nn.Linear(4, 4)
-
-            def forward(self, x):
-                return self.fc(x)
-    """)
+    """, _net(4))
     assert [(frame.compiles, frame.known) for frame in frames] == [(1, known)]
 
 
@@ -457,19 +454,11 @@ def test_a_plain_objects_method_not_followed_changes_only_itself(base, update, k
                 self.model = model
                 self.sum += len(model)
 
-        class Net(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = torch.nn.Linear(4, 4)
-
-            def forward(self, x):
-                return self.fc(x)
-
         def run():
             meter = Meter()
             model = torch.compile(Net())
             for _ in range(2):
                 loss = model(torch.rand(8, 4)).sum()
                 {update}
-    """)
+    """, _net(4))
     assert [(frame.compiles, frame.known) for frame in frames] == [(1, known)]
