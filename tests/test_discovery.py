@@ -999,3 +999,101 @@ def test_compiled_module_forward_iterated_over_an_iterator_its_driver_passes(tmp
             return {call}
         """)
     assert codes(path) == expected
+
+
+BODIES_AS_TEXT_SOURCE = '''import torch
+
+
+def one_line(x): return x + 1
+
+
+def after_doc(x):
+    """doc"""; y = x
+    return y
+
+
+def signature(
+    x,
+    y,
+):
+    z = (x,
+y)  # a continuation line at column 0
+    text = """
+class NotAClass:
+def not_a_def():
+"""
+    return z, text
+
+
+class Net(torch.nn.Module):
+    @torch.no_grad()
+    def forward(self, x):
+        def inner(a):
+            return a * 2
+
+        async def waits(b):
+            return [await c async for c in b]
+        if x:
+            return inner(x)
+        return x.é if hasattr(x, "é") else x
+
+
+def decorated_first(x):
+    @torch.no_grad()
+    def inner(y):
+        return y
+    return inner(x)
+
+
+def continued_first(x):
+    @ \\
+        torch.no_grad()
+    def continued(y):
+        return y
+    return continued(x)
+
+
+def tabbed(x):
+\tif x:
+\t\treturn x
+\treturn -x
+'''
+
+
+def test_function_bodies_kept_as_their_lines_build_the_nodes_of_an_eager_parse():
+    """An unbuilt body keeps where its statements stand in the module's text, not their `ast`
+    (two fifths of a long run's peak memory); built, every node sits at the lines and columns
+    an eager parse gives it."""
+    import ast
+
+    from astroid import nodes
+
+    from flake8_staticfx.discover.parse import _BodyText, definitions, parse_source
+
+    def positions(module):
+        return [(type(n).__name__, n.lineno, n.col_offset, n.end_lineno, n.end_col_offset, n.as_string())
+                for n in module.nodes_of_class(nodes.NodeNG)]
+
+    lazy = parse_source(ast.parse(BODIES_AS_TEXT_SOURCE), "m", "/p/m.py", BODIES_AS_TEXT_SOURCE, kept=True)
+    assert isinstance(parse_source(ast.parse(BODIES_AS_TEXT_SOURCE), "m", "/p/m.py", BODIES_AS_TEXT_SOURCE)
+                      .body[-1]._pending[1], list)  # noqa: SLF001 - the linted file's own tree goes with it
+    kept = {f.name: type(f._pending[1]) for f in definitions(lazy)  # noqa: SLF001 - unbuilt yet
+            if isinstance(f, nodes.FunctionDef) and f._pending is not None}  # noqa: SLF001
+    assert {kept[name] for name in ("signature", "forward", "tabbed", "decorated_first", "inner",
+                                  "continued_first")} == {_BodyText}  # the last found in the module's parse
+    assert kept["after_doc"] is kept["one_line"] is list  # a statement sharing the docstring's or header's line
+    eager = parse_source(ast.parse(BODIES_AS_TEXT_SOURCE), "m", "/p/m.py")
+    assert positions(lazy) == positions(eager)
+
+
+def test_an_unbuilt_body_kept_as_text_is_read_without_building_it():
+    import ast
+
+    from flake8_staticfx.discover.parse import attributes_set_on_self, parse_source
+
+    source = ("def f(self):\n    self.y = 1\n    return self.y\n\n\n"
+              "def g(self):\n    class A:\n        pass\n    self.z += 1\n    return A\n")
+    f, g = parse_source(ast.parse(source), "m", "/p/m.py", source, kept=True).body
+    assert f.defines_nothing() and not g.defines_nothing()
+    assert attributes_set_on_self(f) == {"y"} and attributes_set_on_self(g) == {"z"}
+    assert f._pending is not None and g._pending is not None  # noqa: SLF001 - neither is built

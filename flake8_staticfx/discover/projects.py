@@ -111,7 +111,7 @@ class Project:
             _count_dropped(1)  # the text changed: the old parse goes
         loaded = None
         try:
-            loaded = SourceModule(parse_source(ast.parse(source), modname, path, source), path, modname, source)
+            loaded = SourceModule(parse_source(ast.parse(source), modname, path, source, kept=True), path, modname, source)
         except (SyntaxError, ValueError, RecursionError):
             pass
         self._cache[path] = (source, loaded)
