@@ -23,6 +23,7 @@ from .keywords import followed
 from .method_calls import Closure, DriverMethod, method_call
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
 from .named_calls import LIBRARIES, MARKS_DYNAMIC, RESOLVED_IMPORTS, named_value
+from .open_loops import counted, ends_on_data, open_loop, signature
 from .project_calls import construct, inline
 from .shapes import broadcast, index_items, indexed, row_window, view_strides
 from .stops import LoopExit, Returned, StateChange, StopInside, StopReplay
@@ -86,6 +87,7 @@ class Replay:
         # Drivers whose replay stopped: the calls after the stop are not known, so neither is
         # how often their frames compile in all (the recompiles seen before it stay true).
         self.stopped: set[str] = set()
+        self.open_loops, self.signatures = 0, {}  # loops a test on data ends, what their calls present (open_loops.py)
         self.constants = module_constants(tree, self.derived)
 
     def derived(self, node: ast.expr, found: dict) -> Const | None:
@@ -153,6 +155,10 @@ class Replay:
         elif isinstance(node, ast.Global):
             env.update((name, _GLOBAL) for name in node.names)
         elif isinstance(node, ast.For) and not node.orelse:
+            numbers = counted(self, node.iter, env)
+            if numbers is not None or ends_on_data(node):
+                open_loop(self, node, numbers or self.iterate(self.expr(node.iter, env)), env)
+                return
             iterated = self.expr(node.iter, env)
             if isinstance(iterated, (Optimizer, Parameters)):
                 self.optimizer_loop(node, iterated, env)
@@ -643,6 +649,8 @@ class Replay:
         self.calls.append(Call(frame, instance, copy.copy(instance.attributes) if instance else {},
                                instance.training if instance else True, list(args), self.grad_mode,
                                self.autocast, dynamic, node.lineno, compile_line, regional, self.driver, skipped))
+        if self.open_loops:
+            self.signatures[len(self.calls) - 1] = signature(self.calls[-1])
 
 
 _GLOBAL = object()  # a name the function declares `global`: it reads and binds the module's

@@ -100,6 +100,8 @@ def method_call(replay: Replay, method: DriverMethod, args: list, kwargs: dict, 
             pass
     if isinstance(owner, TensorValue) and name == "size" and len(args) == 1:
         return Number()  # a size not followed: a number (`min(top_k, logits.size(-1))`)
+    if isinstance(owner, TensorValue) and name == "item" and not args and owner.shape is None:
+        return Number()  # a Python number whatever the shape (`action.item()` of a sampled action)
     if isinstance(owner, TensorValue) and name in ("tolist", "item") and not args and owner.shape is not None \
             and len(owner.shape) <= 1 and all(isinstance(size, int) for size in owner.shape):
         # FLUX's schedule: as many numbers as the tensor has, their values not followed

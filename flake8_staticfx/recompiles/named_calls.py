@@ -22,7 +22,7 @@ LIBRARIES = frozenset({"einops"})
 # The modules whose imported names a driver's calls are resolved through: the libraries above,
 # and torch.optim (`from torch.optim.lr_scheduler import StepLR`: a scheduler sets the optimizer's
 # learning rate, which no guard reads).
-RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data"}
+RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data", "itertools"}
 # DataLoader settings that leave the batches' shapes as batch_size and drop_last make them.
 LOADER_SETTINGS = frozenset({"batch_size", "shuffle", "drop_last", "num_workers", "pin_memory"})
 # Progress bars a driver wraps an iterable in: the same items, one by one.

@@ -277,6 +277,8 @@ def joined(taken: dict, skipped: dict) -> dict:
             names[name] = one
         elif numeric(one) and numeric(other):
             names[name] = Number()
+        elif isinstance(one, Unfollowed) and isinstance(other, Unfollowed):
+            names[name] = Unfollowed()  # made by statements not followed either way
         elif isinstance(one, TensorValue) and isinstance(other, TensorValue) and one.shape is not None and all(
                 getattr(one, f) == getattr(other, f) for f in ("shape", "requires_grad", "data_sized", "dynamic_dims",
                                                                 "inference", "view", "strides", "below")):
