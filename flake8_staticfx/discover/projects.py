@@ -89,7 +89,7 @@ class Project:
         top = modname.split(".", 1)[0]
         if top in NEVER_PROJECT or (self.packages is not None and top not in self.packages):
             return None
-        base = os.path.join(self.root, *modname.split("."))
+        base = os.path.join(self.root, modname.replace(".", os.sep))  # one join: ~3,000 lookups a file
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
             if _noted_isfile(candidate):
                 return candidate
