@@ -6,6 +6,7 @@ decorated with torch.compile. Everything else is not linted as a root.
 """
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import textwrap
@@ -1097,3 +1098,20 @@ def test_an_unbuilt_body_kept_as_text_is_read_without_building_it():
     assert f.defines_nothing() and not g.defines_nothing()
     assert attributes_set_on_self(f) == {"y"} and attributes_set_on_self(g) == {"z"}
     assert f._pending is not None and g._pending is not None  # noqa: SLF001 - neither is built
+
+
+def test_a_resolver_notes_the_project_lookup_of_a_library_name_on_every_ask(tmp_path):
+    """The lookup of a library's top-level name in the project (which would shadow it) is done
+    once per file, but each recording that asks depends on the paths it tested: a module
+    `transformers.py` created in the project later changes the answer."""
+    from flake8_staticfx.discover import parse, projects, resolver
+    from flake8_staticfx.discover.reads import recording
+
+    main = tmp_path / "model.py"
+    names = resolver.Resolver(projects.SourceModule(parse.parse_source(ast.parse(""), "model", str(main)), str(main), "model"),
+                              projects.Project(str(tmp_path)))
+    shadowing = {str(tmp_path / "transformers.py"), str(tmp_path / "transformers" / "__init__.py")}
+    for _ in range(2):
+        with recording() as reads:
+            names._library("transformers.models.bert")
+        assert shadowing <= reads.paths

@@ -16,6 +16,7 @@ from ..config import DEFAULT_MODULE_BASES
 from .oversized import oversized_module
 from .parse import decorated, last_name, nodes_of_class
 from .projects import NEVER_FOLLOWED, NO_LIBRARIES, Libraries, Project, SourceModule, is_oversized, module_text
+from .reads import Reads, note_reads, recording
 
 TORCH_MODULE = "torch.nn.Module"
 CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
@@ -121,6 +122,7 @@ class Resolver:
     _sources: dict[nodes.Module, SourceModule] = field(default_factory=dict)
     _loaded: dict[str, SourceModule | None] = field(default_factory=dict)
     _is_module: dict[str, bool] = field(default_factory=dict)
+    _project_tops: dict[str, tuple[bool, Reads]] = field(default_factory=dict)
     _decorators: dict[nodes.NodeNG, list[str]] = field(default_factory=dict)
     _bases: dict[nodes.NodeNG, Binding | None] = field(default_factory=dict)
     _star_exports: dict[tuple[str, str], Binding | None] = field(default_factory=dict)
@@ -140,7 +142,20 @@ class Resolver:
         """The installed package a module name is in, unless the project has a module of that
         top-level name, which shadows it (the project comes first on the user's path)."""
         top = modname.split(".", 1)[0]
-        return None if self.project.module_path(top) is not None else self.libraries.package(top)
+        return None if self._project_has(top) else self.libraries.package(top)
+
+    def _project_has(self, top: str) -> bool:
+        """Has the project a module `top`? Looked up once per file (the project's `transformers`
+        was looked up 7,790 times over benchmarks/library_users), noting again on each ask the
+        paths the lookup tested, as a fresh lookup would."""
+        if top not in self._project_tops:
+            with recording() as tested:
+                found = self.project.module_path(top) is not None
+            self._project_tops[top] = found, tested
+            return found
+        found, tested = self._project_tops[top]
+        note_reads(tested)
+        return found
 
     def missing_package(self, qname: str) -> str | None:
         """The top-level package of `qname` when we would follow it but find its source neither
