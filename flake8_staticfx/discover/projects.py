@@ -86,14 +86,19 @@ class Project:
         self._cache: OrderedDict[str, tuple[str, SourceModule | None]] = OrderedDict()
 
     def module_path(self, modname: str) -> str | None:
+        return self.module_lookup(modname)[0]
+
+    def module_lookup(self, modname: str) -> tuple[str | None, tuple[str, ...]]:
+        """The path of module `modname` in the project (None where it has none), and the
+        candidate paths tested for it (noted), which a caller keeping the answer notes again."""
         top = modname.split(".", 1)[0]
         if top in NEVER_PROJECT or (self.packages is not None and top not in self.packages):
-            return None
+            return None, ()
         base = os.path.join(self.root, modname.replace(".", os.sep))  # one join: ~3,000 lookups a file
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if _noted_isfile(candidate):
-                return candidate
-        return None
+        if _noted_isfile(base + ".py"):
+            return base + ".py", (base + ".py",)
+        package = os.path.join(base, "__init__.py")
+        return package if _noted_isfile(package) else None, (base + ".py", package)
 
     def load(self, modname: str) -> SourceModule | None:
         """The module parsed, reusing the last parse while the file's text is unchanged."""

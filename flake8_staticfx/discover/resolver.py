@@ -16,7 +16,7 @@ from ..config import DEFAULT_MODULE_BASES
 from .oversized import oversized_module
 from .parse import decorated, last_name, nodes_of_class
 from .projects import NEVER_FOLLOWED, NO_LIBRARIES, Libraries, Project, SourceModule, is_oversized, module_text
-from .reads import Reads, note_reads, recording
+from .reads import note
 
 TORCH_MODULE = "torch.nn.Module"
 CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
@@ -122,7 +122,7 @@ class Resolver:
     _sources: dict[nodes.Module, SourceModule] = field(default_factory=dict)
     _loaded: dict[str, SourceModule | None] = field(default_factory=dict)
     _is_module: dict[str, bool] = field(default_factory=dict)
-    _project_tops: dict[str, tuple[bool, Reads]] = field(default_factory=dict)
+    _module_paths: dict[tuple[Project, str], tuple[str | None, tuple[str, ...]]] = field(default_factory=dict)
     _decorators: dict[nodes.NodeNG, list[str]] = field(default_factory=dict)
     _bases: dict[nodes.NodeNG, Binding | None] = field(default_factory=dict)
     _star_exports: dict[tuple[str, str], Binding | None] = field(default_factory=dict)
@@ -134,28 +134,27 @@ class Resolver:
         found = self._is_module.get(modname)
         if found is None:
             library = self._library(modname)
-            found = self._is_module[modname] = self.project.module_path(modname) is not None \
-                or library is not None and library.module_path(modname) is not None
+            found = self._is_module[modname] = self._module_path(self.project, modname) is not None \
+                or library is not None and self._module_path(library, modname) is not None
         return found
 
     def _library(self, modname: str) -> Project | None:
         """The installed package a module name is in, unless the project has a module of that
         top-level name, which shadows it (the project comes first on the user's path)."""
         top = modname.split(".", 1)[0]
-        return None if self._project_has(top) else self.libraries.package(top)
+        return None if self._module_path(self.project, top) is not None else self.libraries.package(top)
 
-    def _project_has(self, top: str) -> bool:
-        """Has the project a module `top`? Looked up once per file (the project's `transformers`
-        was looked up 7,790 times over benchmarks/library_users), noting again on each ask the
-        paths the lookup tested, as a fresh lookup would."""
-        if top not in self._project_tops:
-            with recording() as tested:
-                found = self.project.module_path(top) is not None
-            self._project_tops[top] = found, tested
-            return found
-        found, tested = self._project_tops[top]
-        note_reads(tested)
-        return found
+    def _module_path(self, project: Project, modname: str) -> str | None:
+        """`project.module_path(modname)`, looked up once per file (the project's `transformers`
+        was looked up 7,790 times over benchmarks/library_users, a star-imported module four
+        times), noting again on each ask the paths the lookup tested, as a fresh lookup would."""
+        found = self._module_paths.get((project, modname))
+        if found is None:
+            found = self._module_paths[project, modname] = project.module_lookup(modname)
+        else:
+            for path in found[1]:
+                note(path)
+        return found[0]
 
     def missing_package(self, qname: str) -> str | None:
         """The top-level package of `qname` when we would follow it but find its source neither
@@ -185,7 +184,7 @@ class Resolver:
 
     def _owner(self, modname: str) -> Project:
         """The project, or the installed package, whose module `modname` is read."""
-        library = None if self.project.module_path(modname) is not None else self._library(modname)
+        library = None if self._module_path(self.project, modname) is not None else self._library(modname)
         return library or self.project
 
     def function_slice(self, modname: str, name: str) -> SourceModule | None:
@@ -272,7 +271,7 @@ class Resolver:
         if key not in self._may_bind_memo:
             self._may_bind_memo[key] = False  # cuts cycles of star imports
             loaded = self._loaded.get(modname)
-            path = loaded.path if loaded is not None else self._owner(modname).module_path(modname)
+            path = loaded.path if loaded is not None else self._module_path(self._owner(modname), modname)
             text = loaded.source if loaded is not None else None if path is None else module_text(path)
             self._may_bind_memo[key] = text is None or name in text or any(
                 self._may_bind(target, name) for target in _star_targets(modname, path, text)
