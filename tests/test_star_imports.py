@@ -89,8 +89,8 @@ def test_only_modules_whose_text_can_bind_the_name_are_parsed(tmp_path, monkeypa
 
     parsed = []
     real = projects.parse_source
-    monkeypatch.setattr(projects, "parse_source", lambda tree, modname, *rest: parsed.append(modname)
-                        or real(tree, modname, *rest))
+    monkeypatch.setattr(projects, "parse_source", lambda tree, modname, *rest, **options: parsed.append(modname)
+                        or real(tree, modname, *rest, **options))
     for index in range(5):
         write(tmp_path / "pkg" / "others" / f"m{index}.py", f"def helper{index}():\n    return {index}\n")
     write(tmp_path / "pkg" / "others" / "__init__.py",
