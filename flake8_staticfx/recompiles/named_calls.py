@@ -9,12 +9,11 @@ from dataclasses import replace
 from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
 from .declarations import NAMESPACES
 from .rearranging import einops, einops_strides
-from .shapes import ShapeUnknown, tensor_of, torch_function
+from .shapes import FACTORIES, ShapeUnknown, tensor_of, torch_function
 from .values import (Batches, Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer, Parameters, Record,
                      TensorRows, TensorValue)
 
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
-TENSOR_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty"})
 MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic")
 # Libraries whose functions make tensors from tensors and change nothing else: a call gives the
 # shape its arguments determine (einops' patterns), else a tensor of a shape not followed.
@@ -39,7 +38,7 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
     if name in ("torch.compile",) and args:
         dynamic = kwargs.get("dynamic", Const(None))
         return Compiled(args[0], dynamic.value if isinstance(dynamic, Const) else None, line)
-    if name.startswith("torch.") and short in TENSOR_FACTORIES:
+    if name.startswith("torch.") and short in FACTORIES:
         sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
             args[0].value, tuple) else tuple(a.value if isinstance(a, Const) else None for a in args)
         grad = kwargs.get("requires_grad", Const(False))

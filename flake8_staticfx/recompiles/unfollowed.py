@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from .read_only import READING_BUILTINS
 from .values import Const, Function, ListValue, Number, TensorValue, Unfollowed
 
 # What a statement not followed may read without the replay losing track: values no call can
@@ -15,10 +16,6 @@ from .values import Const, Function, ListValue, Number, TensorValue, Unfollowed
 _HARMLESS = (Const, Number, Function, ast.ClassDef, Unfollowed)
 # The names torch goes by in a driver (a torch function not followed may change what dynamo guards).
 TORCH_NAMES = frozenset({"torch", "th", "nn", "F", "optim"})
-# Builtins that only read what they are given: a statement calling nothing else reads tensors
-# without changing them (minRF's `[(tv, tloss) for tv, tloss in zip(t, tlist)]`).
-_READING_BUILTINS = frozenset({"zip", "enumerate", "len", "list", "tuple", "range", "sorted", "min", "max", "sum",
-                               "float", "int", "str", "isinstance", "all", "any"})
 
 
 def forgotten_names(statement: ast.stmt, lookup) -> list[str] | None:
@@ -76,8 +73,9 @@ def _harmless(value, reads_only: bool) -> bool:
 
 
 def _reads_only(statement: ast.stmt) -> bool:
-    """A statement whose calls are all of builtins that only read their arguments."""
-    return all(isinstance(node.func, ast.Name) and node.func.id in _READING_BUILTINS
+    """A statement whose calls are all of builtins that only read their arguments (minRF's
+    `[(tv, tloss) for tv, tloss in zip(t, tlist)]`): it reads tensors without changing them."""
+    return all(isinstance(node.func, ast.Name) and node.func.id in READING_BUILTINS
                for node in ast.walk(statement) if isinstance(node, ast.Call))
 
 
