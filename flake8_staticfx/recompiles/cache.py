@@ -165,7 +165,7 @@ def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef
             continue
         key = _key(frame, guarded, call, number, torch)
         if key is None:
-            return _new_global_states(result, calls, number) if not wrapped else _wrapper(result, calls)
+            return _surely_new(result, calls, number, guarded) if not wrapped else _wrapper(result, calls)
         if any(_matches(entry, key) for entry in entries) or result.eager_after_limit:
             continue
         if len(entries) >= RECOMPILE_LIMIT:
@@ -222,23 +222,79 @@ def _only_in_body(frame: ast.FunctionDef, entry: dict, key: dict) -> bool:
     return len(failing) == 1 and next(iter(failing)).line > frame.lineno
 
 
-def _new_global_states(result: FrameCompiles, calls: list[Call], first_unknown: int) -> FrameCompiles:
-    """From the call whose inputs are not all followed on, the cache's entries are not known:
-    the recompiles found before it stay true, and after it only what holds whatever the inputs
-    are is claimed. A call in a global state (grad mode, autocast) no earlier call had matches no
-    entry, and its global-state guard is the first to fail (measured: realcode/nanogpt_train.py,
-    eval under no_grad); before RECOMPILE_LIMIT calls the limit cannot have been reached. The
-    count is a lower bound."""
+def _surely_new(result: FrameCompiles, calls: list[Call], first_unknown: int,
+                guarded: list[Guarded]) -> FrameCompiles:
+    """From the call whose inputs are not all followed on, the cache's entries are not known: the
+    recompiles found before it stay true, and after it only what the guards dynamo never makes
+    symbolic tell: the global state (grad mode, autocast) and a tensor input's requires_grad and
+    rank (`_exact_slots`). Two calls that differ there cannot share an entry, so each call that
+    differs from every call counted before it (and from every call before `first_unknown`) needs
+    an entry of its own: the count is a lower bound, capped at RECOMPILE_LIMIT. Such a call that
+    differs from every earlier call recompiles (before RECOMPILE_LIMIT calls the limit cannot have
+    been reached), claimed where the guard failing first is surely one of the frame's own line
+    (`_surely_failing`; measured: realcode/nanogpt_train.py, eval under no_grad;
+    realcode5/char_rnn_generation.py, `hidden` made by zeros then by the RNN)."""
     result.known, result.calls = False, len(calls)
-    seen = {(call.grad_mode, call.autocast) for call in calls[:first_unknown]}
+    slots = [_exact_slots(result.frame, call) for call in calls]
+    counted = list(range(first_unknown))
     for number, call in enumerate(calls[first_unknown:], first_unknown):
-        state = (call.grad_mode, call.autocast)
-        if state not in seen and not call.skipped:
-            result.compiles += 1
-            if seen and number < RECOMPILE_LIMIT:
-                result.causes.append((_global_state(result.frame), call))
-        seen.add(state)
+        if call.skipped or not all(_differ(slots[number], slots[other]) for other in counted):
+            continue
+        counted.append(number)
+        result.compiles = min(result.compiles + 1, RECOMPILE_LIMIT)
+        if 0 < number < RECOMPILE_LIMIT and all(_differ(slots[number], earlier) for earlier in slots[:number]):
+            cause = _surely_failing(result.frame, guarded, calls[:number + 1], slots[:number + 1])
+            if cause is not None:
+                result.causes.append((cause, call))
     return result
+
+
+def _exact_slots(frame: ast.FunctionDef, call: Call) -> dict:
+    """What the call presents to the guards dynamo never makes symbolic, where it is known: the
+    global state, and each tensor input's requires_grad and rank (measured: realcode4/dcgan.py,
+    realcode5/char_rnn_generation.py, seq2seq_translation.py)."""
+    found: dict = {"global": (call.grad_mode, call.autocast)}
+    params = [a.arg for a in frame.args.args][1 if call.instance is not None else 0:]
+    read = {node.id for node in ast.walk(frame) if isinstance(node, ast.Name)}
+    for index, arg in enumerate(call.args):
+        if not (isinstance(arg, TensorValue) and index < len(params) and params[index] in read):
+            continue  # an input the frame never reads is guarded on nothing
+        if arg.requires_grad is not None:
+            found[(index, "requires_grad")] = arg.requires_grad
+        if arg.shape is not None:
+            found[(index, "rank")] = len(arg.shape)
+    return found
+
+
+def _differ(one: dict, other: dict) -> bool:
+    """Two calls surely different in a slot known in both."""
+    return any(slot in other and other[slot] != value for slot, value in one.items())
+
+
+def _surely_failing(frame: ast.FunctionDef, guarded: list[Guarded], calls: list[Call],
+                    slots: list[dict]) -> Guarded | None:
+    """The guard that fails first at the last call, which differs from every earlier one: the
+    global state where it differs from every earlier call's; else, all calls in one global state,
+    a tensor input's (the frame's line), unless an int parameter, whose guard dynamo checks before
+    the tensors', may have changed (`_cause`); None where that is not sure."""
+    *earlier, last = slots
+    if all(last["global"] != other["global"] for other in earlier):
+        return _global_state(frame)
+    if any(last["global"] != other["global"] for other in earlier) or any(
+            not _same_number(guard, calls) for guard in guarded if guard.kind == SCALAR):
+        return None
+    params = [a.arg for a in frame.args.args][1 if calls[-1].instance is not None else 0:]
+    named = next((slot for slot, value in last.items() if slot != "global"
+                  and all(slot in other and other[slot] != value for other in earlier)), None)
+    # dynamo's words for the slot that differs from every earlier call (it checks requires_grad first)
+    what = f"tensor '{params[named[0]]}' {named[1]} mismatch" if named else "a tensor's requires_grad or rank"
+    return Guarded(TENSOR, what, named[0] if named else None, frame_line(frame), frame.col_offset, f"def {frame.name}")
+
+
+def _same_number(guard: Guarded, calls: list[Call]) -> bool:
+    """A SCALAR input known and the same at every call: its guard cannot fail."""
+    values = [_guarded_value(guard, call, number) for number, call in enumerate(calls)]
+    return values[0] is not UNKNOWN and all(value == values[0] for value in values)
 
 
 def _global_state(frame: ast.FunctionDef) -> Guarded:
@@ -310,9 +366,9 @@ def _outcome(guard: Guarded, value):
 
 
 def _tensor_slots(key: dict, guard: Guarded, tensor: TensorValue) -> bool:
-    """A tensor's guarded properties into `key`; False when its shape is not known."""
+    """A tensor's guarded properties into `key`; False when its shape or requires_grad is not known."""
     shape = tensor.guard_shape()
-    if shape is None:
+    if shape is None or tensor.requires_grad is None:
         return False
     key[(guard, "requires_grad")] = tensor.requires_grad
     key[(guard, "inference")] = tensor.inference
@@ -459,4 +515,3 @@ def _recompiles(frame: FrameCompiles) -> list[Recompile]:
                                      frame.frame.lineno, frame.compiles, frame.calls, frame.eager_after_limit,
                                      call.line, call.driver, not frame.known)
     return list(found.values())
-

@@ -25,7 +25,7 @@ from .module_calls import layer_call, module_call, run_eagerly, sequential_call
 from .named_calls import LIBRARIES, MARKS_DYNAMIC, RESOLVED_IMPORTS, named_value
 from .open_loops import counted, ends_on_data, open_loop, signature
 from .project_calls import construct, inline
-from .shapes import broadcast, index_items, indexed, row_window, view_strides
+from .shapes import broadcast, index_items, indexed, requires_grad, row_window, view_strides
 from .stops import LoopExit, Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
 from .unfollowed import forget_read, forgotten_names
@@ -277,7 +277,7 @@ class Replay:
         elif isinstance(target, ast.Tuple):
             unknown = isinstance(value, TensorValue) and value.shape is None and not any(
                 isinstance(e, ast.Starred) for e in target.elts)  # `v, _ = torch.topk(...)`: nothing known of either
-            items = [TensorValue(None) for _ in target.elts] if unknown else [Number() for _ in target.elts] \
+            items = [TensorValue(None, None) for _ in target.elts] if unknown else [Number() for _ in target.elts] \
                 if isinstance(value, SizesNotFollowed) else [Unfollowed() for _ in target.elts] if isinstance(
                     value, Unfollowed) else self.iterate(value)
             starred = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
@@ -369,7 +369,7 @@ class Replay:
             if tensors and all(isinstance(o, (TensorValue, Const, Number)) for o in (left, right)):
                 same = len({t.shape for t in tensors}) == 1
                 shape = tensors[0].shape if same else broadcast(left, right)
-                return TensorValue(shape, any(t.requires_grad for t in tensors), inference=self.inference)
+                return TensorValue(shape, requires_grad(*tensors), inference=self.inference)
             if numeric(left) and numeric(right) and Number() in (left, right):
                 return Number()
             return _fold(ARITHMETIC[type(node.op)], left, right)
@@ -419,7 +419,8 @@ class Replay:
                 sliced = any(isinstance(n, ast.Slice) for n in ast.walk(node.slice))
                 key = None if sliced else self.expr(node.slice, env)
                 if isinstance(key, TensorValue) and key.data_sized and owner.shape:
-                    return TensorValue((object(), *owner.shape[1:]))  # as many rows as the data picks
+                    # as many rows as the data picks
+                    return TensorValue((object(), *owner.shape[1:]), owner.requires_grad)
                 items = index_items(node.slice, lambda item: self.known(item, env))
                 shape = indexed(owner.shape, items)
                 if shape is None:  # `logits[:, -1]`: a view, followed for what is computed from it
@@ -622,13 +623,13 @@ class Replay:
             instance.attributes[name] = UNKNOWN if unknown_shape else self.made_here(value)
         if self.grad_mode == "grad" and instance is not None and instance.has_opaque() \
                 and not instance.has_parameters():
-            return TensorValue(None)  # whether the output requires grad is not known
+            return TensorValue(None, None)  # whether the output requires grad is not known
         if isinstance(result, ListValue):  # a tuple returned: each item, a tensor where not known
-            return ListValue([self.made_here(item) if item is not UNKNOWN else TensorValue(None)
+            return ListValue([self.made_here(item) if item is not UNKNOWN else TensorValue(None, None)
                               for item in result.items])
         if isinstance(result, TensorValue):
             return self.made_here(result)
-        return TensorValue(None, self.grad_mode == "grad")
+        return TensorValue(None, None)
 
     @property
     def inference(self) -> bool:

@@ -227,8 +227,8 @@ class _Reader:
             return self.call(node, scope)
         raise ShapeUnknown(type(node).__name__)
 
-    def tensor(self, shape: tuple | None, grad: bool | None = None) -> TensorValue:
-        return TensorValue(shape, self.grad_enabled and bool(grad))
+    def tensor(self, shape: tuple | None, grad: bool | None) -> TensorValue:
+        return TensorValue(shape, self.grad_enabled and grad)
 
     def binary(self, node: ast.BinOp, scope: _Scope):
         left, right = self.expr(node.left, scope), self.expr(node.right, scope)

@@ -88,7 +88,7 @@ def method_call(replay: Replay, method: DriverMethod, args: list, kwargs: dict, 
     if isinstance(owner, Layer) and name.startswith("register_"):
         return UNKNOWN  # a hook added after compiling: dynamo ignores it (measured, no recompile)
     if isinstance(owner, TensorValue) and name in ("backward", "sum", "mean"):
-        return TensorValue(())
+        return TensorValue((), None)
     if isinstance(owner, TensorValue) and not owner.data_sized:
         try:
             result = replay.made_here(tensor_method(owner, name, args, kwargs, replay.grad_mode == "grad"))
@@ -107,7 +107,7 @@ def method_call(replay: Replay, method: DriverMethod, args: list, kwargs: dict, 
         # FLUX's schedule: as many numbers as the tensor has, their values not followed
         return ListValue([Number() for _ in range(owner.shape[0])]) if owner.shape else Number()
     if isinstance(owner, TensorValue):
-        return TensorValue(None, data_sized=owner.data_sized)
+        return TensorValue(None, None, data_sized=owner.data_sized)
     raise StopReplay(f"method {name}")
 
 

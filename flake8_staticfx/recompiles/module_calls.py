@@ -15,7 +15,7 @@ from .declarations import compile_setting, holds_compiled, is_compile, method_of
 from .project_calls import bind, inline
 from .shapes import ShapeUnknown, layer_output
 from .stops import StopReplay
-from .syntax import forward_of
+from .syntax import dotted, forward_of
 from .values import Compiled, Const, Instance, Layer, ListValue, TensorValue
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def module_call(replay: Replay, instance: Instance, args: list, node: ast.Call, 
         # called from a forward dynamo skipped: dynamo compiles the module's forward as a frame
         replay.record(instance, forward, args, None, 0, replay.eager_call, regional=True)
         x = args[0]
-        return TensorValue(x.shape, grad and (x.requires_grad or instance.has_parameters()))
+        return TensorValue(x.shape, grad and (instance.has_parameters() or x.requires_grad))
     if instance.compiled:
         return replay.compiled_call(Compiled(instance, instance.dynamic, instance.compile_line), args, node, kwargs)
     if "forward" in instance.attributes:  # `model.forward = torch.compile(model.forward)`: what __call__ runs
@@ -50,10 +50,29 @@ def module_call(replay: Replay, instance: Instance, args: list, node: ast.Call, 
     blocks = [v for v in instance.attributes.values()
               if isinstance(v, ListValue) and any(isinstance(i, Instance) and i.compiled for i in v.items)]
     if len(blocks) == 1 and args and isinstance(args[0], TensorValue) and not kwargs:
-        return _compiled_blocks(replay, blocks[0], args[0], node)
+        x = args[0]
+        if not _input_reaches_blocks(forward):
+            # what forward computes before its blocks is not replayed: whether that requires grad
+            # is not known under grad mode (realcode2/minrf_dit.py: the embedded input does)
+            x = TensorValue(x.shape, False if replay.grad_mode != "grad" and x.requires_grad is False else None)
+        return _compiled_blocks(replay, blocks[0], x, node)
     if forward is None or blocks:
         raise StopReplay("eager module")
     return inline(replay, forward, [instance, *args], kwargs, {})
+
+
+def _input_reaches_blocks(forward: ast.FunctionDef | None) -> bool:
+    """A forward whose first statement loops over its blocks, its input not rebound before
+    (`for block in self.blocks: x = block(x)`): the first block gets the module's input."""
+    if forward is None or len(forward.args.args) < 2 or not forward.body:
+        return False
+    loop, given = forward.body[0], forward.args.args[1].arg
+    if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and loop.body
+            and isinstance(loop.iter, ast.Attribute) and dotted(loop.iter.value) == forward.args.args[0].arg):
+        return False
+    step = loop.body[0]
+    return isinstance(step, ast.Assign) and isinstance(step.value, ast.Call) and dotted(
+        step.value.func) == loop.target.id and bool(step.value.args) and dotted(step.value.args[0]) == given
 
 
 def _compile_decorator(forward: ast.FunctionDef | None) -> ast.expr | None:
@@ -64,11 +83,12 @@ def _compile_decorator(forward: ast.FunctionDef | None) -> ast.expr | None:
 def _compiled_blocks(replay: Replay, blocks: ListValue, x: TensorValue, node: ast.Call):
     """A forward not replayed around one list of compiled blocks: each block is called in turn on
     the last one's output, of the same shape (torchtitan's apply_compile)."""
+    grad = replay.grad_mode == "grad"
     for block in blocks.items:
         if not (isinstance(block, Instance) and block.compiled):
             raise StopReplay("mixed blocks")
         replay.record(block, forward_of(block.cls), [x], block.dynamic, block.compile_line, node, regional=True)
-        x = TensorValue(x.shape, replay.grad_mode == "grad" and (x.requires_grad or block.has_parameters()))
+        x = TensorValue(x.shape, grad and (block.has_parameters() or x.requires_grad))
     return x
 
 
@@ -76,11 +96,11 @@ def layer_call(replay: Replay, layer: Layer, args: list):
     """A torch.nn layer called eagerly: no frame, its output's shape where shapes.py follows it
     (a loss, a 0-d tensor unless it reduces nothing)."""
     if layer.name.endswith("Loss") and layer.options.get("reduction", "mean") != "none":
-        return TensorValue(())  # `criterion(out, target)` in the driver
+        return TensorValue((), None)  # `criterion(out, target)` in the driver
     try:
         return replay.made_here(layer_output(layer, args, replay.grad_mode == "grad"))
     except ShapeUnknown:
-        return TensorValue(None)
+        return TensorValue(None, None)
 
 
 def sequential_call(replay: Replay, sequential: ListValue, args: list, node: ast.Call, kwargs: dict):

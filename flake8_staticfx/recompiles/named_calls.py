@@ -43,7 +43,7 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
             args[0].value, tuple) else tuple(a.value if isinstance(a, Const) else None for a in args)
         grad = kwargs.get("requires_grad", Const(False))
         return TensorValue(None if None in sizes else tuple(sizes),
-                           isinstance(grad, Const) and bool(grad.value), inference=inference)
+                           bool(grad.value) if isinstance(grad, Const) else None, inference=inference)
     if name.startswith(NUMPY_RANDOM) and isinstance(kwargs.get("size"), Const):
         size = kwargs["size"].value  # `np.random.choice(n, size=(b,))`: an array of that shape
         return TensorValue(size if isinstance(size, tuple) else (size,)) if isinstance(size, (int, tuple)) else None
@@ -91,14 +91,14 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
     if name.startswith("torch.utils.data."):
         return data_value(short, args, kwargs)
     if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
-        return TensorValue(None, data_sized=True)
+        return TensorValue(None, None, data_sized=True)
     if name.split(".")[0] in LIBRARIES:
         return replace(library_tensor(name, args, kwargs, grad_mode == "grad"), inference=inference)
     if name.startswith(("torch.", "F.")):
         try:
             result = torch_function(short, args, kwargs, grad_mode == "grad")
         except ShapeUnknown:
-            return TensorValue(None)  # a tensor of a shape not followed: no claim where it is an input
+            return TensorValue(None, None)  # a tensor not followed: no claim where it is an input
         if isinstance(result, ListValue):  # torch.topk: values and indices
             return ListValue([replace(item, inference=inference) for item in result.items])
         return replace(result, inference=inference)  # made under inference_mode: an inference tensor
@@ -110,7 +110,7 @@ def data_value(short: str, args: list, kwargs: dict):
     (a constant batch size, no sampler or collate of its own); None for anything else."""
     if short == "TensorDataset" and args and not kwargs and all(
             isinstance(a, TensorValue) and a.shape and all(isinstance(size, int) for size in a.shape)
-            and not a.requires_grad and not a.view for a in args) and len({a.shape[0] for a in args}) == 1:
+            and a.requires_grad is False and not a.view for a in args) and len({a.shape[0] for a in args}) == 1:
         return TensorRows(list(args), args[0].shape[0])
     settings = dict(zip(("batch_size", "shuffle"), args[1:]), **kwargs)
     if short != "DataLoader" or not args or not isinstance(args[0], TensorRows) or not set(settings) <= LOADER_SETTINGS:
@@ -131,10 +131,10 @@ def library_tensor(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
     if not (isinstance(tensor, TensorValue) and tensor.shape is not None and not tensor.view
             and all(isinstance(size, int) for size in tensor.shape) and isinstance(pattern, Const)
             and isinstance(pattern.value, str) and len(sizes) == len(kwargs)):
-        return TensorValue(None)
+        return TensorValue(None, None)
     shape = einops(name.split(".")[-1], pattern.value, tuple(tensor.shape), sizes)
     if shape is None:
-        return TensorValue(None)
+        return TensorValue(None, None)
     strides = einops_strides(pattern.value, tuple(tensor.shape), sizes)
     return TensorValue(shape, grad_enabled and tensor.requires_grad, view=strides != "fresh",
                        strides=strides if isinstance(strides, tuple) else None)

@@ -64,7 +64,7 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
         dim = kwargs.get("dim", args[1] if len(args) > 1 else Const(0))
         return TensorValue(stacked(args[0].items, integer(dim)), grad_enabled and requires_grad(*args[0].items))
     if name in FACTORIES:
-        return TensorValue(sizes_of(args), grad_enabled and _flag(kwargs.get("requires_grad")))
+        return TensorValue(sizes_of(args), grad_enabled and _flag(kwargs.get("requires_grad", Const(False))))
     if name == "full" and len(args) >= 2:
         return TensorValue(sizes_of(args[:1]))
     if name == "multinomial" and tensors and tensors[0].shape and "num_samples" in kwargs:
@@ -105,7 +105,7 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
     shape = owner.shape
     grad = grad_enabled and owner.requires_grad
     if name in SAME_SHAPE_METHODS:
-        return TensorValue(shape, grad and name not in UNGRADED_METHODS)
+        return TensorValue(shape, False if name in UNGRADED_METHODS else grad)
     if name in NEW_FACTORIES and args:  # new_full(size, fill): the size alone; the others take `2, 3` too
         return TensorValue(sizes_of(args[:1] if name == "new_full" else args))
     if name == "gather" and len(args) == 2 and isinstance(args[1], TensorValue):
@@ -406,8 +406,11 @@ def sizes_of(args: list) -> tuple:
     return tuple(integer(a) for a in args)
 
 
-def requires_grad(*values) -> bool:
-    return any(isinstance(v, TensorValue) and v.requires_grad for v in values)
+def requires_grad(*values) -> bool | None:
+    """Whether a result computed from `values` requires grad: True when one of them does, None
+    (not known) when one of them may."""
+    flags = [v.requires_grad for v in values if isinstance(v, TensorValue)]
+    return True if True in flags else None if None in flags else False
 
 
 def integer(value) -> int:
@@ -416,5 +419,6 @@ def integer(value) -> int:
     raise ShapeUnknown("not an int")
 
 
-def _flag(value) -> bool:
-    return isinstance(value, Const) and bool(value.value)
+def _flag(value) -> bool | None:
+    """A `requires_grad=` argument: None where its value is not known."""
+    return bool(value.value) if isinstance(value, Const) else None

@@ -61,10 +61,10 @@ class Lambda:
 
 @dataclass(eq=False)
 class TensorValue:
-    """A tensor: its shape (None: not known) and whether it requires grad."""
+    """A tensor: its shape (None: not known) and whether it requires grad (None: not known)."""
 
     shape: tuple | None
-    requires_grad: bool = False
+    requires_grad: bool | None = False
     value: object = None  # a 0-d tensor's number, when torch.tensor(n) made it
     data_sized: bool = False  # its size depends on the data (nonzero): an index picking rows
     dynamic_dims: set[int] = field(default_factory=set)  # torch._dynamo.mark_dynamic
