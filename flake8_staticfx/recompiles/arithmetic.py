@@ -29,8 +29,11 @@ def fold(op, *operands) -> Const | None:
     return None
 
 
-def math_call(name: str, args: list) -> Const | None:
-    """`math.cos(x)` & co on known numbers (a learning-rate schedule's cosine)."""
+def math_call(name: str, args: list) -> Const | Number | None:
+    """`math.cos(x)` & co on known numbers (a learning-rate schedule's cosine); on a number not
+    known, a number (`log10(1 / mse.item())`)."""
+    if name in MATH_FUNCTIONS and args and all(numeric(a) for a in args) and Number() in args:
+        return Number()
     return fold(getattr(math, name.split(".")[-1]), *args) if name in MATH_FUNCTIONS else None
 
 

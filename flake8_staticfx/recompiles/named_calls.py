@@ -20,8 +20,8 @@ MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic
 LIBRARIES = frozenset({"einops"})
 # The modules whose imported names a driver's calls are resolved through: the libraries above,
 # and torch.optim (`from torch.optim.lr_scheduler import StepLR`: a scheduler sets the optimizer's
-# learning rate, which no guard reads).
-RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data", "itertools"}
+# learning rate, which no guard reads), and math (`from math import log10`).
+RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data", "itertools", "math"}
 # DataLoader settings that leave the batches' shapes as batch_size and drop_last make them.
 LOADER_SETTINGS = frozenset({"batch_size", "shuffle", "drop_last", "num_workers", "pin_memory"})
 # Progress bars a driver wraps an iterable in: the same items, one by one.
@@ -106,19 +106,20 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
 
 
 def data_value(short: str, args: list, kwargs: dict):
-    """A TensorDataset of tensors of known shapes alike in length, a DataLoader batching one
-    (a constant batch size, no sampler or collate of its own); None for anything else."""
+    """A TensorDataset of tensors alike in a known length, a DataLoader batching one (a constant
+    batch size, no sampler or collate of its own); None for anything else."""
     if short == "TensorDataset" and args and not kwargs and all(
-            isinstance(a, TensorValue) and a.shape and all(isinstance(size, int) for size in a.shape)
+            isinstance(a, TensorValue) and a.shape and isinstance(a.shape[0], int)
             and a.requires_grad is False and not a.view for a in args) and len({a.shape[0] for a in args}) == 1:
         return TensorRows(list(args), args[0].shape[0])
-    settings = dict(zip(("batch_size", "shuffle"), args[1:]), **kwargs)
-    if short != "DataLoader" or not args or not isinstance(args[0], TensorRows) or not set(settings) <= LOADER_SETTINGS:
+    settings = dict(zip(("dataset", "batch_size", "shuffle"), args), **kwargs)
+    dataset = settings.pop("dataset", None)  # `DataLoader(dataset=train_set, ...)` too
+    if short != "DataLoader" or not isinstance(dataset, TensorRows) or not set(settings) <= LOADER_SETTINGS:
         return None
     size, drop_last = settings.get("batch_size", Const(1)), settings.get("drop_last", Const(False))
     if not (isinstance(size, Const) and type(size.value) is int and size.value > 0 and isinstance(drop_last, Const)):
         return None
-    return Batches(args[0], size.value, bool(drop_last.value))
+    return Batches(dataset, size.value, bool(drop_last.value))
 
 
 def library_tensor(name: str, args: list, kwargs: dict, grad_enabled: bool) -> TensorValue:

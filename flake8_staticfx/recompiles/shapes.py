@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from .rearranging import einsum, pieces, plain, rearranged
-from .values import Const, Layer, ListValue, TensorValue
+from .values import UNKNOWN_SIZE, Const, Layer, ListValue, TensorValue
 
 SHAPE_LAYERS = frozenset({
     "GELU", "ReLU", "SiLU", "Tanh", "Sigmoid", "Identity", "LayerNorm", "RMSNorm", "GroupNorm", "Softmax",
@@ -91,6 +91,9 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
         axis = integer(kwargs.get("dim", args[2] if len(args) > 2 else Const(-1))) % len(tensors[0].shape)
         shape = (*tensors[0].shape[:axis], k, *tensors[0].shape[axis + 1:])
         return ListValue([TensorValue(shape, grad_enabled and tensors[0].requires_grad), TensorValue(shape)])
+    if name in ("interpolate", "upsample") and tensors and tensors[0].shape and len(tensors[0].shape) >= 3:
+        return TensorValue(_resized(tensors[0].shape, kwargs.get("size", args[1] if len(args) > 1 else None)),
+                           grad_enabled and tensors[0].requires_grad)
     if name == "linspace" and len(args) >= 3:
         return TensorValue((integer(args[2]),))
     if name == "randint" and len(args) >= 2 and isinstance(args[-1], Const) and isinstance(args[-1].value, tuple):
@@ -168,6 +171,18 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
             raise ShapeUnknown("sizes")
         return TensorValue(sizes, grad)
     raise ShapeUnknown(name)
+
+
+def _resized(shape: tuple, size) -> tuple:
+    """F.interpolate's result: the batch and channels kept, the spatial sizes `size=` gives, or
+    not known (a `scale_factor=`: torch rounds the products in its own way)."""
+    spatial = len(shape) - 2
+    if isinstance(size, Const) and type(size.value) is int:
+        return (*shape[:2], *(size.value,) * spatial)
+    if isinstance(size, Const) and isinstance(size.value, tuple) and len(size.value) == spatial and all(
+            type(s) is int for s in size.value):
+        return (*shape[:2], *size.value)
+    return (*shape[:2], *(UNKNOWN_SIZE,) * spatial)
 
 
 def _inferred(sizes: tuple, shape: tuple) -> tuple:

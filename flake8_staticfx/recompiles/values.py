@@ -59,6 +59,17 @@ class Lambda:
     env: dict | None = field(default=None, compare=False)  # the names it sees
 
 
+class UnknownSize:
+    """A tensor dimension of a size the replay does not know (F.interpolate by a scale factor):
+    the tensor's rank is known, what a guard on its sizes reads is not."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN_SIZE"
+
+
+UNKNOWN_SIZE = UnknownSize()
+
+
 @dataclass(eq=False)
 class TensorValue:
     """A tensor: its shape (None: not known) and whether it requires grad (None: not known)."""
@@ -74,7 +85,9 @@ class TensorValue:
     strides: tuple | None = None  # a view's strides, where followed (None: a fresh tensor's, or not known)
 
     def guard_shape(self) -> tuple | None:
-        if self.shape is None or self.view and (self.strides is None or self.dynamic_dims):
+        """The sizes a guard reads (None: a size marked dynamic); None where they are not known."""
+        if self.shape is None or UNKNOWN_SIZE in self.shape or self.view and (
+                self.strides is None or self.dynamic_dims):
             return None
         return tuple(None if dim in self.dynamic_dims else size for dim, size in enumerate(self.shape))
 
@@ -165,8 +178,9 @@ class Record:
 
 @dataclass(eq=False)
 class TensorRows:
-    """`torch.utils.data.TensorDataset(images, labels)` of tensors of known shapes: as many rows
-    as their first dimension."""
+    """`torch.utils.data.TensorDataset(images, labels)` of tensors of a known first dimension: as
+    many rows as that (the other sizes possibly not known: realcode5/super_resolution.py's inputs
+    downscaled by F.interpolate)."""
 
     tensors: list  # TensorValue, each with a known shape
     length: int

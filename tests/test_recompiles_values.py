@@ -1,0 +1,80 @@
+"""Values the driver replay follows where real drivers went (flake8_staticfx.recompiles): a
+TensorDataset of tensors whose first dimension alone is known, math on numbers not known. The
+recorded cases are tests/recompile_cases/realcode5 (super_resolution.py); these hold the parts on
+small sources."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from flake8_staticfx.recompiles import predict
+from flake8_staticfx.recompiles.arithmetic import math_call
+from flake8_staticfx.recompiles.named_calls import named_value
+from flake8_staticfx.recompiles.values import UNKNOWN_SIZE, Batches, Const, Number, TensorRows, TensorValue
+
+DOWNSCALED = """
+import torch
+import torch.nn as nn
+from math import log10
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+def driver():
+    target = torch.rand(20, 1, 24, 24)
+    small = nn.functional.interpolate(target, {resize})
+    loader = DataLoader(dataset=TensorDataset(small, target), batch_size=8)
+    model = torch.compile(Net())
+    for x, y in loader:
+        loss = model(x).pow(2).mean()
+        print(log10(1 / loss.item()))
+    with torch.no_grad():
+        for x, y in loader:
+            model(x)
+"""
+
+
+@pytest.mark.parametrize("resize, known, compiles, lines", [
+    # sizes not known: the batches' rows are, and the global state tells the eval calls apart
+    ("scale_factor=1 / 3, mode='area'", False, 2, [13]),
+    # sizes known: 8, 8, 4 rows recompile once (a dynamic batch), no_grad once more
+    ("size=(8, 8), mode='area'", True, 3, [13]),
+])
+def test_a_loader_over_downscaled_crops(resize, known, compiles, lines):
+    frames, recompiles = predict(ast.parse(DOWNSCALED.format(resize=resize)))
+    assert [(f.compiles, f.known, f.calls) for f in frames] == [(compiles, known, 6)]
+    assert sorted({r.line for r in recompiles}) == lines
+
+
+def test_interpolate_keeps_batch_and_channels():
+    target = TensorValue((20, 1, 24, 24))
+    scaled = named_value("torch.nn.functional.interpolate", [target], {"scale_factor": Const(0.5)}, 1, "grad")
+    assert scaled.shape == (20, 1, UNKNOWN_SIZE, UNKNOWN_SIZE) and scaled.guard_shape() is None
+    sized = named_value("torch.nn.functional.interpolate", [target], {"size": Const(12)}, 1, "grad")
+    assert sized.shape == (20, 1, 12, 12)
+
+
+def test_a_dataset_needs_its_rows_known():
+    rows = named_value("torch.utils.data.TensorDataset", [TensorValue((20, UNKNOWN_SIZE))], {}, 1, "grad")
+    assert isinstance(rows, TensorRows) and rows.length == 20
+    loader = named_value("torch.utils.data.DataLoader", [], {"dataset": rows, "batch_size": Const(8)}, 1, "grad")
+    assert isinstance(loader, Batches) and [b.items[0].shape for b in loader.items()] == [
+        (8, UNKNOWN_SIZE), (8, UNKNOWN_SIZE), (4, UNKNOWN_SIZE)]
+    unknown = named_value("torch.utils.data.TensorDataset", [TensorValue((UNKNOWN_SIZE, 3))], {}, 1, "grad")
+    assert unknown is None
+    grads = named_value("torch.utils.data.TensorDataset", [TensorValue((20, 3), None)], {}, 1, "grad")
+    assert grads is None  # whether it requires grad is not known
+
+
+def test_math_on_a_number_not_known():
+    assert math_call("math.log10", [Number()]) == Number()
+    assert math_call("math.log10", [Const(100)]) == Const(2.0)
