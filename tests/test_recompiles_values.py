@@ -78,3 +78,48 @@ def test_a_dataset_needs_its_rows_known():
 def test_math_on_a_number_not_known():
     assert math_call("math.log10", [Number()]) == Number()
     assert math_call("math.log10", [Const(100)]) == Const(2.0)
+
+
+POLICY = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributions import Categorical
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.affine = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return F.softmax(self.affine(x), dim=1)
+
+
+def driver():
+    policy = torch.compile(Policy())
+    log_probs = []
+    for step in range(3):
+        m = Categorical(policy(torch.randn(1, 4)))
+        action = m.sample()
+        log_probs.append(m.log_prob(action))
+        print(action.item() + 1)
+    with torch.no_grad():
+        policy(torch.randn(1, 4))
+"""
+
+
+def test_a_policy_sampled_through_a_categorical():
+    """pytorch/examples' reinforce: the action sampled from the compiled policy's probabilities
+    (measured with torch 2.13: 2 compiles, the no_grad call's global state)."""
+    frames, recompiles = predict(ast.parse(POLICY))
+    assert [(f.compiles, f.known, f.calls) for f in frames] == [(2, True, 4)]
+    assert [(r.rule.code, r.line) for r in recompiles] == [("SFX506", 13)]
+
+
+def test_what_a_categorical_gives():
+    probs = TensorValue((1, 2), True)
+    m = named_value("torch.distributions.Categorical", [probs], {}, 1, "grad")
+    assert m.sample().shape == (1,) and m.sample().requires_grad is False
+    assert m.log_prob(True).requires_grad is True and m.log_prob(False).requires_grad is False
+    assert named_value("torch.distributions.Categorical", [probs], {"validate_args": Const(False)}, 1, "grad") is None

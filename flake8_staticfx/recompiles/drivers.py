@@ -29,9 +29,9 @@ from .shapes import broadcast, index_items, indexed, requires_grad, row_window, 
 from .stops import LoopExit, Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
 from .unfollowed import forget_read, forgotten_names
-from .values import (UNKNOWN, Batches, Compiled, Const, DictValue, Function, Instance, Lambda, Layer, ListValue,
-                     ModuleDict, Number, Optimizer, Parameters, Record, SizesNotFollowed, TensorValue, Unfollowed,
-                     Unknown, joined, numeric)
+from .values import (UNKNOWN, Batches, Categorical, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
+                     ListValue, ModuleDict, Number, Optimizer, Parameters, Record, SizesNotFollowed, TensorValue,
+                     Unfollowed, Unknown, joined, numeric)
 
 MAX_STEPS = 2_000
 # What a replay not following its code raises: its own stop, or Python's on values it computed.
@@ -533,7 +533,8 @@ class Replay:
             return DriverMethod(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
         if isinstance(owner, Const) and isinstance(owner.value, str) and node.attr == "format":
             return DriverMethod(owner, node.attr)
-        if isinstance(owner, (Instance, Compiled, TensorValue, Layer)) or isinstance(owner, (ListValue, ModuleDict)) \
+        if isinstance(owner, (Instance, Compiled, TensorValue, Layer, Categorical)) or isinstance(
+                owner, (ListValue, ModuleDict)) \
                 and node.attr in ("append", "children", "named_children"):
             return DriverMethod(owner, node.attr)
         raise StopReplay("attribute")

@@ -12,8 +12,8 @@ from .project_calls import inline
 from .shapes import ShapeUnknown, tensor_method
 from .plain_objects import changes_only_itself, forget_state, harmless_arguments, plain_object
 from .stops import StopInside, StopReplay
-from .values import (UNKNOWN, Compiled, Const, Function, Instance, Layer, ListValue, ModuleDict, Number, Optimizer,
-                     Parameters, TensorValue)
+from .values import (UNKNOWN, Categorical, Compiled, Const, Function, Instance, Layer, ListValue, ModuleDict, Number,
+                     Optimizer, Parameters, TensorValue)
 
 if TYPE_CHECKING:
     from .drivers import Replay
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 MODULE_PASSTHROUGH = frozenset({"parameters", "named_parameters", "eval", "train", "zero_grad"})
 # Module methods that cast parameters and buffers in place and return the module
 MODULE_CASTS = frozenset({"double", "float", "half", "bfloat16", "to", "cpu"})
+# A Categorical's methods the replay follows, with how many arguments: a sample, and the log
+# probability or entropy (of the batch's shape).
+CATEGORICAL_METHODS = frozenset({("sample", 0), ("log_prob", 1), ("entropy", 0)})
 
 
 @dataclass
@@ -87,6 +90,8 @@ def method_call(replay: Replay, method: DriverMethod, args: list, kwargs: dict, 
         return Const(None)  # step(), zero_grad(): the parameters' values change, which no guard reads
     if isinstance(owner, Layer) and name.startswith("register_"):
         return UNKNOWN  # a hook added after compiling: dynamo ignores it (measured, no recompile)
+    if isinstance(owner, Categorical) and not kwargs and (name, len(args)) in CATEGORICAL_METHODS:
+        return owner.sample() if name == "sample" else owner.log_prob(replay.grad_mode == "grad")
     if isinstance(owner, TensorValue) and name in ("backward", "sum", "mean"):
         return TensorValue((), None)
     if isinstance(owner, TensorValue) and not owner.data_sized:
@@ -104,8 +109,9 @@ def method_call(replay: Replay, method: DriverMethod, args: list, kwargs: dict, 
         return Number()  # a Python number whatever the shape (`action.item()` of a sampled action)
     if isinstance(owner, TensorValue) and name in ("tolist", "item") and not args and owner.shape is not None \
             and len(owner.shape) <= 1 and all(isinstance(size, int) for size in owner.shape):
-        # FLUX's schedule: as many numbers as the tensor has, their values not followed
-        return ListValue([Number() for _ in range(owner.shape[0])]) if owner.shape else Number()
+        # FLUX's schedule: as many numbers as the tensor has, their values not followed; `.item()`
+        # of one element (a sampled action of shape (1,)) is one number
+        return ListValue([Number() for _ in range(owner.shape[0])]) if owner.shape and name == "tolist" else Number()
     if isinstance(owner, TensorValue):
         return TensorValue(None, None, data_sized=owner.data_sized)
     raise StopReplay(f"method {name}")

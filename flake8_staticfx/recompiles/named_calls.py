@@ -10,8 +10,8 @@ from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
 from .declarations import NAMESPACES
 from .rearranging import einops, einops_strides
 from .shapes import FACTORIES, ShapeUnknown, tensor_of, torch_function
-from .values import (Batches, Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer, Parameters, Record,
-                     TensorRows, TensorValue)
+from .values import (Batches, Categorical, Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer,
+                     Parameters, Record, TensorRows, TensorValue)
 
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic")
@@ -21,7 +21,7 @@ LIBRARIES = frozenset({"einops"})
 # The modules whose imported names a driver's calls are resolved through: the libraries above,
 # and torch.optim (`from torch.optim.lr_scheduler import StepLR`: a scheduler sets the optimizer's
 # learning rate, which no guard reads), and math (`from math import log10`).
-RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data", "itertools", "math"}
+RESOLVED_IMPORTS = LIBRARIES | {"torch.optim", "torch.utils.data", "torch.distributions", "itertools", "math"}
 # DataLoader settings that leave the batches' shapes as batch_size and drop_last make them.
 LOADER_SETTINGS = frozenset({"batch_size", "shuffle", "drop_last", "num_workers", "pin_memory"})
 # Progress bars a driver wraps an iterable in: the same items, one by one.
@@ -90,6 +90,10 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
         return Optimizer()
     if name.startswith("torch.utils.data."):
         return data_value(short, args, kwargs)
+    if name == "torch.distributions.Categorical":
+        probs = kwargs.get("probs", args[0] if args else kwargs.get("logits"))
+        return Categorical(probs.shape[:-1] if probs.shape else None, probs.requires_grad) if isinstance(
+            probs, TensorValue) and len(args) + len(kwargs) == 1 else None
     if name.startswith("torch.") and short in DYNAMIC_SHAPE_OPS:
         return TensorValue(None, None, data_sized=True)
     if name.split(".")[0] in LIBRARIES:

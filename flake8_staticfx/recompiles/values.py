@@ -205,6 +205,22 @@ class Batches:
 
 
 @dataclass(eq=False)
+class Categorical:
+    """`torch.distributions.Categorical(probs)` of a tensor: a sample has the batch's shape (the
+    probabilities' but the last dimension) and never requires grad; its log_prob does as the
+    probabilities do (the policy gradient of pytorch/examples' reinforce)."""
+
+    batch: tuple | None
+    requires_grad: bool | None
+
+    def sample(self) -> TensorValue:
+        return TensorValue(self.batch, False)
+
+    def log_prob(self, grad_enabled: bool) -> TensorValue:
+        return TensorValue(self.batch, grad_enabled and self.requires_grad)
+
+
+@dataclass(eq=False)
 class ModuleDict:
     """An nn.ModuleDict: its modules by name, read as attributes (`self.transformer.wte`)."""
 
