@@ -84,15 +84,37 @@ def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), tor
     `torch`: the release answered for (its minor version); `partly_eager`: the classes whose
     forward runs eagerly after a break, of which nothing is claimed."""
     replay = Replay(tree, skipped_classes)
-    by_frame: dict[tuple[str, int], list[Call]] = {}
-    for call in replay.run_drivers():
-        by_frame.setdefault((call.driver, id(call.frame)), []).append(call)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    frames = [_partly_eager(frame_calls[0]) if _runs_partly_eager(frame_calls[0], partly_eager)
-              else _replay_cache(frame_calls, torch, classes, replay.functions) for frame_calls in by_frame.values()]
-    for frame in frames:
+
+    def compiles(calls: list[Call]) -> FrameCompiles:
+        if _runs_partly_eager(calls[0], partly_eager):
+            return _partly_eager(calls[0])
+        return _replay_cache(calls, torch, classes, replay.functions)
+
+    frames = {key: compiles(calls) for key, calls in _by_frame(replay.run_drivers()).items()}
+    for frame in frames.values():
         frame.known = frame.known and frame.driver not in replay.stopped
-    return frames, [r for frame in frames for r in _recompiles(frame)]
+    for key, calls in _by_frame(replay.run_coarsely()).items():
+        frames[key] = _at_least(frames[key], compiles(calls)) if key in frames else compiles(calls)
+    return list(frames.values()), [r for frame in frames.values() for r in _recompiles(frame)]
+
+
+def _by_frame(calls: list[Call]) -> dict[tuple[str, int], list[Call]]:
+    """The calls of each frame, per driver (each runs in a process of its own)."""
+    found: dict[tuple[str, int], list[Call]] = {}
+    for call in calls:
+        found.setdefault((call.driver, id(call.frame)), []).append(call)
+    return found
+
+
+def _at_least(exact: FrameCompiles, coarse: FrameCompiles) -> FrameCompiles:
+    """A frame's compiles over a stopped driver's calls up to its stop, raised by what the coarse
+    replay of the whole driver shows (coarse.py): both are lower bounds, and so are their causes."""
+    exact.compiles = max(exact.compiles, coarse.compiles)
+    exact.calls = max(exact.calls, coarse.calls)
+    exact.causes += coarse.causes
+    exact.known = False
+    return exact
 
 
 def skipped_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozenset[str]:
@@ -163,7 +185,7 @@ def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef
         if call.skipped:  # compiled once, then marked to skip: it runs eagerly from then on
             result.compiles = 1
             continue
-        key = _key(frame, guarded, call, number, torch)
+        key = _key(frame, guarded, call, number, torch) if call.followed else None
         if key is None:
             return _surely_new(result, calls, number, guarded) if not wrapped else _wrapper(result, calls)
         if any(_matches(entry, key) for entry in entries) or result.eager_after_limit:
@@ -242,7 +264,7 @@ def _surely_new(result: FrameCompiles, calls: list[Call], first_unknown: int,
             continue
         counted.append(number)
         result.compiles = min(result.compiles + 1, RECOMPILE_LIMIT)
-        if 0 < number < RECOMPILE_LIMIT and all(_differ(slots[number], earlier) for earlier in slots[:number]):
+        if 0 < number and (number < RECOMPILE_LIMIT or not call.followed) and all(_differ(slots[number], earlier) for earlier in slots[:number]):
             cause = _surely_failing(result.frame, guarded, calls[:number + 1], slots[:number + 1])
             if cause is not None:
                 result.causes.append((cause, call))

@@ -16,6 +16,7 @@ import operator
 from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
+from .coarse import loop_goes_on, neutral_context, pass_over, run_once
 from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, is_compile,
                            library_imports, method_of, module_constants, namedtuples, pure, torch_aliases)
 from .effects import call_effects
@@ -55,6 +56,7 @@ class Call:
     regional: bool  # one block of a model, compiled on its own
     driver: str  # the driver function: each runs in a process of its own
     skipped: bool = False  # dynamo gives up on the frame at its first compile: compiled once
+    followed: bool = True  # False: recorded by the coarse replay (coarse.py), its inputs partly known
 
 
 class Replay:
@@ -88,6 +90,7 @@ class Replay:
         # how often their frames compile in all (the recompiles seen before it stay true).
         self.stopped: set[str] = set()
         self.open_loops, self.signatures = 0, {}  # loops a test on data ends, what their calls present (open_loops.py)
+        self.lenient = False  # the coarse replay (coarse.py): goes on past what it does not follow
         self.constants = module_constants(tree, self.derived)
 
     def derived(self, node: ast.expr, found: dict) -> Const | None:
@@ -100,9 +103,7 @@ class Replay:
         return value if isinstance(value, Const) else None
 
     def run_drivers(self) -> list[Call]:
-        for function in self.functions.values():
-            if function.args.args or function.name in self.compiled_functions:
-                continue
+        for function in self.drivers():
             self.grad_mode, self.autocast, self.driver = "grad", False, function.name
             self.rebound = {}
             try:
@@ -112,6 +113,24 @@ class Replay:
             except NOT_FOLLOWED:
                 self.stopped.add(function.name)
         return self.calls
+
+    def drivers(self) -> list[ast.FunctionDef]:
+        return [function for function in self.functions.values()
+                if not function.args.args and function.name not in self.compiled_functions]
+
+    def run_coarsely(self) -> list[Call]:
+        """The stopped drivers replayed again, going on past what they do not follow (coarse.py):
+        the calls they make, each marked not followed."""
+        exact, self.calls, self.lenient, self.steps = self.calls, [], True, 0
+        for function in self.drivers():
+            if function.name in self.stopped:
+                self.grad_mode, self.autocast, self.driver, self.rebound = "grad", False, function.name, {}
+                try:
+                    self.block(function.body, {})
+                except (Returned, *NOT_FOLLOWED):
+                    pass  # a change of dynamo's state ends it: the calls before it stand
+        coarse, self.calls, self.lenient = self.calls, exact, False
+        return coarse
 
     # -- statements ------------------------------------------------------------------------
 
@@ -123,9 +142,14 @@ class Replay:
             calls = len(self.calls)
             try:
                 self.statement(statement, env)
-            except (StateChange, StopInside):
+            except StateChange:
                 raise
-            except StopReplay:
+            except NOT_FOLLOWED as stop:
+                if self.lenient:
+                    pass_over(self, statement, env, calls)
+                    continue
+                if isinstance(stop, StopInside) or not isinstance(stop, StopReplay):
+                    raise
                 names = forgotten_names(statement, lambda name: self.name_value(name, env))
                 if names is None or len(self.calls) != calls:
                     raise
@@ -156,21 +180,30 @@ class Replay:
             env.update((name, _GLOBAL) for name in node.names)
         elif isinstance(node, ast.For) and not node.orelse:
             numbers = counted(self, node.iter, env)
-            if numbers is not None or ends_on_data(node):
-                open_loop(self, node, numbers or self.iterate(self.expr(node.iter, env)), env)
-                return
-            iterated = self.expr(node.iter, env)
+            iterated = None if numbers is not None else self.known(node.iter, env) if self.lenient else self.expr(
+                node.iter, env)
             if isinstance(iterated, (Optimizer, Parameters)):
                 self.optimizer_loop(node, iterated, env)
                 return
-            for item in self.iterate(iterated):
-                self.assign(node.target, item, env)
-                if not self.loop_body(node.body, env):
-                    break
+            items = numbers if numbers is not None else self.loop_items(iterated)
+            if items is None:
+                run_once(self, node, env)
+            elif numbers is not None or ends_on_data(node):
+                open_loop(self, node, items, env)
+            else:
+                for item in items:
+                    self.assign(node.target, item, env)
+                    if not self.loop_body(node.body, env):
+                        break
         elif isinstance(node, ast.While) and not node.orelse:
-            while self.known_test(node.test, env):  # `while len(all_images) * batch_size < num_samples:`
+            passes = 0
+            while loop_goes_on(self, node, env, passes):  # `while len(all_images) * batch_size < num_samples:`
+                passes += 1
                 if not self.loop_body(node.body, env):
                     break
+        elif isinstance(node, ast.Try) and self.lenient:
+            for body in (node.body, node.orelse, node.finalbody):  # taken to raise nothing
+                self.block(body, env)
         elif isinstance(node, (ast.Break, ast.Continue)):
             raise LoopExit(isinstance(node, ast.Break))  # `if step >= max_steps: break`, the test known
         elif isinstance(node, ast.With):
@@ -198,6 +231,15 @@ class Replay:
             return False
         value = self.name_value(root, env)
         return isinstance(value, Function) and value.name == root
+
+    def loop_items(self, iterated) -> list | None:
+        """The items a `for` loop takes; None where the coarse replay does not know them."""
+        try:
+            return self.iterate(iterated)
+        except StopReplay:
+            if not self.lenient:
+                raise
+        return None
 
     def loop_body(self, body: list[ast.stmt], env: dict) -> bool:
         """One pass of a loop's body; False when it took a `break`."""
@@ -261,6 +303,10 @@ class Replay:
                         *item.context_expr.args, *(k.value for k in item.context_expr.keywords))):
                     raise StopReplay("a file opened at a path computed by code the replay follows")
                 env[item.optional_vars.id] = Unfollowed()  # a file: what is written to it, no guard reads
+                continue
+            elif self.lenient and neutral_context(self, item.context_expr, env):
+                if item.optional_vars is not None:  # `with tqdm(...) as bar:`: a library's object
+                    self.assign(item.optional_vars, Unfollowed(), env)
                 continue
             else:
                 raise StopReplay("context manager")
@@ -452,6 +498,18 @@ class Replay:
             return self.formatted([v.value for v in node.values if isinstance(v, ast.FormattedValue)], env)
         raise StopReplay(type(node).__name__)
 
+    def argument(self, node: ast.expr, env: dict):
+        """An argument's value; for the coarse replay, an unknown one where it is not followed
+        (the call itself, of a compiled frame among others, is still made)."""
+        if not self.lenient:
+            return self.expr(node, env)
+        try:
+            return self.expr(node, env)
+        except StateChange:
+            raise
+        except NOT_FOLLOWED:
+            return Unfollowed()
+
     def formatted(self, parts: list[ast.expr], env: dict) -> Unknown:
         """A string formatted from values (an f-string, `'...'.format(...)`, `'...' % (...)`): the
         values evaluated (a call among them followed), the text not (what a log line says)."""
@@ -503,7 +561,8 @@ class Replay:
         name = dotted(node)
         if name in MATH_CONSTANTS and "math" not in env:
             return math_constant(name)
-        if name and name.split(".")[0] not in env and not isinstance(self.constants.get(name.split(".")[0]), Record):
+        if name and name.split(".")[0] not in env and name.split(".")[0] not in self.rebound and not isinstance(
+                self.constants.get(name.split(".")[0]), Record):
             return Function(name)  # F.relu, torch.float32: named objects
         owner = self.expr(node.value, env)
         if isinstance(owner, Compiled) and isinstance(owner.target, Instance) and node.attr in owner.target.attributes:
@@ -543,10 +602,11 @@ class Replay:
         func = self.expr(node.func, env)
         args = []
         for arg in node.args:  # `out.reshape(b, *((1,) * n))`: spliced
-            args.extend(self.iterate(self.expr(arg.value, env)) if isinstance(arg, ast.Starred) else [self.expr(arg, env)])
+            args.extend(self.iterate(self.expr(arg.value, env)) if isinstance(arg, ast.Starred) else [
+                self.argument(arg, env)])
         kwargs = {}
         for keyword in node.keywords:
-            value = self.expr(keyword.value, env)
+            value = self.expr(keyword.value, env) if keyword.arg is None else self.argument(keyword.value, env)
             if keyword.arg is None and not isinstance(value, DictValue):
                 raise StopReplay("**kwargs")
             kwargs.update(value.items if keyword.arg is None else {keyword.arg: value})  # `**sampling_kwargs` spliced
@@ -650,7 +710,8 @@ class Replay:
             raise StopReplay("a compiled call under torch.device")
         self.calls.append(Call(frame, instance, copy.copy(instance.attributes) if instance else {},
                                instance.training if instance else True, list(args), self.grad_mode,
-                               self.autocast, dynamic, node.lineno, compile_line, regional, self.driver, skipped))
+                               self.autocast, dynamic, node.lineno, compile_line, regional, self.driver, skipped,
+                               followed=not self.lenient))
         if self.open_loops:
             self.signatures[len(self.calls) - 1] = signature(self.calls[-1])
 

@@ -1,0 +1,127 @@
+"""A driver's second, coarse replay (drivers.py, `Replay.lenient`): after the exact replay
+stopped at something it does not follow, the driver runs again and goes on past it.
+
+What the coarse replay passes over binds unknown values (values.Unfollowed); a loop it cannot
+count runs once, taken to run at least once (a driver's loops over its data and epochs do); a
+branch whose test it does not know is passed over, with the calls it made. The calls it records
+are marked not followed: what they say of their inputs is partial, so cache.py claims from them
+only what holds whatever the rest is (a grad mode no earlier call had). Passing over code that
+may change dynamo's settings or the global state (`torch.set_grad_enabled`, `torch._dynamo`'s
+config), directly or in the project functions it calls, still ends the replay.
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from .declarations import STATE_SETTERS
+from .stops import Returned, StateChange, StopReplay
+from .syntax import dotted
+from .unfollowed import TORCH_NAMES, forget_read
+from .values import Unfollowed
+
+if TYPE_CHECKING:
+    from .drivers import Replay
+
+# Whatever their module, names that switch grad mode or autocast outside a `with` block.
+_GLOBAL_SWITCHES = frozenset({"set_grad_enabled", "set_autocast_enabled", "set_inference_mode"})
+
+
+def bound_names(statement: ast.stmt) -> set[str]:
+    """The names `statement` binds anywhere in its body, nested functions' own left out."""
+    found, pending = set(), [statement]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not statement:
+            found.add(node.name)
+            continue
+        elif isinstance(node, ast.Lambda):
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def may_change_state(node: ast.AST, resolve, functions: dict[str, ast.FunctionDef],
+                     classes: dict[str, ast.ClassDef]) -> bool:
+    """Whether `node`, or a function or method of the file it calls (by name, transitively),
+    may reset dynamo, change its settings or switch grad mode or autocast for the calls after
+    it. `resolve` spells a dotted name as its library does (`th.set_grad_enabled`)."""
+    methods: dict[str, list[ast.FunctionDef]] = {}
+    for cls in classes.values():
+        for item in cls.body:
+            if isinstance(item, ast.FunctionDef):
+                methods.setdefault(item.name, []).append(item)
+    seen: set[int] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for child in ast.walk(current):
+            if isinstance(child, ast.Call):
+                name = resolve(dotted(child.func)) if dotted(child.func) else ""
+                if name.startswith(STATE_SETTERS) or name.split(".")[-1] in _GLOBAL_SWITCHES:
+                    return True
+                if isinstance(child.func, ast.Name) and child.func.id in functions:
+                    pending.append(functions[child.func.id])
+                elif isinstance(child.func, ast.Attribute):
+                    pending.extend(methods.get(child.func.attr, ()))
+            elif isinstance(child, (ast.Assign, ast.AugAssign)):
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                if any(resolve(dotted(t)).startswith(STATE_SETTERS) for t in targets if dotted(t)):
+                    return True  # torch._dynamo.config.cache_size_limit = 64
+    return False
+
+
+def pass_over(replay: Replay, statement: ast.stmt, env: dict, calls: int) -> None:
+    """Go on past a statement not followed: what it binds is unknown, and the calls of a branch
+    whose test is not known were maybe not made (`calls`: the calls recorded before it)."""
+    if may_change_state(statement, replay.resolve, replay.functions, replay.classes):
+        raise StateChange("code not followed may change dynamo's state")
+    if isinstance(statement, ast.If):
+        del replay.calls[calls:]
+    forget_read(statement, lambda name: replay.name_value(name, env))
+    forget(replay, bound_names(statement), env)
+    if isinstance(statement, ast.Return):
+        raise Returned(Unfollowed())
+
+
+def run_once(replay: Replay, loop: ast.For | ast.While, env: dict) -> None:
+    """A loop not counted: one pass, taken to be made, after which what the body rebinds is not
+    known (a later pass may have changed it)."""
+    if isinstance(loop, ast.For):
+        replay.assign(loop.target, Unfollowed(), env)
+    replay.loop_body(loop.body, env)
+    forget(replay, bound_names(loop), env)
+
+
+def loop_goes_on(replay: Replay, loop: ast.While, env: dict, passes: int) -> bool:
+    """A `while` test the replay knows; in the coarse replay, one it does not know ends the loop,
+    after one pass (`run_once`) when it is the loop's first test."""
+    try:
+        return replay.known_test(loop.test, env)
+    except StopReplay:
+        if not replay.lenient:
+            raise
+    if passes == 0:
+        run_once(replay, loop, env)
+    else:
+        forget(replay, bound_names(loop), env)
+    return False
+
+
+def neutral_context(replay: Replay, node: ast.expr, env: dict) -> bool:
+    """A context manager a function of a library other than torch makes (`tqdm(...)`,
+    `contextlib.nullcontext()`): it switches nothing dynamo guards."""
+    name = dotted(node.func) if isinstance(node, ast.Call) else ""
+    root = name.split(".")[0]
+    return bool(name) and root not in env and root not in replay.functions and root not in replay.classes \
+        and root not in TORCH_NAMES and not replay.resolve(name).startswith("torch")
+
+
+def forget(replay: Replay, names: set[str], env: dict) -> None:
+    for name in sorted(names):
+        replay.assign(ast.Name(name, ast.Store()), Unfollowed(), env)
