@@ -149,9 +149,11 @@ def test_a_module_cast_and_an_lbfgs_closure_are_followed(context, rows, compiles
 
 
 def test_an_unfollowed_driver_claims_nothing():
+    """The depths come from a function the replay does not follow: the coarse replay still sees
+    the calls, but no count is known and no recompile is claimed."""
     source = DEPTH.format(depths="load_schedule()", settings="")
     frames, recompiles = _predict(source)
-    assert frames == [] and recompiles == []
+    assert not any(frame.known for frame in frames) and recompiles == []
 
 
 @pytest.mark.parametrize("setup, depth_arg, claimed", [

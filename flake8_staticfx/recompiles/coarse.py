@@ -12,16 +12,17 @@ config), directly or in the project functions it calls, still ends the replay.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .declarations import STATE_SETTERS
-from .stops import Returned, StateChange, StopReplay
+from .stops import LoopExit, Returned, StateChange, StopReplay
 from .syntax import dotted
 from .unfollowed import TORCH_NAMES, forget_read
-from .values import Unfollowed
+from .values import Unfollowed, joined
 
 if TYPE_CHECKING:
-    from .drivers import Replay
+    from .drivers import Call, Replay
 
 # Whatever their module, names that switch grad mode or autocast outside a `with` block.
 _GLOBAL_SWITCHES = frozenset({"set_grad_enabled", "set_autocast_enabled", "set_inference_mode"})
@@ -83,10 +84,55 @@ def pass_over(replay: Replay, statement: ast.stmt, env: dict, calls: int) -> Non
         raise StateChange("code not followed may change dynamo's state")
     if isinstance(statement, ast.If):
         del replay.calls[calls:]
+    returns, breaks = _leaves(statement)
+    replay.may_have_returned |= returns
+    replay.may_have_broken |= breaks
     forget_read(statement, lambda name: replay.name_value(name, env))
     forget(replay, bound_names(statement), env)
     if isinstance(statement, ast.Return):
         raise Returned(Unfollowed())
+
+
+def either_branch(replay: Replay, node: ast.If, env: dict) -> None:
+    """An `if` whose test the coarse replay does not know: both branches run on copies of the
+    names. Their compiled calls are kept where both make the same ones (the same frames on the
+    same modules in the same modes, in order: teacher forcing or not), their arguments unknown; a
+    name they leave different is unknown. A branch that returns or leaves its loop is passed
+    over (pass_over)."""
+    start, branches = len(replay.calls), []
+    for body in (node.body, node.orelse):
+        names = dict(env)
+        try:
+            replay.block(body, names)
+        except (Returned, LoopExit) as left:
+            raise StopReplay("a branch not decided that leaves") from left
+        branches.append((names, replay.calls[start:]))
+        del replay.calls[start:]
+    (taken, first), (skipped, second) = branches
+    if [_called(call) for call in first] == [_called(call) for call in second]:
+        replay.calls.extend(replace(call, args=[Unfollowed() for _ in call.args]) for call in first)
+    env.update(joined(taken, skipped))
+
+
+def _called(call: Call) -> tuple:
+    return id(call.frame), id(call.instance), call.grad_mode, call.autocast
+
+
+def _leaves(statement: ast.stmt) -> tuple[bool, bool]:
+    """Whether `statement` may return from its function, and leave the loop around it."""
+    returns = breaks = False
+    pending = [(statement, False)]  # a node, and whether a loop inside the statement holds it
+    while pending:
+        node, in_loop = pending.pop()
+        if isinstance(node, ast.Return):
+            returns = True
+        elif isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            breaks = True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        inner = in_loop or isinstance(node, (ast.For, ast.While))
+        pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return returns, breaks
 
 
 def run_once(replay: Replay, loop: ast.For | ast.While, env: dict) -> None:

@@ -16,7 +16,7 @@ import operator
 from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
-from .coarse import loop_goes_on, neutral_context, pass_over, run_once
+from .coarse import either_branch, loop_goes_on, neutral_context, pass_over, run_once
 from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, is_compile,
                            library_imports, method_of, module_constants, namedtuples, pure, torch_aliases)
 from .effects import call_effects
@@ -91,6 +91,9 @@ class Replay:
         self.stopped: set[str] = set()
         self.open_loops, self.signatures = 0, {}  # loops a test on data ends, what their calls present (open_loops.py)
         self.lenient = False  # the coarse replay (coarse.py): goes on past what it does not follow
+        # The coarse replay passed over a `break` (`return`) it could not decide: the calls after
+        # it, to the end of the loop (function), may not be made and are not recorded.
+        self.may_have_broken = self.may_have_returned = False
         self.constants = module_constants(tree, self.derived)
 
     def derived(self, node: ast.expr, found: dict) -> Const | None:
@@ -125,6 +128,7 @@ class Replay:
         for function in self.drivers():
             if function.name in self.stopped:
                 self.grad_mode, self.autocast, self.driver, self.rebound = "grad", False, function.name, {}
+                self.may_have_broken = self.may_have_returned = False
                 try:
                     self.block(function.body, {})
                 except (Returned, *NOT_FOLLOWED):
@@ -178,7 +182,35 @@ class Replay:
             env[node.name] = Closure(node, env)
         elif isinstance(node, ast.Global):
             env.update((name, _GLOBAL) for name in node.names)
-        elif isinstance(node, ast.For) and not node.orelse:
+        elif isinstance(node, (ast.For, ast.While)) and not node.orelse:
+            broken = self.may_have_broken
+            try:
+                self.loop(node, env)
+            finally:
+                self.may_have_broken = broken
+        elif isinstance(node, ast.Try) and self.lenient:
+            for body in (node.body, node.orelse, node.finalbody):  # taken to raise nothing
+                self.block(body, env)
+        elif isinstance(node, (ast.Break, ast.Continue)):
+            raise LoopExit(isinstance(node, ast.Break))  # `if step >= max_steps: break`, the test known
+        elif isinstance(node, ast.With):
+            self.with_block(node, env)
+        elif isinstance(node, ast.If):
+            test = self.argument(node.test, env)
+            if self.lenient and not isinstance(test, Const):
+                either_branch(self, node, env)
+                return
+            if isinstance(test, (Number, TensorValue)):
+                self.both_branches(node, env)
+                return
+            self.block(node.body if self.known_test(node.test, env, test) else node.orelse, env)
+        elif isinstance(node, ast.Assert) and not any(isinstance(n, ast.Call) for n in ast.walk(node)):
+            pass  # `assert t <= self.block_size`: checks, changes nothing
+        elif not isinstance(node, ast.Pass):
+            raise StopReplay(type(node).__name__)
+
+    def loop(self, node: ast.For | ast.While, env: dict) -> None:
+        if isinstance(node, ast.For):
             numbers = counted(self, node.iter, env)
             iterated = None if numbers is not None else self.known(node.iter, env) if self.lenient else self.expr(
                 node.iter, env)
@@ -195,29 +227,12 @@ class Replay:
                     self.assign(node.target, item, env)
                     if not self.loop_body(node.body, env):
                         break
-        elif isinstance(node, ast.While) and not node.orelse:
+        else:
             passes = 0
             while loop_goes_on(self, node, env, passes):  # `while len(all_images) * batch_size < num_samples:`
                 passes += 1
                 if not self.loop_body(node.body, env):
                     break
-        elif isinstance(node, ast.Try) and self.lenient:
-            for body in (node.body, node.orelse, node.finalbody):  # taken to raise nothing
-                self.block(body, env)
-        elif isinstance(node, (ast.Break, ast.Continue)):
-            raise LoopExit(isinstance(node, ast.Break))  # `if step >= max_steps: break`, the test known
-        elif isinstance(node, ast.With):
-            self.with_block(node, env)
-        elif isinstance(node, ast.If):
-            test = self.expr(node.test, env)
-            if isinstance(test, (Number, TensorValue)):
-                self.both_branches(node, env)
-                return
-            self.block(node.body if self.known_test(node.test, env, test) else node.orelse, env)
-        elif isinstance(node, ast.Assert) and not any(isinstance(n, ast.Call) for n in ast.walk(node)):
-            pass  # `assert t <= self.block_size`: checks, changes nothing
-        elif not isinstance(node, ast.Pass):
-            raise StopReplay(type(node).__name__)
 
     def library_calls_only(self, node: ast.expr, env: dict) -> bool:
         """An expression whose calls are all of a library's functions other than torch's
@@ -708,6 +723,8 @@ class Replay:
             raise StopReplay("no forward")
         if self.device_scope:
             raise StopReplay("a compiled call under torch.device")
+        if self.may_have_broken or self.may_have_returned:
+            return  # the coarse replay's call that may not be made
         self.calls.append(Call(frame, instance, copy.copy(instance.attributes) if instance else {},
                                instance.training if instance else True, list(args), self.grad_mode,
                                self.autocast, dynamic, node.lineno, compile_line, regional, self.driver, skipped,

@@ -28,7 +28,7 @@ def inline(replay: Replay, function: ast.FunctionDef, args: list, kwargs: dict, 
     if None in modes:
         raise StopReplay("decorated function")
     replay.depth += 1
-    saved = replay.grad_mode
+    saved = replay.grad_mode, replay.may_have_broken, replay.may_have_returned
     try:
         if replay.depth > MAX_INLINE_DEPTH:
             raise StopReplay("calls too deep")
@@ -45,7 +45,7 @@ def inline(replay: Replay, function: ast.FunctionDef, args: list, kwargs: dict, 
         raise StopInside(str(stop)) from stop
     finally:
         replay.depth -= 1
-        replay.grad_mode = saved
+        replay.grad_mode, replay.may_have_broken, replay.may_have_returned = saved
     return Const(None)
 
 

@@ -1,0 +1,64 @@
+"""The coarse replay of a stopped driver (recompiles/coarse.py), against the recompiles dynamo
+recorded for tests/recompile_cases/tuned/coarse_drivers.py (2.13, 2.14.1 and 2.15.0 agree)."""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import textwrap
+
+import pytest
+
+from flake8_staticfx.recompiles import predict
+from flake8_staticfx.recompiles.coarse import may_change_state
+
+CASES = os.path.join(os.path.dirname(__file__), "recompile_cases", "tuned")
+FORWARD_LINE = 25  # Tagger.forward: dynamo names a guard without a line of its own by its frame
+
+
+def _claims() -> dict[str, set[int]]:
+    with open(os.path.join(CASES, "coarse_drivers.py"), encoding="utf-8") as handle:
+        frames, recompiles = predict(ast.parse(handle.read()))
+    assert not any(frame.known for frame in frames)  # every driver stops the exact replay
+    claims: dict[str, set[int]] = {}
+    for recompile in recompiles:
+        assert recompile.rule.code == "SFX506" and recompile.at_least
+        claims.setdefault(recompile.driver, set()).add(recompile.line)
+    return claims
+
+
+@pytest.mark.parametrize("truth_file", ["truth.json", "truth-2.14.json", "truth-2.15.json"])
+def test_the_grad_modes_a_stopped_driver_surely_calls_in_are_claimed(truth_file):
+    """Training then evaluating under no_grad recompiles, also with each branch of a data test
+    training; no claim where the evaluation may not run (a test on data, a `break` on data before
+    it) or a helper not followed may switch grad mode."""
+    with open(os.path.join(CASES, truth_file), encoding="utf-8") as handle:
+        truth = json.load(handle)["coarse_drivers.py"]
+    recorded = {case: {FORWARD_LINE} for case, run in truth.items() if run["recompiles"]}
+    assert recorded == {"train_then_evaluate": {FORWARD_LINE}, "train_on_either_branch": {FORWARD_LINE}}
+    assert _claims() == recorded
+
+
+def test_a_method_not_followed_that_switches_grad_mode_may_change_state():
+    tree = ast.parse(textwrap.dedent("""
+        import torch as th
+
+        class Runner:
+            def freeze(self):
+                self.helper()
+
+            def helper(self):
+                th.set_grad_enabled(False)
+
+        def plain(x):
+            return x + 1
+    """))
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+    def resolve(name: str) -> str:
+        return "torch" + name[2:] if name.startswith("th.") else name
+
+    calls = ast.parse("runner.freeze()\nvalue = plain(3)").body
+    assert may_change_state(calls[0], resolve, functions, classes)
+    assert not may_change_state(calls[1], resolve, functions, classes)
