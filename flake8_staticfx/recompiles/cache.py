@@ -174,8 +174,9 @@ def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef
     if any(not is_compile(d) and grad_decorator(d) is None for d in frame.decorator_list):
         return FrameCompiles(frame, calls[0].driver, root, known=False)
     if any(c.instance is not None and c.instance.has_opaque() for c in calls) and (
-            len({id(c.instance) for c in calls}) > 1 or len({c.training for c in calls}) > 1):
-        # what an opaque attribute holds may differ between blocks, or read `training`
+            len({id(c.instance) for c in calls}) > 1 or len({c.training for c in calls}) > 1) and calls[0].followed:
+        # what an opaque attribute holds may differ between blocks, or read `training` (the
+        # coarse replay's calls claim only global states: no attribute is read)
         return FrameCompiles(frame, calls[0].driver, root, known=False)
     entries: list[dict] = []
     first_seen: dict = {}

@@ -124,10 +124,11 @@ class Replay:
     def run_coarsely(self) -> list[Call]:
         """The stopped drivers replayed again, going on past what they do not follow (coarse.py):
         the calls they make, each marked not followed."""
-        exact, self.calls, self.lenient, self.steps = self.calls, [], True, 0
+        exact, self.calls, self.lenient = self.calls, [], True
         for function in self.drivers():
             if function.name in self.stopped:
                 self.grad_mode, self.autocast, self.driver, self.rebound = "grad", False, function.name, {}
+                self.steps = 0  # MAX_STEPS for each: a driver's loops run in full where they are counted
                 self.may_have_broken = self.may_have_returned = False
                 try:
                     self.block(function.body, {})
