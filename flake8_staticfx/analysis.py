@@ -137,12 +137,13 @@ def _analyze(source: str, path: str, tree: ast.Module | None, options: Options,
         # no counter, and a fresh flake8 on it (an editor's) would pay for importing the
         # recompiles package for nothing.
         from .recompiles import any_caller_recompiles, partly_eager_forwards, predict as predict_recompiles, \
-            skipped_forwards
+            resumed_forwards, skipped_forwards
         try:
             skipped = skipped_forwards(result.graphs, tree, path)
             if compiles:
                 result.frame_compiles, result.recompiles = predict_recompiles(
-                    tree, skipped, result.torch.minor, partly_eager_forwards(result.graphs, tree, path))
+                    tree, skipped, result.torch.minor, partly_eager_forwards(result.graphs, tree, path),
+                    resumed_forwards(result.graphs, tree, path))
             result.recompiles += any_caller_recompiles(
                 tree, {graph.root for graph in result.graphs}, skipped, {frame.root for frame in result.frame_compiles},
                 {root.name for root in roots if root.compiled})

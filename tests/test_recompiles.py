@@ -831,3 +831,15 @@ def test_the_recorder_counts_a_restarted_analysis_as_one_compile(tmp_path):
     recorder.record(start, "0/0_1")
     recorder.record(start, "0/1")
     assert recorder.truth()["frames"] == {"forward net.py:10": {"compiles": 2, "eager_after_limit": False}}
+
+
+def test_a_counter_after_a_resumed_break_recompiles_the_resume_frame_only():
+    """tuned/self_state.py, break_before_counter: `self.step += 1` after a print in forward.
+    dynamo compiled forward once and the frame resuming after the print 4 times (2.13): the
+    counter's line is claimed, forward's own count is 1."""
+    path = os.path.join(os.path.dirname(__file__), "recompile_cases", "tuned", "self_state.py")
+    with open(path, encoding="utf-8") as handle:
+        analysis = analyze(handle.read(), path)
+    frames = [f for f in analysis.frame_compiles if f.driver == "break_before_counter"]
+    assert [(f.first_line, f.compiles, f.known) for f in frames] == [(172, 1, True)]
+    assert {r.line for r in analysis.recompiles if r.driver == "break_before_counter"} == {175}

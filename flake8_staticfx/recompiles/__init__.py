@@ -12,8 +12,9 @@ claims their recompiles for any caller where no driver calls the module.
 """
 from __future__ import annotations
 
-from .cache import RECOMPILE_LIMIT, FrameCompiles, Recompile, partly_eager_forwards, predict, skipped_forwards
+from .cache import (RECOMPILE_LIMIT, FrameCompiles, Recompile, partly_eager_forwards, predict, resumed_forwards,
+                    skipped_forwards)
 from .any_caller import any_caller_recompiles
 
 __all__ = ["RECOMPILE_LIMIT", "FrameCompiles", "Recompile", "any_caller_recompiles", "partly_eager_forwards", "predict",
-           "skipped_forwards"]
+           "resumed_forwards", "skipped_forwards"]

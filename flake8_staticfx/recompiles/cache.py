@@ -78,18 +78,29 @@ class FrameCompiles:
 
 
 def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), torch: str = "2.13",
-            partly_eager: frozenset[str] = frozenset()) -> tuple[list[FrameCompiles], list[Recompile]]:
+            partly_eager: frozenset[str] = frozenset(), resumed: dict[str, int] | None = None,
+            ) -> tuple[list[FrameCompiles], list[Recompile]]:
     """The compiles of each frame the file's drivers call, and the places that recompile it.
     `skipped_classes`: the classes whose forward dynamo gives up on (the interpreter's breaks);
     `torch`: the release answered for (its minor version); `partly_eager`: the classes whose
-    forward runs eagerly after a break, of which nothing is claimed."""
+    forward runs eagerly after a break, of which nothing is claimed; `resumed`: per class, the
+    line of the first break in forward that dynamo resumes after in a frame of its own."""
     replay = Replay(tree, skipped_classes)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
 
     def compiles(calls: list[Call]) -> FrameCompiles:
         if _runs_partly_eager(calls[0], partly_eager):
             return _partly_eager(calls[0])
-        return _replay_cache(calls, torch, classes, replay.functions)
+        result = _replay_cache(calls, torch, classes, replay.functions)
+        resume = (resumed or {}).get(calls[0].instance.cls.name) if calls[0].instance is not None and calls[
+            0].frame.name == "forward" else None
+        if resume is not None and result.known:
+            # the guards read after the break are the resume frame's: its recompiles stay claimed
+            # at their lines, and forward's own count leaves them out (measured:
+            # tuned/self_state.py, break_before_counter: forward compiles once, the rest 4 times)
+            own = _replay_cache(calls, torch, classes, replay.functions, before=resume)
+            result.compiles, result.eager_after_limit = own.compiles, own.eager_after_limit
+        return result
 
     frames = {key: compiles(calls) for key, calls in _by_frame(replay.run_drivers()).items()}
     for frame in frames.values():
@@ -130,11 +141,30 @@ def partly_eager_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> f
     return _breaking_forwards(graphs, tree, path, rest=True)
 
 
+def resumed_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> dict[str, int]:
+    """Per class of the file, the line of the first break in forward's own code that dynamo
+    resumes after, running the rest of forward as a frame of its own (a print)."""
+    forwards = _forwards(tree)
+    found: dict[str, int] = {}
+    for graph in graphs:
+        forward = forwards.get(graph.root)
+        lines = [region.construct_line for region in graph.regions if region.frame_skipped is None
+                 and region.construct_file == path and forward is not None
+                 and forward.lineno < region.construct_line <= forward.end_lineno] if forward else []
+        if lines:
+            found[graph.root.split(".")[0]] = min(lines)
+    return found
+
+
+def _forwards(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    return {f"{node.name}.forward": item for node in tree.body if isinstance(node, ast.ClassDef)
+            for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "forward"}
+
+
 def _breaking_forwards(graphs: list[Graph], tree: ast.Module, path: str, rest: bool) -> frozenset[str]:
     """`rest`: the breaks after which the rest of forward runs eagerly, else those that make
     dynamo give up on forward whole."""
-    forwards = {f"{node.name}.forward": item for node in tree.body if isinstance(node, ast.ClassDef)
-                for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "forward"}
+    forwards = _forwards(tree)
     found = set()
     for graph in graphs:
         forward = forwards.get(graph.root)
@@ -156,7 +186,9 @@ def _partly_eager(call: Call) -> FrameCompiles:
 
 
 def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef],
-                  functions: dict[str, ast.FunctionDef]) -> FrameCompiles:
+                  functions: dict[str, ast.FunctionDef], before: int | None = None) -> FrameCompiles:
+    """`before`: only the guards of the inputs and of the lines up to it (a frame ending at a
+    break there)."""
     frame = calls[0].frame
     is_method = calls[0].instance is not None
     instance = calls[0].instance
@@ -165,6 +197,8 @@ def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef
     if instance is not None and frame.name == "forward":
         guarded += _method_counters(frame, instance.cls, classes, {guard.name for guard in guarded})
         guarded += _child_counters(instance, classes)
+    if before is not None:
+        guarded = [guard for guard in guarded if guard.kind in (SCALAR, TENSOR) or guard.line <= before]
     root = f"{instance.cls.name}.{frame.name}" if instance is not None else frame.name
     result = FrameCompiles(frame, calls[0].driver, root)
     # @torch.inference_mode() on the frame: dynamo compiles torch's wrapper frame, which inlines
@@ -265,7 +299,9 @@ def _surely_new(result: FrameCompiles, calls: list[Call], first_unknown: int,
             continue
         counted.append(number)
         result.compiles = min(result.compiles + 1, RECOMPILE_LIMIT)
-        if 0 < number and (number < RECOMPILE_LIMIT or not call.followed) and all(_differ(slots[number], earlier) for earlier in slots[:number]):
+        # the coarse replay's loops run once: its call numbers do not bound the entries before
+        limit_unreached = number < RECOMPILE_LIMIT or not call.followed
+        if 0 < number and limit_unreached and all(_differ(slots[number], earlier) for earlier in slots[:number]):
             cause = _surely_failing(result.frame, guarded, calls[:number + 1], slots[:number + 1])
             if cause is not None:
                 result.causes.append((cause, call))
