@@ -88,7 +88,7 @@ def pass_over(replay: Replay, statement: ast.stmt, env: dict, calls: int) -> Non
     replay.may_have_returned |= returns
     replay.may_have_broken |= breaks
     forget_read(statement, lambda name: replay.name_value(name, env))
-    forget(replay, bound_names(statement), env)
+    forget(replay, bound_names(statement) | _changed_in_place(statement), env)
     if isinstance(statement, ast.Return):
         raise Returned(Unfollowed())
 
@@ -116,6 +116,13 @@ def either_branch(replay: Replay, node: ast.If, env: dict) -> None:
 
 def _called(call: Call) -> tuple:
     return id(call.frame), id(call.instance), call.grad_mode, call.autocast
+
+
+def _changed_in_place(statement: ast.stmt) -> set[str]:
+    """The names whose objects `statement` calls an in-place method on (`x.unsqueeze_(0)`,
+    `h.requires_grad_()`): a tensor's rank or requires_grad may have changed."""
+    return {node.func.value.id for node in ast.walk(statement) if isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Attribute) and node.func.attr.endswith("_") and isinstance(node.func.value, ast.Name)}
 
 
 def _leaves(statement: ast.stmt) -> tuple[bool, bool]:

@@ -16,23 +16,24 @@ import operator
 from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
-from .coarse import either_branch, loop_goes_on, neutral_context, pass_over, run_once
-from .declarations import (GRAD_CONTEXTS, STATE_SETTERS, assigns_only, compile_setting, is_compile,
-                           library_imports, method_of, module_constants, namedtuples, pure, torch_aliases)
+from .coarse import either_branch, pass_over
+from .control_flow import both_branches, loop, with_block
+from .declarations import (STATE_SETTERS, compile_setting, is_compile, library_imports, method_of,
+                           module_constants, namedtuples, pure, torch_aliases)
 from .effects import call_effects
 from .keywords import followed
 from .method_calls import Closure, DriverMethod, method_call
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
 from .named_calls import LIBRARIES, MARKS_DYNAMIC, RESOLVED_IMPORTS, named_value
-from .open_loops import counted, ends_on_data, open_loop, signature
+from .open_loops import signature
 from .project_calls import construct, inline
 from .shapes import broadcast, index_items, indexed, requires_grad, row_window, view_strides
 from .stops import LoopExit, Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
 from .unfollowed import forget_read, forgotten_names
 from .values import (UNKNOWN, Batches, Categorical, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
-                     ListValue, ModuleDict, Number, Optimizer, Parameters, Record, SizesNotFollowed, TensorValue,
-                     Unfollowed, Unknown, joined, numeric)
+                     ListValue, ModuleDict, Number, Optimizer, Record, SizesNotFollowed, TensorValue, Unfollowed,
+                     Unknown, numeric)
 
 MAX_STEPS = 2_000
 # What a replay not following its code raises: its own stop, or Python's on values it computed.
@@ -186,7 +187,7 @@ class Replay:
         elif isinstance(node, (ast.For, ast.While)) and not node.orelse:
             broken = self.may_have_broken
             try:
-                self.loop(node, env)
+                loop(self, node, env)
             finally:
                 self.may_have_broken = broken
         elif isinstance(node, ast.Try) and self.lenient:
@@ -195,45 +196,20 @@ class Replay:
         elif isinstance(node, (ast.Break, ast.Continue)):
             raise LoopExit(isinstance(node, ast.Break))  # `if step >= max_steps: break`, the test known
         elif isinstance(node, ast.With):
-            self.with_block(node, env)
+            with_block(self, node, env)
         elif isinstance(node, ast.If):
             test = self.argument(node.test, env)
             if self.lenient and not isinstance(test, Const):
                 either_branch(self, node, env)
                 return
             if isinstance(test, (Number, TensorValue)):
-                self.both_branches(node, env)
+                both_branches(self, node, env)
                 return
             self.block(node.body if self.known_test(node.test, env, test) else node.orelse, env)
         elif isinstance(node, ast.Assert) and not any(isinstance(n, ast.Call) for n in ast.walk(node)):
             pass  # `assert t <= self.block_size`: checks, changes nothing
         elif not isinstance(node, ast.Pass):
             raise StopReplay(type(node).__name__)
-
-    def loop(self, node: ast.For | ast.While, env: dict) -> None:
-        if isinstance(node, ast.For):
-            numbers = counted(self, node.iter, env)
-            iterated = None if numbers is not None else self.known(node.iter, env) if self.lenient else self.expr(
-                node.iter, env)
-            if isinstance(iterated, (Optimizer, Parameters)):
-                self.optimizer_loop(node, iterated, env)
-                return
-            items = numbers if numbers is not None else self.loop_items(iterated)
-            if items is None:
-                run_once(self, node, env)
-            elif numbers is not None or ends_on_data(node):
-                open_loop(self, node, items, env)
-            else:
-                for item in items:
-                    self.assign(node.target, item, env)
-                    if not self.loop_body(node.body, env):
-                        break
-        else:
-            passes = 0
-            while loop_goes_on(self, node, env, passes):  # `while len(all_images) * batch_size < num_samples:`
-                passes += 1
-                if not self.loop_body(node.body, env):
-                    break
 
     def library_calls_only(self, node: ast.expr, env: dict) -> bool:
         """An expression whose calls are all of a library's functions other than torch's
@@ -247,15 +223,6 @@ class Replay:
             return False
         value = self.name_value(root, env)
         return isinstance(value, Function) and value.name == root
-
-    def loop_items(self, iterated) -> list | None:
-        """The items a `for` loop takes; None where the coarse replay does not know them."""
-        try:
-            return self.iterate(iterated)
-        except StopReplay:
-            if not self.lenient:
-                raise
-        return None
 
     def loop_body(self, body: list[ast.stmt], env: dict) -> bool:
         """One pass of a loop's body; False when it took a `break`."""
@@ -271,65 +238,6 @@ class Replay:
         if not isinstance(value, Const):
             raise StopReplay("branch")
         return bool(value.value)
-
-    def both_branches(self, node: ast.If, env: dict) -> None:
-        """An `if` on data (a number a data branch picked, a tensor): both branches run on copies
-        of the names, followed only when all they do is assign names and call no compiled frame;
-        a name they leave different is no longer known."""
-        calls, taken, skipped = len(self.calls), dict(env), dict(env)
-        if not (assigns_only(node.body) and assigns_only(node.orelse)):
-            raise StopReplay("a branch on data")
-        self.block(node.body, taken)
-        self.block(node.orelse, skipped)
-        if len(self.calls) != calls:
-            raise StopReplay("a compiled call under a branch on data")
-        env.update(joined(taken, skipped))
-
-    def optimizer_loop(self, node: ast.For, optimizer: Optimizer | Parameters, env: dict) -> None:
-        """`for group in optimizer.param_groups:` or `for p in model.parameters():`, items not
-        counted: the body runs once, and is followed only when all it changes is the optimizer
-        (`group['lr'] = lr`) or the parameters' values (`p.data.add_(p.grad, alpha=-lr)`), which
-        no guard reads, whatever the count."""
-        before, calls = dict(env), len(self.calls)
-        self.assign(node.target, optimizer if isinstance(optimizer, Optimizer) else TensorValue(None, True), env)
-        if not self.loop_body(node.body, env):
-            raise StopReplay("a break in a loop over the optimizer's groups: how many items it saw is not known")
-        targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-        changed = {name for name in env if name not in targets and env[name] is not before.get(name)}
-        if changed or len(self.calls) != calls:
-            raise StopReplay("a loop over the optimizer's groups that changes more than the optimizer")
-
-    def with_block(self, node: ast.With, env: dict) -> None:
-        saved = self.grad_mode, self.autocast, self.device_scope
-        for item in node.items:
-            func = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
-            name = self.resolve(dotted(func)) if func is not None else ""
-            if name.startswith("torch.") and name.split(".")[-1] in GRAD_CONTEXTS:
-                self.grad_mode = GRAD_CONTEXTS[name.split(".")[-1]]
-            elif name == "torch.device":
-                self.device_scope = True  # a default device for the tensors made in it (setup_caches)
-            elif name in ("torch.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast"):
-                enabled = next((k.value for k in item.context_expr.keywords if k.arg == "enabled"), None)
-                value = self.expr(enabled, env) if enabled is not None else Const(True)
-                if not isinstance(value, Const):
-                    raise StopReplay("autocast")
-                self.autocast = bool(value.value)
-            elif name == "open" and isinstance(item.optional_vars, ast.Name):
-                if not all(pure(argument) or self.library_calls_only(argument, env) for argument in (
-                        *item.context_expr.args, *(k.value for k in item.context_expr.keywords))):
-                    raise StopReplay("a file opened at a path computed by code the replay follows")
-                env[item.optional_vars.id] = Unfollowed()  # a file: what is written to it, no guard reads
-                continue
-            elif self.lenient and neutral_context(self, item.context_expr, env):
-                if item.optional_vars is not None:  # `with tqdm(...) as bar:`: a library's object
-                    self.assign(item.optional_vars, Unfollowed(), env)
-                continue
-            else:
-                raise StopReplay("context manager")
-            if item.optional_vars is not None:
-                raise StopReplay("with ... as")
-        self.block(node.body, env)
-        self.grad_mode, self.autocast, self.device_scope = saved
 
     def assign(self, target: ast.expr, value, env: dict) -> None:
         if isinstance(target, ast.Name) and env.get(target.id) is _GLOBAL:
