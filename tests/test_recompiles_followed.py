@@ -462,3 +462,37 @@ def test_a_plain_objects_method_not_followed_changes_only_itself(base, update, k
                 {update}
     """, _net(4))
     assert [(frame.compiles, frame.known) for frame in frames] == [(1, known)]
+
+
+def test_blocks_built_by_list_concatenation_are_compiled_one_by_one():
+    """mnist_forward_forward's `self.layers = self.layers + [Layer(...)]`: the list is followed,
+    so the blocks compiled in a loop over it are (the second block's wider input recompiles the
+    shared forward, its size guarded)."""
+    frames, recompiles = _predict("""
+        import torch
+
+        class Block(torch.nn.Module):
+            def __init__(self, width):
+                super().__init__()
+                self.fc = torch.nn.Linear(width, 8)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        class Net(torch.nn.Module):
+            def __init__(self, widths):
+                super().__init__()
+                self.layers = []
+                for width in widths:
+                    self.layers = self.layers + [Block(width)]
+
+        def run():
+            net = Net([4, 6])
+            for layer in net.layers:
+                layer.compile()
+            with torch.no_grad():
+                for layer, width in zip(net.layers, [4, 6]):
+                    layer(torch.randn(2, width))
+    """)
+    assert [(f.root, f.compiles, f.known) for f in frames] == [("Block.forward", 2, True)]
+    assert [r.rule.code for r in recompiles] == ["SFX504"]

@@ -335,6 +335,8 @@ class Replay:
             if isinstance(node.op, ast.Mult) and isinstance(left, ListValue) and isinstance(right, Const) \
                     and type(right.value) is int:
                 return ListValue(left.items * right.value)  # `[dt] * b`: the list repeated
+            if isinstance(node.op, ast.Add) and isinstance(left, ListValue) and isinstance(right, ListValue):
+                return ListValue(left.items + right.items)  # `self.layers = self.layers + [Layer(...)]`
             tensors = [o for o in (left, right) if isinstance(o, TensorValue)]
             if tensors and all(isinstance(o, (TensorValue, Const, Number)) for o in (left, right)):
                 same = len({t.shape for t in tensors}) == 1
