@@ -123,3 +123,41 @@ def test_what_a_categorical_gives():
     assert m.sample().shape == (1,) and m.sample().requires_grad is False
     assert m.log_prob(True).requires_grad is True and m.log_prob(False).requires_grad is False
     assert named_value("torch.distributions.Categorical", [probs], {"validate_args": Const(False)}, 1, "grad") is None
+
+
+MEMORY = """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, memory):
+        return self.fc(x) + memory.mean(0)
+
+
+def driver():
+    model = torch.compile(Net())
+    memory = torch.zeros(2, 4)
+    layers = [nn.Linear(4, 4)] + [nn.Linear(4, 4)]
+    for step in range(2):
+        out = model(torch.randn(1, 4), memory)
+        memory[:, :2] *= 0.5
+    memory[0][1:] = {written}
+    model(torch.randn(1, 4), memory)
+"""
+
+
+@pytest.mark.parametrize("written, compiles, lines", [
+    ("out[0, 1:]", 2, [11]),  # the model's output requires grad: so does the memory from then on
+    ("0.0", 1, []),
+    ("torch.ones(3)", 1, []),
+])
+def test_a_tensor_written_in_place_requires_grad_as_what_is_written(written, compiles, lines):
+    """Measured with torch 2.13 (`tensor 'memory' requires_grad mismatch` for the output written)."""
+    frames, recompiles = predict(ast.parse(MEMORY.format(written=written)))
+    assert [(f.compiles, f.known, f.calls) for f in frames] == [(compiles, True, 3)]
+    assert [r.line for r in recompiles] == lines

@@ -21,6 +21,7 @@ from .control_flow import both_branches, loop, with_block
 from .declarations import (STATE_SETTERS, compile_setting, is_compile, library_imports, method_of,
                            module_constants, namedtuples, pure, torch_aliases)
 from .effects import call_effects
+from .in_place import write_in_place
 from .keywords import followed
 from .method_calls import Closure, DriverMethod, method_call
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
@@ -178,6 +179,8 @@ class Replay:
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             combined = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
             env[node.target.id] = self.expr(combined, env)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+            write_in_place(self, node.target, self.expr(node.value, env), env)  # `x_[:, :classes] *= 0.0`
         elif isinstance(node, ast.Return):
             raise Returned(self.expr(node.value, env) if node.value is not None else Const(None))
         elif isinstance(node, ast.FunctionDef):
@@ -272,8 +275,8 @@ class Replay:
             owner.attributes[target.attr] = value
         elif isinstance(target, ast.Subscript):
             owner = self.expr(target.value, env)
-            if isinstance(owner, (TensorValue, Optimizer)):
-                return  # a tensor written in place, an optimizer's setting
+            if isinstance(owner, (TensorValue, Optimizer)):  # a tensor written in place, an optimizer's setting
+                return write_in_place(self, target, value, env) if isinstance(owner, TensorValue) else None
             key = self.expr(target.slice, env)
             if isinstance(owner, DictValue) and isinstance(key, Const):
                 owner.items[key.value] = value
@@ -518,9 +521,8 @@ class Replay:
             return DriverMethod(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
         if isinstance(owner, Const) and isinstance(owner.value, str) and node.attr == "format":
             return DriverMethod(owner, node.attr)
-        if isinstance(owner, (Instance, Compiled, TensorValue, Layer, Categorical)) or isinstance(
-                owner, (ListValue, ModuleDict)) \
-                and node.attr in ("append", "children", "named_children"):
+        if isinstance(owner, (Instance, Compiled, TensorValue, Layer, Categorical)) or isinstance(owner, (
+                ListValue, ModuleDict)) and node.attr in ("append", "children", "named_children"):
             return DriverMethod(owner, node.attr)
         raise StopReplay("attribute")
 
@@ -637,7 +639,7 @@ class Replay:
         if self.may_have_broken or self.may_have_returned:
             return  # the coarse replay's call that may not be made
         self.calls.append(Call(frame, instance, copy.copy(instance.attributes) if instance else {},
-                               instance.training if instance else True, list(args), self.grad_mode,
+                               instance.training if instance else True, [_as_passed(a) for a in args], self.grad_mode,
                                self.autocast, dynamic, node.lineno, compile_line, regional, self.driver, skipped,
                                followed=not self.lenient))
         if self.open_loops:
@@ -645,6 +647,12 @@ class Replay:
 
 
 _GLOBAL = object()  # a name the function declares `global`: it reads and binds the module's
+
+
+def _as_passed(value):
+    """An argument as the call saw it: a tensor written in place later (TensorValue.write) is
+    another description from then on."""
+    return replace(value, dynamic_dims=set(value.dynamic_dims)) if isinstance(value, TensorValue) else value
 
 
 def _fold(op, *operands) -> Const:
