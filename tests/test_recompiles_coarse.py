@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from flake8_staticfx.analysis import analyze
 from flake8_staticfx.recompiles import predict
 from flake8_staticfx.recompiles.coarse import may_change_state
 
@@ -62,3 +63,23 @@ def test_a_method_not_followed_that_switches_grad_mode_may_change_state():
     calls = ast.parse("runner.freeze()\nvalue = plain(3)").body
     assert may_change_state(calls[0], resolve, functions, classes)
     assert not may_change_state(calls[1], resolve, functions, classes)
+
+
+@pytest.mark.parametrize("directory, file_name, driver, line", [
+    # a GRU encoder and an attention decoder, an embedding before the GRU's break: a graph is
+    # compiled before it, recompiled on the grad mode when evaluating under no_grad
+    ("realcode5", "seq2seq_translation.py", "seq2seq_attention_train_evaluate", 128),
+    ("realcode5", "seq2seq_translation.py", "seq2seq_attention_train_evaluate", 174),
+    # the RNN module made by getattr(nn, rnn_type): an opaque attribute, train then eval modes
+    ("realcode3", "word_language_model.py", "lstm_train_evaluate", 53),
+])
+def test_frames_followed_in_part_still_claim_the_grad_mode(directory, file_name, driver, line):
+    """Frames whose inputs are not all told apart (a forward run eagerly after an RNN's break, a
+    module holding an opaque attribute) still recompile on the grad mode, as recorded (2.13)."""
+    path = os.path.join(os.path.dirname(__file__), "recompile_cases", directory, file_name)
+    with open(os.path.join(os.path.dirname(path), "truth.json"), encoding="utf-8") as handle:
+        recorded = json.load(handle)[file_name][driver]["recompiles"]
+    assert any(r["frame"].endswith(f".py:{line}") and "grad_mode" in r["guard"] for r in recorded)
+    with open(path, encoding="utf-8") as handle:
+        recompiles = analyze(handle.read(), path).recompiles
+    assert (line, "SFX506") in {(r.line, r.rule.code) for r in recompiles if r.driver == driver}

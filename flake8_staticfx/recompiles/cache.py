@@ -9,10 +9,10 @@ dynamic=False; with dynamic=True they are symbolic from the first compile.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import rules
-from ..ir import Graph
+from ..ir import Graph, GraphBreakRegion
 from .drivers import Call, Replay
 from .arithmetic import COMPARE
 from .declarations import grad_decorator, is_compile
@@ -78,19 +78,25 @@ class FrameCompiles:
 
 
 def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), torch: str = "2.13",
-            partly_eager: frozenset[str] = frozenset(), resumed: dict[str, int] | None = None,
+            partly_eager: dict[str, bool] | None = None, resumed: dict[str, int] | None = None,
             ) -> tuple[list[FrameCompiles], list[Recompile]]:
     """The compiles of each frame the file's drivers call, and the places that recompile it.
     `skipped_classes`: the classes whose forward dynamo gives up on (the interpreter's breaks);
     `torch`: the release answered for (its minor version); `partly_eager`: the classes whose
-    forward runs eagerly after a break, of which nothing is claimed; `resumed`: per class, the
+    forward runs eagerly after a break, each with whether a graph is compiled before it (then
+    only a lower bound is claimed, else nothing); `resumed`: per class, the
     line of the first break in forward that dynamo resumes after in a frame of its own."""
     replay = Replay(tree, skipped_classes)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
 
     def compiles(calls: list[Call]) -> FrameCompiles:
-        if _runs_partly_eager(calls[0], partly_eager):
-            return _partly_eager(calls[0])
+        if _runs_partly_eager(calls[0], partly_eager or {}):
+            if not (partly_eager or {})[calls[0].instance.cls.name]:
+                return _partly_eager(calls[0])
+            # what the graph before the break reads is not told apart from what the eager rest
+            # reads: only the global state is claimed
+            calls = [replace(call, followed=False, args=[UNKNOWN for _ in call.args]) for call in calls]
+            return _replay_cache(calls, torch, classes, replay.functions)
         result = _replay_cache(calls, torch, classes, replay.functions)
         resume = (resumed or {}).get(calls[0].instance.cls.name) if calls[0].instance is not None and calls[
             0].frame.name == "forward" else None
@@ -131,14 +137,19 @@ def _at_least(exact: FrameCompiles, coarse: FrameCompiles) -> FrameCompiles:
 def skipped_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozenset[str]:
     """The classes of the file whose whole forward dynamo runs eagerly: a break in forward's own
     code that dynamo cannot resume after (in a loop, a `with` block)."""
-    return _breaking_forwards(graphs, tree, path, rest=False)
+    return frozenset(_breaking_forwards(graphs, tree, path, rest=False))
 
 
-def partly_eager_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> frozenset[str]:
+def partly_eager_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> dict[str, bool]:
     """The classes of the file whose forward runs eagerly after a break in its own code (an
-    nn.LSTM call in 2.13 and 2.14): how often dynamo compiles it is not followed (measured:
-    realcode4/mnist_rnn.py and tuned/data_loader_batches.py compile once, the batch changing)."""
-    return _breaking_forwards(graphs, tree, path, rest=True)
+    nn.LSTM call in 2.13 and 2.14), each with whether dynamo compiles a graph before the break:
+    a module or function call there. With one, the frame recompiles on the global state
+    (measured: realcode3/word_language_model.py, an embedding and dropout before the LSTM;
+    realcode5/seq2seq_translation.py, before a GRU); without, it compiles once whatever the
+    batch and grad mode (realcode4/mnist_rnn.py, tuned/data_loader_batches.py: a reshape)."""
+    return {name: any(node.op in ("call_module", "call_function") and graph.position(node) < min(
+                graph.position(n) for n in region.nodes) for node in graph.nodes) if region.nodes else False
+            for name, (graph, region) in _breaking_forwards(graphs, tree, path, rest=True).items()}
 
 
 def resumed_forwards(graphs: list[Graph], tree: ast.Module, path: str) -> dict[str, int]:
@@ -161,27 +172,29 @@ def _forwards(tree: ast.Module) -> dict[str, ast.FunctionDef]:
             for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "forward"}
 
 
-def _breaking_forwards(graphs: list[Graph], tree: ast.Module, path: str, rest: bool) -> frozenset[str]:
-    """`rest`: the breaks after which the rest of forward runs eagerly, else those that make
-    dynamo give up on forward whole."""
+def _breaking_forwards(graphs: list[Graph], tree: ast.Module, path: str,
+                       rest: bool) -> dict[str, tuple[Graph, GraphBreakRegion]]:
+    """Per class, forward's graph and its first break in forward's own code after which the rest
+    of forward runs eagerly (`rest`), else that makes dynamo give up on forward whole."""
     forwards = _forwards(tree)
-    found = set()
+    found = {}
     for graph in graphs:
         forward = forwards.get(graph.root)
-        if forward is None:
-            continue
-        if any(region.frame_skipped == "forward" and region.skips_rest == rest and region.construct_file == path
-               and forward.lineno <= region.construct_line <= forward.end_lineno for region in graph.regions):
-            found.add(graph.root.split(".")[0])
-    return frozenset(found)
+        region = next((region for region in graph.regions if forward is not None and region.frame_skipped == "forward"
+                       and region.skips_rest == rest and region.construct_file == path
+                       and forward.lineno <= region.construct_line <= forward.end_lineno), None)
+        if region is not None:
+            found.setdefault(graph.root.split(".")[0], (graph, region))
+    return found
 
 
-def _runs_partly_eager(call: Call, partly_eager: frozenset[str]) -> bool:
+def _runs_partly_eager(call: Call, partly_eager: dict[str, bool]) -> bool:
     return call.instance is not None and call.frame.name == "forward" and call.instance.cls.name in partly_eager
 
 
 def _partly_eager(call: Call) -> FrameCompiles:
-    """A forward that runs eagerly after a break in its own code: no count, no recompile claimed."""
+    """A forward that runs eagerly after a break in its own code, nothing compiled before it: no
+    count, no recompile claimed."""
     return FrameCompiles(call.frame, call.driver, f"{call.instance.cls.name}.forward", known=False)
 
 
@@ -208,10 +221,10 @@ def _replay_cache(calls: list[Call], torch: str, classes: dict[str, ast.ClassDef
     if any(not is_compile(d) and grad_decorator(d) is None for d in frame.decorator_list):
         return FrameCompiles(frame, calls[0].driver, root, known=False)
     if any(c.instance is not None and c.instance.has_opaque() for c in calls) and (
-            len({id(c.instance) for c in calls}) > 1 or len({c.training for c in calls}) > 1) and calls[0].followed:
-        # what an opaque attribute holds may differ between blocks, or read `training` (the
-        # coarse replay's calls claim only global states: no attribute is read)
-        return FrameCompiles(frame, calls[0].driver, root, known=False)
+            len({id(c.instance) for c in calls}) > 1 or len({c.training for c in calls}) > 1):
+        # what an opaque attribute holds may differ between blocks, or read `training`: only
+        # what no attribute changes is claimed
+        return _surely_new(result, calls, 0, guarded) if not wrapped else _wrapper(result, calls)
     entries: list[dict] = []
     first_seen: dict = {}
     changed: set = set()
