@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from flake8_staticfx.analysis import analyze
+from flake8_staticfx.front.report import recompile_message
 from flake8_staticfx.recompiles import predict
 from flake8_staticfx.recompiles.coarse import may_change_state
 
@@ -83,3 +84,13 @@ def test_frames_followed_in_part_still_claim_the_grad_mode(directory, file_name,
     with open(path, encoding="utf-8") as handle:
         recompiles = analyze(handle.read(), path).recompiles
     assert (line, "SFX506") in {(r.line, r.rule.code) for r in recompiles if r.driver == driver}
+
+
+def test_a_lower_bound_does_not_tell_a_number_of_calls():
+    """The coarse replay runs a loop it cannot count once: its number of calls is not the
+    program's, so the message gives the lower bound alone."""
+    path = os.path.join(CASES, "coarse_drivers.py")
+    with open(path, encoding="utf-8") as handle:
+        recompiles = analyze(handle.read(), path).recompiles
+    message = next(recompile_message(r) for r in recompiles if r.driver == "train_then_evaluate")
+    assert "at least 2 compiles" in message and " calls" not in message

@@ -78,7 +78,8 @@ def recompile_message(found: Recompile) -> str:
             f"{when}every call after the first compiles again, eager after {RECOMPILE_LIMIT} compiles",
             f"{when}eager after {RECOMPILE_LIMIT} compiles", f"{when}eager after {RECOMPILE_LIMIT}"), fix=found.fix)
     eager = f", then eager (limit {RECOMPILE_LIMIT})" if found.eager_after_limit else ""
-    counted = f"{'at least ' if found.at_least else ''}{found.compiles} compiles in {found.calls} calls"
+    # a lower bound comes from calls not all followed (loops not counted): their number is not told
+    counted = f"at least {found.compiles} compiles" if found.at_least else f"{found.compiles} compiles in {found.calls} calls"
     return messages.recompile(found.rule, found.construct, found.guard,
                               (f"{counted} at line {found.call_line}{eager}", f"{counted}{eager}"))
 
