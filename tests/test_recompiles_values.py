@@ -10,8 +10,10 @@ import pytest
 
 from flake8_staticfx.recompiles import predict
 from flake8_staticfx.recompiles.arithmetic import math_call
+from flake8_staticfx.recompiles.grads import grad_of, inherited_parameter, layer_result, method_grad
 from flake8_staticfx.recompiles.named_calls import named_value
-from flake8_staticfx.recompiles.values import UNKNOWN_SIZE, Batches, Const, Number, TensorRows, TensorValue
+from flake8_staticfx.recompiles.values import (UNKNOWN, UNKNOWN_SIZE, Batches, Const, ListValue, Number, TensorRows,
+                                               TensorValue)
 
 DOWNSCALED = """
 import torch
@@ -161,3 +163,54 @@ def test_a_tensor_written_in_place_requires_grad_as_what_is_written(written, com
     frames, recompiles = predict(ast.parse(MEMORY.format(written=written)))
     assert [(f.compiles, f.known, f.calls) for f in frames] == [(compiles, True, 3)]
     assert [r.line for r in recompiles] == lines
+
+
+FORWARD_FORWARD = """
+import torch
+import torch.nn as nn
+
+
+class Layer(nn.Linear):
+    def forward(self, x):
+        x_direction = x / (x.norm(2, 1, keepdim=True) + 1e-4)
+        return torch.relu(torch.mm(x_direction, self.weight.T) + self.bias.unsqueeze(0))
+
+
+def driver():
+    layers = [Layer(8, 8), Layer(8, 8)]
+    for layer in layers:
+        layer.compile()
+    {context}
+        for step in range(3):
+            h = torch.rand(4, 8{grad})
+            for layer in layers:
+                h = layer(h)
+"""
+
+
+@pytest.mark.parametrize("context, grad, compiles, lines", [
+    # the second layer is fed the first one's output, which requires grad (its weight does)
+    ("if True:", "", 2, [7]),
+    ("with torch.no_grad():", "", 1, []),
+    ("if True:", ", requires_grad=True", 1, []),
+])
+def test_layers_fed_one_anothers_output_of_a_shape_not_followed(context, grad, compiles, lines):
+    """pytorch/examples' forward-forward, each layer compiled (measured with torch 2.13: 2, 1
+    and 1 compiles, `tensor 'x' requires_grad mismatch`): the forward's shapes are not followed
+    (`x.norm`), whether its output requires grad is."""
+    frames, recompiles = predict(ast.parse(FORWARD_FORWARD.format(context=context, grad=grad)))
+    assert [(f.compiles, f.calls) for f in frames] == [(compiles, 6)]
+    assert [(r.line, r.guard) for r in recompiles] == [(line, "tensor 'x' requires_grad mismatch") for line in lines]
+
+
+def test_requires_grad_where_shapes_are_not_followed():
+    unknown = TensorValue(None, False)
+    assert grad_of(True, unknown, Const(2)) is False and grad_of(True, unknown, UNKNOWN) is None
+    assert grad_of(True, ListValue([unknown, TensorValue(None, True)])) is True and grad_of(False, UNKNOWN) is False
+    assert method_grad(TensorValue(None, True), "detach", [], True) is False
+    assert method_grad(unknown, "requires_grad_", [], False) is True
+    assert layer_result("Linear", [UNKNOWN], True).requires_grad is True
+    assert layer_result("ReLU", [UNKNOWN], True).requires_grad is None
+    assert layer_result("LSTM", [unknown], True) is None  # a tuple
+    cls = ast.parse("class Layer(nn.Linear):\n    pass").body[0]
+    assert inherited_parameter(cls, "weight").requires_grad is True and inherited_parameter(cls, "scale") is None

@@ -17,6 +17,7 @@ import math
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, math_constant
 from .declarations import pure
+from .grads import function_result, inherited_parameter, layer_result, method_result
 from .named_calls import library_tensor
 from .shapes import (ShapeUnknown, broadcast, index_items, indexed, layer_output, matmul, requires_grad,
                      tensor_method, torch_function)
@@ -183,6 +184,9 @@ class _Reader:
             owner = self.expr(node.value, scope)
             if isinstance(owner, ModuleDict) and node.attr in owner.items:
                 return owner.items[node.attr]  # self.transformer.h
+            if isinstance(owner, TensorValue) and node.attr == "T":  # `self.weight.T`: its dimensions reversed
+                return TensorValue(owner.shape[::-1] if owner.shape is not None else None,
+                                   self.grad_enabled and owner.requires_grad, view=True)
             raise ShapeUnknown(node.attr)
         if isinstance(node, ast.Tuple):
             items = [self.expr(e, scope) for e in node.elts]
@@ -282,7 +286,10 @@ class _Reader:
                 args = [self.module_output(item, args, scope)] if isinstance(item, (Layer, Instance)) else _fail()
             return args[0]
         if isinstance(module, Layer):
-            return layer_output(module, args, self.grad_enabled)
+            try:
+                return layer_output(module, args, self.grad_enabled)
+            except ShapeUnknown:
+                return layer_result(module.name, args, self.grad_enabled) or _fail()
         forward = forward_of(module.cls)
         if forward is None or scope.depth >= MAX_DEPTH:
             raise ShapeUnknown("module call")
@@ -314,14 +321,20 @@ class _Reader:
         if isinstance(func, ast.Attribute) and not _named(func.value):
             owner = self.expr(func.value, scope)
             if isinstance(owner, TensorValue):
-                return tensor_method(owner, func.attr, args, kwargs, self.grad_enabled)
+                try:
+                    return tensor_method(owner, func.attr, args, kwargs, self.grad_enabled)
+                except ShapeUnknown:
+                    return method_result(owner, func.attr, args, self.grad_enabled) or _fail()
             raise ShapeUnknown("method")
         name = dotted(func)
         short = name.rsplit(".", 1)[-1]
         if name in self.functions and scope.depth < MAX_DEPTH:
             return self.run(self.functions[name], None, args, scope.depth + 1)[0]
         if name.startswith(("torch.", "F.", "nn.functional.")):
-            return torch_function(short, args, kwargs, self.grad_enabled)
+            try:
+                return torch_function(short, args, kwargs, self.grad_enabled)
+            except ShapeUnknown:
+                return function_result(short, args, kwargs, self.grad_enabled) or _fail()
         library = self.imports.get(name.split(".")[0])
         if library is not None:  # einops' rearrange
             return library_tensor(library + name[len(name.split(".")[0]):], args, kwargs, self.grad_enabled)
@@ -340,7 +353,9 @@ class _Scope:
     def read(self, name: str):
         if name in self.writes:
             return self.writes[name]
-        return self.instance.attributes.get(name, UNKNOWN) if self.instance is not None else UNKNOWN
+        if self.instance is None:
+            return UNKNOWN
+        return self.instance.attributes.get(name, inherited_parameter(self.instance.cls, name) or UNKNOWN)
 
 
 def _unrolled(value) -> list | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .declarations import initializes_only, method_of
+from .grads import method_grad
 from .project_calls import inline
 from .shapes import ShapeUnknown, tensor_method
 from .plain_objects import changes_only_itself, forget_state, harmless_arguments, plain_object
@@ -113,7 +114,9 @@ def method_call(replay: Replay, method: DriverMethod, args: list, kwargs: dict, 
         # of one element (a sampled action of shape (1,)) is one number
         return ListValue([Number() for _ in range(owner.shape[0])]) if owner.shape and name == "tolist" else Number()
     if isinstance(owner, TensorValue):
-        return TensorValue(None, None, data_sized=owner.data_sized)
+        # a method not followed: what it returns requires grad as its operands do
+        grad = method_grad(owner, name, args, replay.grad_mode == "grad")
+        return TensorValue(None, grad, data_sized=owner.data_sized)
     raise StopReplay(f"method {name}")
 
 

@@ -54,6 +54,8 @@ class Picked:
 def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> TensorValue:
     """`torch.<name>(...)` or `F.<name>(...)` (name without its module)."""
     tensors = [a for a in args if isinstance(a, TensorValue)]
+    if name == "layer_norm" and tensors:  # its weight and bias, of the normalized shape, leave the input's
+        return TensorValue(tensors[0].shape, grad_enabled and requires_grad(*tensors))
     if name in ELEMENTWISE and tensors:
         return TensorValue(broadcast(*tensors), grad_enabled and requires_grad(*tensors))
     if name in ("cat", "concat") and args and isinstance(args[0], ListValue):
