@@ -47,8 +47,10 @@ def driver():
 
 @pytest.mark.parametrize("resize, known, compiles, lines", [
     # sizes not known: the batches' rows are, and the global state tells the eval calls apart
-    ("scale_factor=1 / 3, mode='area'", False, 2, [13]),
-    # sizes known: 8, 8, 4 rows recompile once (a dynamic batch), no_grad once more
+    ("scale_factor=0.5, mode='bilinear'", False, 2, [13]),
+    # sizes known (in "area" mode torch's Python code computes them): 8, 8, 4 rows recompile
+    # once (a dynamic batch), no_grad once more
+    ("scale_factor=1 / 3, mode='area'", True, 3, [13]),
     ("size=(8, 8), mode='area'", True, 3, [13]),
 ])
 def test_a_loader_over_downscaled_crops(resize, known, compiles, lines):
@@ -63,6 +65,12 @@ def test_interpolate_keeps_batch_and_channels():
     assert scaled.shape == (20, 1, UNKNOWN_SIZE, UNKNOWN_SIZE) and scaled.guard_shape() is None
     sized = named_value("torch.nn.functional.interpolate", [target], {"size": Const(12)}, 1, "grad")
     assert sized.shape == (20, 1, 12, 12)
+    area = named_value("torch.nn.functional.interpolate", [target],
+                       {"scale_factor": Const(1 / 3), "mode": Const("area")}, 1, "grad")
+    assert area.shape == (20, 1, 8, 8)  # int(24 * (1 / 3)), as F.interpolate computes it
+    unknown = named_value("torch.nn.functional.interpolate", [target],
+                          {"scale_factor": Number(), "mode": Const("area")}, 1, "grad")
+    assert unknown.shape == (20, 1, UNKNOWN_SIZE, UNKNOWN_SIZE)
 
 
 def test_a_dataset_needs_its_rows_known():

@@ -94,7 +94,7 @@ def torch_function(name: str, args: list, kwargs: dict, grad_enabled: bool) -> T
         shape = (*tensors[0].shape[:axis], k, *tensors[0].shape[axis + 1:])
         return ListValue([TensorValue(shape, grad_enabled and tensors[0].requires_grad), TensorValue(shape)])
     if name in ("interpolate", "upsample") and tensors and tensors[0].shape and len(tensors[0].shape) >= 3:
-        return TensorValue(_resized(tensors[0].shape, kwargs.get("size", args[1] if len(args) > 1 else None)),
+        return TensorValue(_resized(tensors[0].shape, kwargs.get("size", args[1] if len(args) > 1 else None), kwargs),
                            grad_enabled and tensors[0].requires_grad)
     if name == "linspace" and len(args) >= 3:
         return TensorValue((integer(args[2]),))
@@ -175,15 +175,22 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
     raise ShapeUnknown(name)
 
 
-def _resized(shape: tuple, size) -> tuple:
-    """F.interpolate's result: the batch and channels kept, the spatial sizes `size=` gives, or
-    not known (a `scale_factor=`: torch rounds the products in its own way)."""
+def _resized(shape: tuple, size, options: dict) -> tuple:
+    """F.interpolate's result: the batch and channels kept, the spatial sizes `size=` gives, or,
+    in "area" mode (or with recompute_scale_factor=True) by a number `scale_factor=`,
+    `int(size * scale_factor)` as torch's Python code computes them; otherwise not known (the
+    C++ kernels round the products)."""
     spatial = len(shape) - 2
     if isinstance(size, Const) and type(size.value) is int:
         return (*shape[:2], *(size.value,) * spatial)
     if isinstance(size, Const) and isinstance(size.value, tuple) and len(size.value) == spatial and all(
             type(s) is int for s in size.value):
         return (*shape[:2], *size.value)
+    scale, mode, recompute = (options[key].value if isinstance(options.get(key), Const) else None
+                              for key in ("scale_factor", "mode", "recompute_scale_factor"))
+    if size is None and type(scale) in (int, float) and (mode == "area" or recompute is True) and all(
+            isinstance(s, int) for s in shape[2:]):
+        return (*shape[:2], *(int(s * scale) for s in shape[2:]))
     return (*shape[:2], *(UNKNOWN_SIZE,) * spatial)
 
 
