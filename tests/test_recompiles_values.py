@@ -13,7 +13,7 @@ from flake8_staticfx.recompiles.arithmetic import math_call
 from flake8_staticfx.recompiles.grads import grad_of, inherited_parameter, layer_result, method_grad
 from flake8_staticfx.recompiles.named_calls import named_value
 from flake8_staticfx.recompiles.values import (UNKNOWN, UNKNOWN_SIZE, Batches, Const, ListValue, Number, TensorRows,
-                                               TensorValue)
+                                               TensorValue, Unfollowed)
 
 DOWNSCALED = """
 import torch
@@ -214,6 +214,7 @@ def test_layers_fed_one_anothers_output_of_a_shape_not_followed(context, grad, c
 def test_requires_grad_where_shapes_are_not_followed():
     unknown = TensorValue(None, False)
     assert grad_of(True, unknown, Const(2)) is False and grad_of(True, unknown, UNKNOWN) is None
+    assert grad_of(True, unknown, Unfollowed()) is None  # what a statement not followed bound may be a tensor
     assert grad_of(True, ListValue([unknown, TensorValue(None, True)])) is True and grad_of(False, UNKNOWN) is False
     assert method_grad(TensorValue(None, True), "detach", [], True) is False
     assert method_grad(unknown, "requires_grad_", [], False) is True

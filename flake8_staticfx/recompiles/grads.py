@@ -9,7 +9,7 @@ import ast
 from .shapes import CONVOLUTIONS, ELEMENTWISE, PARAMETER_LAYERS, REARRANGING_METHODS, REDUCTIONS, SAME_SHAPE_METHODS, \
     SHAPE_LAYERS, UNGRADED_METHODS
 from .syntax import dotted
-from .values import UNKNOWN, Const, ListValue, TensorValue
+from .values import Const, ListValue, Number, TensorValue
 
 # Tensor methods, torch functions and torch.nn layers whose result is one tensor whatever the
 # shapes (an nn.LSTM's tuple, `size()` and `chunk` are not).
@@ -22,11 +22,12 @@ TENSOR_LAYERS = SHAPE_LAYERS | PARAMETER_LAYERS | frozenset(CONVOLUTIONS)
 
 def grad_of(grad_enabled: bool, *operands) -> bool | None:
     """Whether a tensor computed from `operands` requires grad (a list's items counted): None
-    where one not followed (UNKNOWN) may, none requiring grad."""
+    where one that may be a tensor (not followed, an object of the file) may, none requiring grad."""
     flags = []
     for operand in operands:
         for item in operand.items if isinstance(operand, ListValue) else [operand]:
-            flags.append(item.requires_grad if isinstance(item, TensorValue) else None if item is UNKNOWN else False)
+            flags.append(item.requires_grad if isinstance(item, TensorValue) else False if isinstance(
+                item, (Const, Number)) else None)
     if not grad_enabled:
         return False
     return True if True in flags else None if None in flags else False

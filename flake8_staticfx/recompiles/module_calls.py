@@ -52,9 +52,9 @@ def module_call(replay: Replay, instance: Instance, args: list, node: ast.Call, 
     if len(blocks) == 1 and args and isinstance(args[0], TensorValue) and not kwargs:
         x = args[0]
         if not _input_reaches_blocks(forward):
-            # what forward computes before its blocks is not replayed: whether that requires grad
-            # is not known under grad mode (realcode2/minrf_dit.py: the embedded input does)
-            x = TensorValue(x.shape, False if replay.grad_mode != "grad" and x.requires_grad is False else None)
+            # what forward computes before its blocks is not replayed: its shape is not known, nor,
+            # under grad mode, whether it requires grad (realcode2/minrf_dit.py: embedded, it does)
+            x = TensorValue(None, False if replay.grad_mode != "grad" and x.requires_grad is False else None)
         return _compiled_blocks(replay, blocks[0], x, node)
     if forward is None or blocks:
         raise StopReplay("eager module")
