@@ -223,3 +223,46 @@ def test_requires_grad_where_shapes_are_not_followed():
     assert layer_result("LSTM", [unknown], True) is None  # a tuple
     cls = ast.parse("class Layer(nn.Linear):\n    pass").body[0]
     assert inherited_parameter(cls, "weight").requires_grad is True and inherited_parameter(cls, "scale") is None
+
+
+SETTINGS = '''
+import torch
+from types import SimpleNamespace
+
+args = SimpleNamespace(top_k=-1, steps=2)
+
+
+class Rows:
+    def __init__(self, words):
+        self.words = words
+
+    def __len__(self):
+        return len(self.words)
+
+
+@torch.compile
+def step(x, k):
+    return x * k
+
+
+def sample(x):
+    return step(x, args.top_k)
+
+
+def driver():
+    rows = Rows(open("names.txt").read().splitlines())
+    print(f"{len(rows)} rows, vocabulary {''.join(rows.words)}")
+    x = torch.randn(2)
+    sample(x)
+    args.top_k = 5
+    sample(x)
+'''
+
+
+def test_a_setting_the_driver_writes_is_read_by_the_functions_after():
+    """makemore's `args.top_k = 5` before sampling, `len()` of its dataset class and `''.join`:
+    the int passed changes once (measured with torch 2.13: 2 compiles)."""
+    frames, recompiles = predict(ast.parse(SETTINGS))
+    assert [(f.compiles, f.known, f.calls) for f in frames] == [(2, True, 2)]
+    assert [(r.line, r.guard) for r in recompiles] == [(18, "k")]
+    assert named_value("len", [Unfollowed()], {}, 1, "grad") == Number()

@@ -68,11 +68,17 @@ def module_constants(tree: ast.Module, derive=None) -> dict[str, Const | Record]
 
 
 def namespace(node: ast.expr) -> dict[str, Const] | None:
-    """`SimpleNamespace(gamma=0.99, seed=543)` of constants: its fields."""
+    """`SimpleNamespace(gamma=0.99, seed=543, top_k=-1)` of constants: its fields."""
     if not (isinstance(node, ast.Call) and dotted(node.func) in NAMESPACES and not node.args):
         return None
-    fields = {k.arg: Const(k.value.value) for k in node.keywords
-              if k.arg is not None and isinstance(k.value, ast.Constant)}
+    fields = {}
+    for keyword in node.keywords:
+        value = keyword.value
+        negative = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub)
+        if negative and isinstance(value.operand, ast.Constant) and type(value.operand.value) in (int, float):
+            fields[keyword.arg] = Const(-value.operand.value)  # makemore's `top_k=-1`
+        elif keyword.arg is not None and isinstance(value, ast.Constant):
+            fields[keyword.arg] = Const(value.value)
     return fields if len(fields) == len(node.keywords) else None
 
 

@@ -23,7 +23,7 @@ from .declarations import (STATE_SETTERS, compile_setting, is_compile, library_i
 from .effects import call_effects
 from .in_place import write_in_place
 from .keywords import followed
-from .method_calls import Closure, DriverMethod, method_call
+from .method_calls import TEXT_METHODS, Closure, DriverMethod, method_call
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
 from .named_calls import LIBRARIES, MARKS_DYNAMIC, RESOLVED_IMPORTS, named_value
 from .open_loops import signature
@@ -270,6 +270,9 @@ class Replay:
             if isinstance(owner, Unfollowed):
                 owner.attributes[target.attr] = value  # `config.n_layer = 2`: read back as written
                 return
+            if isinstance(owner, Record) and isinstance(target.value, ast.Name):  # `args.top_k = 5`, seen from then on
+                name, record = target.value.id, Record({**owner.fields, target.attr: value})
+                return self.assign(target.value, record, env) if name in env else self.rebound.update({name: record})
             if not isinstance(owner, Instance):
                 raise StopReplay("attribute of an unknown object")
             owner.attributes[target.attr] = value
@@ -519,7 +522,7 @@ class Replay:
             return UNKNOWN  # passed on to factories, whose results' shapes are what guards read here
         if isinstance(owner, Optimizer):
             return DriverMethod(owner, node.attr) if node.attr in ("step", "zero_grad") else owner
-        if isinstance(owner, Const) and isinstance(owner.value, str) and node.attr == "format":
+        if isinstance(owner, Const) and isinstance(owner.value, str) and node.attr in TEXT_METHODS:
             return DriverMethod(owner, node.attr)
         if isinstance(owner, (Instance, Compiled, TensorValue, Layer, Categorical)) or isinstance(owner, (
                 ListValue, ModuleDict)) and node.attr in ("append", "children", "named_children"):
@@ -538,7 +541,7 @@ class Replay:
             if keyword.arg is None and not isinstance(value, DictValue):
                 raise StopReplay("**kwargs")
             kwargs.update(value.items if keyword.arg is None else {keyword.arg: value})  # `**sampling_kwargs` spliced
-        if isinstance(func, DriverMethod) and isinstance(func.owner, Const) and func.name == "format":
+        if isinstance(func, DriverMethod) and isinstance(func.owner, Const) and func.name in TEXT_METHODS:
             return UNKNOWN  # `'Epoch: {}'.format(epoch)`: its arguments evaluated above, the text not followed
         if isinstance(func, DriverMethod):
             return method_call(self, func, args, kwargs, node)

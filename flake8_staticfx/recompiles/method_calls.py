@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 MODULE_PASSTHROUGH = frozenset({"parameters", "named_parameters", "eval", "train", "zero_grad"})
 # Module methods that cast parameters and buffers in place and return the module
 MODULE_CASTS = frozenset({"double", "float", "half", "bfloat16", "to", "cpu"})
+# Methods of a string the replay evaluates the arguments of and gives nothing it follows for
+# (`'Epoch: {}'.format(epoch)`, makemore's `''.join(chars)`): text no guard reads.
+TEXT_METHODS = frozenset({"format", "join", "strip", "lower", "upper", "replace"})
 # A Categorical's methods the replay follows, with how many arguments: a sample, and the log
 # probability or entropy (of the batch's shape).
 CATEGORICAL_METHODS = frozenset({("sample", 0), ("log_prob", 1), ("entropy", 0)})

@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
-from .declarations import NAMESPACES
+from .declarations import NAMESPACES, method_of
 from .rearranging import einops, einops_strides
 from .shapes import FACTORIES, ShapeUnknown, tensor_of, torch_function
-from .values import (Batches, Categorical, Compiled, Const, DictValue, Layer, ListValue, ModuleDict, Optimizer,
-                     Parameters, Record, TensorRows, TensorValue)
+from .values import (Batches, Categorical, Compiled, Const, DictValue, Instance, Layer, ListValue, ModuleDict, Number,
+                     Optimizer, Parameters, Record, TensorRows, TensorValue, Unknown)
 
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic")
@@ -70,6 +70,9 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
                      {key: value.value for key, value in kwargs.items() if isinstance(value, Const)})
     if name == "len" and len(args) == 1 and isinstance(args[0], TensorRows):
         return Const(args[0].length)
+    if name == "len" and len(args) == 1 and (isinstance(args[0], Unknown) or isinstance(
+            args[0], Instance) and method_of(args[0].cls, "__len__") is not None):
+        return Number()  # the length of what the replay does not follow (makemore's dataset): an int
     if name in BUILTINS:
         return builtin(name, [ListValue(a.items()) if isinstance(a, Batches) else a for a in args])
     if name == "next" and len(args) == 1 and isinstance(args[0], Parameters):
