@@ -12,8 +12,10 @@ from flake8_staticfx.recompiles import predict
 from flake8_staticfx.recompiles.arithmetic import math_call
 from flake8_staticfx.recompiles.grads import grad_of, inherited_parameter, layer_result, method_grad
 from flake8_staticfx.recompiles.named_calls import named_value
-from flake8_staticfx.recompiles.values import (UNKNOWN, UNKNOWN_SIZE, Batches, Const, ListValue, Number, TensorRows,
-                                               TensorValue, Unfollowed)
+from flake8_staticfx.recompiles.stops import StopReplay
+from flake8_staticfx.recompiles.unfollowed import item_not_followed
+from flake8_staticfx.recompiles.values import (UNKNOWN, UNKNOWN_SIZE, Batches, Const, Function, ListValue, Number,
+                                               TensorRows, TensorValue, Unfollowed)
 
 DOWNSCALED = """
 import torch
@@ -266,3 +268,54 @@ def test_a_setting_the_driver_writes_is_read_by_the_functions_after():
     assert [(f.compiles, f.known, f.calls) for f in frames] == [(2, True, 2)]
     assert [(r.line, r.guard) for r in recompiles] == [(18, "k")]
     assert named_value("len", [Unfollowed()], {}, 1, "grad") == Number()
+
+
+def test_random_picks_and_items_of_tables_not_followed():
+    """seq2seq's `random.choice(pairs)` and `pair[0]`, char-RNN's `l[random.randint(0, len(l) - 1)]`
+    over a table the module builds: a number or an object not followed, never a guess."""
+    assert named_value("random.randint", [Const(0), Number()], {}, 1, "grad") == Number()
+    assert named_value("random.choice", [ListValue([Const(1), Const(2.5)])], {}, 1, "grad") == Number()
+    assert isinstance(named_value("random.choice", [Const(("Russian", "German"))], {}, 1, "grad"), Unfollowed)
+    assert isinstance(named_value("random.choice", [Function("pairs")], {}, 1, "grad"), Unfollowed)
+    assert named_value("random.choice", [ListValue([TensorValue((2,)), TensorValue((3,))])], {}, 1, "grad") is None
+    assert isinstance(item_not_followed(Function("category_lines"), Unfollowed(), {}), Unfollowed)
+    assert item_not_followed(ListValue([Const(3), Const(4)]), Number(), {}) == Number()
+    with pytest.raises(StopReplay):
+        item_not_followed(ListValue([TensorValue((2,))]), Number(), {})  # which tensor: not known
+    with pytest.raises(StopReplay):
+        item_not_followed(Function("make"), Const(0), {"make": None})  # a function of the file
+
+
+TABLE = '''
+import random
+import torch
+
+
+def build():
+    return [("a b", "c"), ("d", "e f")]
+
+
+PAIRS = build()
+
+
+@torch.compile
+def step(x):
+    return x + 1
+
+
+def driver():
+    for i in range(3):
+        pair = random.choice(PAIRS)
+        words = pair[0]
+        teacher = random.random() < 0.5
+        step(torch.randn(2))
+    with torch.no_grad():
+        step(torch.randn(2))
+'''
+
+
+def test_a_driver_picking_from_a_table_it_does_not_follow_is_replayed_whole():
+    """Measured with torch 2.13: 2 compiles (the no_grad call)."""
+    frames, recompiles = predict(ast.parse(TABLE))
+    assert [(f.compiles, f.known, f.calls) for f in frames] == [(2, True, 4)]
+    assert [(r.rule.code, r.line) for r in recompiles] == [("SFX506", 13)]

@@ -31,7 +31,7 @@ from .project_calls import construct, inline
 from .shapes import broadcast, index_items, indexed, requires_grad, row_window, view_strides
 from .stops import LoopExit, Returned, StateChange, StopInside, StopReplay
 from .syntax import dotted, forward_of
-from .unfollowed import forget_read, forgotten_names
+from .unfollowed import forget_read, forgotten_names, item_not_followed
 from .values import (UNKNOWN, Batches, Categorical, Compiled, Const, DictValue, Function, Instance, Lambda, Layer,
                      ListValue, ModuleDict, Number, Optimizer, Record, SizesNotFollowed, TensorValue, Unfollowed,
                      Unknown, numeric)
@@ -302,7 +302,7 @@ class Replay:
         if isinstance(value, TensorValue) and value.shape and isinstance(value.shape[0], int) and not value.view:
             return [TensorValue(value.shape[1:], value.requires_grad, inference=value.inference, below=value.below)
                     for _ in range(value.shape[0])]  # its rows
-        if isinstance(value, Const) and isinstance(value.value, (tuple, list, range)):
+        if isinstance(value, Const) and isinstance(value.value, (tuple, list, range, str)):  # a str: its characters
             return [Const(item) for item in value.value]
         raise StopReplay("iteration")
 
@@ -415,7 +415,7 @@ class Replay:
                 return Number() if isinstance(key, Const) and isinstance(key.value, int) else owner
             if isinstance(owner, DictValue) and isinstance(key, Const) and key.value in owner.items:
                 return owner.items[key.value]  # `conds["c_seq"]`
-            raise StopReplay("subscript")
+            return item_not_followed(owner, key, self.functions)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1 \
                 and not node.generators[0].ifs:
             generator, items = node.generators[0], []

@@ -10,8 +10,9 @@ from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
 from .declarations import NAMESPACES, method_of
 from .rearranging import einops, einops_strides
 from .shapes import FACTORIES, ShapeUnknown, tensor_of, torch_function
-from .values import (Batches, Categorical, Compiled, Const, DictValue, Instance, Layer, ListValue, ModuleDict, Number,
-                     Optimizer, Parameters, Record, TensorRows, TensorValue, Unknown)
+from .values import (Batches, Categorical, Compiled, Const, DictValue, Function, Instance, Layer, ListValue,
+                     ModuleDict, Number, Optimizer, Parameters, Record, TensorRows, TensorValue, Unfollowed, Unknown,
+                     numeric)
 
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic")
@@ -29,6 +30,9 @@ PROGRESS_BARS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"})
 NUMPY_RANDOM = ("np.random.", "numpy.random.")
 # Seeding Python's or numpy's random numbers: state no guard of dynamo reads.
 SEEDING = frozenset({"random.seed", "np.random.seed", "numpy.random.seed"})
+# Python's random numbers: a number the replay does not know (seq2seq's teacher forcing test).
+RANDOM_NUMBERS = frozenset({"random.random", "random.randint", "random.randrange", "random.uniform", "random.gauss",
+                            "random.normalvariate"})
 
 
 def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
@@ -85,6 +89,8 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
         return args[0]  # `for data, target in tqdm(loader, desc=...)`: the items it wraps
     if name == "print" or name in SEEDING:
         return Const(None)
+    if name in RANDOM_NUMBERS or name == "random.choice" and len(args) == 1:
+        return random_value(name, args)
     if name in MATH_FUNCTIONS and not kwargs:
         return math_call(name, args)
     if name == "dict" and not args:
@@ -110,6 +116,22 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
             return ListValue([replace(item, inference=inference) for item in result.items])
         return replace(result, inference=inference)  # made under inference_mode: an inference tensor
     return None
+
+
+def random_value(name: str, args: list):
+    """A random number, or `random.choice(items)`: a number not known from numbers, an object not
+    followed from anything else the replay holds no state of (strings, a table it did not
+    follow); None (not followed) from tensors or modules, which the replay would have to tell
+    apart."""
+    if name != "random.choice":
+        return Number()
+    items = args[0].items if isinstance(args[0], ListValue) else [Const(item) for item in args[0].value] if isinstance(
+        args[0], Const) and isinstance(args[0].value, (tuple, str)) else None
+    if items is None:
+        return Unfollowed() if isinstance(args[0], (Unknown, Function)) else None
+    if items and all(numeric(item) for item in items):
+        return Number()
+    return Unfollowed() if all(isinstance(item, (Const, Unfollowed)) for item in items) else None
 
 
 def data_value(short: str, args: list, kwargs: dict):

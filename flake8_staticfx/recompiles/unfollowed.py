@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 
 from .read_only import READING_BUILTINS
-from .values import Const, Function, ListValue, Number, TensorValue, Unfollowed
+from .stops import StopReplay
+from .values import Const, Function, ListValue, Number, TensorValue, Unfollowed, numeric
 
 # What a statement not followed may read without the replay losing track: values no call can
 # change in place (a number, a named function or module, a class of the file: the replay keeps
@@ -91,6 +92,19 @@ def forget_read(statement: ast.stmt, lookup) -> None:
         value = lookup(node.id) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) else None
         if isinstance(value, Unfollowed):
             value.forget()
+
+
+def item_not_followed(owner, key, functions: dict) -> Unfollowed | Number:
+    """`owner[key]` where the replay does not know which item: of an object it does not follow
+    (a table the module builds, `category_lines[category]`, `pair[0]`), an object not followed;
+    of a list of numbers or strings at an index not known (`l[random.randint(0, len(l) - 1)]`),
+    a number or an object not followed; anything else stops the replay."""
+    if isinstance(owner, Unfollowed) or isinstance(owner, Function) and owner.name not in functions:
+        return Unfollowed()
+    items = owner.items if isinstance(owner, ListValue) else None
+    if items and isinstance(key, Number) and all(isinstance(item, (Const, Number, Unfollowed)) for item in items):
+        return Number() if all(numeric(item) for item in items) else Unfollowed()
+    raise StopReplay("subscript")
 
 
 def _root(node: ast.expr) -> str | None:
