@@ -12,6 +12,7 @@ from flake8_staticfx.recompiles import predict
 from flake8_staticfx.recompiles.arithmetic import math_call
 from flake8_staticfx.recompiles.grads import grad_of, inherited_parameter, layer_result, method_grad
 from flake8_staticfx.recompiles.named_calls import named_value
+from flake8_staticfx.recompiles.shapes import ShapeUnknown, tensor_method
 from flake8_staticfx.recompiles.stops import StopReplay
 from flake8_staticfx.recompiles.unfollowed import item_not_followed
 from flake8_staticfx.recompiles.values import (UNKNOWN, UNKNOWN_SIZE, Batches, Const, Function, ListValue, Number,
@@ -319,3 +320,15 @@ def test_a_driver_picking_from_a_table_it_does_not_follow_is_replayed_whole():
     frames, recompiles = predict(ast.parse(TABLE))
     assert [(f.compiles, f.known, f.calls) for f in frames] == [(2, True, 4)]
     assert [(r.rule.code, r.line) for r in recompiles] == [("SFX506", 13)]
+
+
+def test_a_factory_of_sizes_not_known_keeps_its_rank():
+    """char-RNN's `torch.zeros(len(line), 1, n_letters)`: three dimensions, the first not known;
+    its size there is a number, never the marker itself."""
+    zeros = named_value("torch.zeros", [Number(), Const(1), Unfollowed()], {}, 1, "grad")
+    assert zeros.shape == (UNKNOWN_SIZE, 1, UNKNOWN_SIZE) and zeros.requires_grad is False
+    assert named_value("torch.zeros", [Unfollowed()], {}, 1, "grad").shape is None  # maybe a tuple of sizes
+    with pytest.raises(ShapeUnknown):
+        tensor_method(zeros, "size", [Const(0)], {}, True)
+    assert tensor_method(zeros, "size", [Const(1)], {}, True) == Const(1)
+    assert tensor_method(zeros, "dim", [], {}, True) == Const(3)

@@ -14,7 +14,7 @@ from .shapes import ShapeUnknown, tensor_method
 from .plain_objects import changes_only_itself, forget_state, harmless_arguments, plain_object
 from .stops import StopInside, StopReplay
 from .values import (UNKNOWN, Categorical, Compiled, Const, Function, Instance, Layer, ListValue, ModuleDict, Number,
-                     Optimizer, Parameters, TensorValue)
+                     Optimizer, Parameters, SizesNotFollowed, TensorValue)
 
 if TYPE_CHECKING:
     from .drivers import Replay
@@ -109,6 +109,8 @@ def method_call(replay: Replay, method: DriverMethod, args: list, kwargs: dict, 
             pass
     if isinstance(owner, TensorValue) and name == "size" and len(args) == 1:
         return Number()  # a size not followed: a number (`min(top_k, logits.size(-1))`)
+    if isinstance(owner, TensorValue) and name == "size" and not args:
+        return SizesNotFollowed()  # as `.shape`: each size a number
     if isinstance(owner, TensorValue) and name == "item" and not args and owner.shape is None:
         return Number()  # a Python number whatever the shape (`action.item()` of a sampled action)
     if isinstance(owner, TensorValue) and name in ("tolist", "item") and not args and owner.shape is not None \

@@ -10,9 +10,9 @@ from .arithmetic import BUILTINS, MATH_FUNCTIONS, builtin, math_call
 from .declarations import NAMESPACES, method_of
 from .rearranging import einops, einops_strides
 from .shapes import FACTORIES, ShapeUnknown, tensor_of, torch_function
-from .values import (Batches, Categorical, Compiled, Const, DictValue, Function, Instance, Layer, ListValue,
-                     ModuleDict, Number, Optimizer, Parameters, Record, TensorRows, TensorValue, Unfollowed, Unknown,
-                     numeric)
+from .values import (UNKNOWN_SIZE, Batches, Categorical, Compiled, Const, DictValue, Function, Instance, Layer,
+                     ListValue, ModuleDict, Number, Optimizer, Parameters, Record, TensorRows, TensorValue, Unfollowed,
+                     Unknown, numeric)
 
 DYNAMIC_SHAPE_OPS = frozenset({"nonzero", "masked_select", "unique", "argwhere"})
 MARKS_DYNAMIC = ("torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic")
@@ -43,8 +43,11 @@ def named_value(name: str, args: list, kwargs: dict, line: int, grad_mode: str):
         dynamic = kwargs.get("dynamic", Const(None))
         return Compiled(args[0], dynamic.value if isinstance(dynamic, Const) else None, line)
     if name.startswith("torch.") and short in FACTORIES:
+        # a size not known where it can only be an int (a number, or one of several sizes): the
+        # rank stays known (char-RNN's `torch.zeros(len(line), 1, n_letters)`)
         sizes = args[0].value if len(args) == 1 and isinstance(args[0], Const) and isinstance(
-            args[0].value, tuple) else tuple(a.value if isinstance(a, Const) else None for a in args)
+            args[0].value, tuple) else tuple(a.value if isinstance(a, Const) else UNKNOWN_SIZE if isinstance(
+                a, Number) or len(args) > 1 else None for a in args)
         grad = kwargs.get("requires_grad", Const(False))
         return TensorValue(None if None in sizes else tuple(sizes),
                            bool(grad.value) if isinstance(grad, Const) else None, inference=inference)

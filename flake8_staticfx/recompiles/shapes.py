@@ -117,10 +117,12 @@ def tensor_method(owner: TensorValue, name: str, args: list, kwargs: dict, grad_
         return TensorValue(args[1].shape, grad)  # the index's shape, whatever the source's
     if shape is None:
         raise ShapeUnknown("shape")
-    if name == "size" and len(args) == 1:
+    if name == "size" and len(args) == 1 and isinstance(shape[integer(args[0])], int):
         return Const(shape[integer(args[0])])
-    if name == "size" and not args:
+    if name == "size" and not args and all(isinstance(size, int) for size in shape):
         return Const(tuple(shape))
+    if name == "size":
+        raise ShapeUnknown("a size not known")
     if name == "dim" and not args:
         return Const(len(shape))
     if name == "split" and len(args) == 1 and isinstance(args[0], Const) and shape:
