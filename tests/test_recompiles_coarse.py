@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from flake8_staticfx.analysis import analyze
+from flake8_staticfx.front.explain import explain_root, render
 from flake8_staticfx.front.report import recompile_message
 from flake8_staticfx.recompiles import predict
 from flake8_staticfx.recompiles.coarse import may_change_state
@@ -94,3 +95,14 @@ def test_a_lower_bound_does_not_tell_a_number_of_calls():
         recompiles = analyze(handle.read(), path).recompiles
     message = next(recompile_message(r) for r in recompiles if r.driver == "train_then_evaluate")
     assert "at least 2 compiles" in message and " calls" not in message
+
+
+def test_explain_gives_the_lower_bound_of_a_driver_not_followed_to_its_end():
+    path = os.path.join(CASES, "coarse_drivers.py")
+    with open(path, encoding="utf-8") as handle:
+        analysis = analyze(handle.read(), path)
+    item = explain_root(analysis.graphs[0], analysis.torch, analysis.frame_compiles)
+    sequences = {seq["driver"]: seq for seq in item["call_sequences"]}
+    assert sequences["train_then_evaluate"] == {"driver": "train_then_evaluate", "calls": None, "compiles": 2,
+                                                "at_least": True, "eager_after_limit": False}
+    assert "Compiles over `train_then_evaluate`: at least 2 (its calls not all followed)" in render(item)

@@ -94,7 +94,8 @@ def explain_root(graph: Graph, torch: TorchVersion, frame_compiles: list[FrameCo
     ops_per_graph), and break_lines, the source lines where its graph breaks; each break's GB
     ids with their titles in the registry of the torch release answered for; compile_count
     (graph_count and the recompiles within one call) and, for each driver of the file that calls
-    the root, the root's compiles over that driver's calls."""
+    the root, the root's compiles over that driver's calls (a lower bound where they are not all
+    followed)."""
     assignment = segments.assign(graph)
     registry = facts(torch.minor)
     recompiles = data_size_recompiles(graph, assignment.graph_of)
@@ -119,9 +120,10 @@ def explain_root(graph: Graph, torch: TorchVersion, frame_compiles: list[FrameCo
                          "gb_ids": list(region.gb_ids), "waits_on": region.waits_on} for region in graph.waiting],
             "break_reasons": breaks,
             "ops_per_graph": [ops[number] for number in sorted(ops)],
-            "call_sequences": [{"driver": f.driver, "calls": f.calls, "compiles": f.compiles,
-                                "eager_after_limit": f.eager_after_limit}
-                               for f in frame_compiles if f.root == graph.root and f.known]}
+            # a driver not followed to its end gives a lower bound, and no number of calls
+            "call_sequences": [{"driver": f.driver, "calls": f.calls if f.known else None, "compiles": f.compiles,
+                                "at_least": not f.known, "eager_after_limit": f.eager_after_limit}
+                               for f in frame_compiles if f.root == graph.root and (f.known or f.compiles)]}
 
 
 def user_stack(node: Node) -> list[dict]:
@@ -137,7 +139,9 @@ def render(item: dict) -> str:
              f"Compile Count: {item['compile_count']}" + (
                  f" (recompiles for data-dependent sizes: {item['compile_count'] - item['graph_count']})"
                  if item["compile_count"] != item["graph_count"] else ""),
-             *(f"Compiles over `{seq['driver']}`: {seq['compiles']} in {seq['calls']} calls"
+             *(f"Compiles over `{seq['driver']}`: " + (
+                 f"at least {seq['compiles']} (its calls not all followed)" if seq["at_least"]
+                 else f"{seq['compiles']} in {seq['calls']} calls")
                + (f", then eager (recompile limit {RECOMPILE_LIMIT})" if seq["eager_after_limit"] else "")
                for seq in item["call_sequences"]),
              f"Op Count: {sum(len(ops) for ops in item['ops_per_graph'])}",
