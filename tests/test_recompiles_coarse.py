@@ -106,3 +106,30 @@ def test_explain_gives_the_lower_bound_of_a_driver_not_followed_to_its_end():
     assert sequences["train_then_evaluate"] == {"driver": "train_then_evaluate", "calls": None, "compiles": 2,
                                                 "at_least": True, "eager_after_limit": False}
     assert "Compiles over `train_then_evaluate`: at least 2 (its calls not all followed)" in render(item)
+
+
+def test_an_attribute_set_on_a_tensor_by_code_not_followed_forgets_the_tensor():
+    """`data.requires_grad = flag` with a flag not known: the coarse replay cannot tell whether
+    `data` requires grad from then on, so it claims no requires_grad change."""
+    frames, recompiles = predict(ast.parse(textwrap.dedent("""
+        import random
+        import torch
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(8, 3)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        def run():
+            model = torch.compile(Net())
+            flag = random.choice([True, False])
+            weights = torch.randn(4, 8, requires_grad=True)
+            model(weights)
+            data = torch.randn(4, 8)
+            data.requires_grad = flag
+            model(data)
+    """)))
+    assert recompiles == []

@@ -120,9 +120,12 @@ def _called(call: Call) -> tuple:
 
 def _changed_in_place(statement: ast.stmt) -> set[str]:
     """The names whose objects `statement` calls an in-place method on (`x.unsqueeze_(0)`,
-    `h.requires_grad_()`): a tensor's rank or requires_grad may have changed."""
+    `h.requires_grad_()`) or sets an attribute of (`x.requires_grad = flag`): a tensor's rank or
+    requires_grad may have changed."""
     return {node.func.value.id for node in ast.walk(statement) if isinstance(node, ast.Call) and isinstance(
-        node.func, ast.Attribute) and node.func.attr.endswith("_") and isinstance(node.func.value, ast.Name)}
+        node.func, ast.Attribute) and node.func.attr.endswith("_") and isinstance(node.func.value, ast.Name)} | {
+        node.value.id for node in ast.walk(statement) if isinstance(node, ast.Attribute) and isinstance(
+            node.ctx, ast.Store) and isinstance(node.value, ast.Name)}
 
 
 def _leaves(statement: ast.stmt) -> tuple[bool, bool]:

@@ -273,6 +273,9 @@ class Replay:
             if isinstance(owner, Record) and isinstance(target.value, ast.Name):  # `args.top_k = 5`, seen from then on
                 name, record = target.value.id, Record({**owner.fields, target.attr: value})
                 return self.assign(target.value, record, env) if name in env else self.rebound.update({name: record})
+            if isinstance(owner, TensorValue) and target.attr == "requires_grad" and isinstance(value, Const):
+                owner.requires_grad = bool(value.value)  # `data.requires_grad = True` (FGSM): from then on
+                return
             if not isinstance(owner, Instance):
                 raise StopReplay("attribute of an unknown object")
             owner.attributes[target.attr] = value
