@@ -28,7 +28,7 @@ from flake8_staticfx.config import Options  # noqa: E402
 
 CASES = os.path.join(ROOT, "tests", "recompile_cases")
 PARTS = ("tuned", "heldout", "realcode", "realcode2", "realcode3", "realcode4",
-         "realcode5")
+         "realcode5", "realcode6")
 _FRAME = re.compile(r"^(?P<function>\S+) (?P<file>[^:]+):(?P<line>\d+)$")
 
 
