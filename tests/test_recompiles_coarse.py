@@ -133,3 +133,33 @@ def test_an_attribute_set_on_a_tensor_by_code_not_followed_forgets_the_tensor():
             model(data)
     """)))
     assert recompiles == []
+
+
+@pytest.mark.parametrize("compile_call, reads_x, claimed", [
+    ("torch.compile(Net())", "x", [("SFX504", 11)]),  # 8 rows then 4 (forward at line 11): compiled again
+    ("torch.compile(Net(), dynamic=True)", "x", []),  # symbolic from the first compile
+    ("torch.compile(Net())", "scale", []),  # `x` never read: guarded on nothing
+])
+def test_a_known_size_change_among_inputs_not_all_followed_recompiles(compile_call, reads_x, claimed):
+    """The other input's rows come from a library the replay does not follow, so no entry is
+    known; the known batch sizes still tell that the frame compiles at least twice."""
+    frames, recompiles = predict(ast.parse(textwrap.dedent(f"""
+        import torch
+        import datalib
+
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 4)
+
+            def forward(self, x, scale):
+                return self.fc({reads_x}) * scale
+
+        def run():
+            model = {compile_call}
+            scale = torch.ones(datalib.rows(), 4)
+            model(torch.randn(8, 4), scale)
+            model(torch.randn(4, 4), scale)
+    """)))
+    assert [(r.rule.code, r.line) for r in recompiles] == claimed

@@ -318,7 +318,38 @@ def _surely_new(result: FrameCompiles, calls: list[Call], first_unknown: int,
             cause = _surely_failing(result.frame, guarded, calls[:number + 1], slots[:number + 1])
             if cause is not None:
                 result.causes.append((cause, call))
+    change = _size_change(result.frame, guarded, calls)
+    if change is not None:
+        result.compiles = max(result.compiles, 2)
+        if not any(guard.line == change[1].line for guard, _ in result.causes):
+            result.causes.append((change[1], calls[change[0]]))
     return result
+
+
+def _size_change(frame: ast.FunctionDef, guarded: list[Guarded], calls: list[Call]) -> tuple[int, Guarded] | None:
+    """The first call presenting a tensor input with a known size, at one dimension, other than an
+    earlier call's: the entry compiled for the earlier size keeps it (sizes are static until one
+    changes), so another compile serves this one and the frame compiles at least twice, the
+    tensor's guard failing first (the frame's line) unless an int parameter changed too (its
+    guard comes first: `_cause`). Not with dynamic=True, a dimension marked dynamic, or an input
+    the frame never reads (measured: realcode6/knowledge_distillation.py, the last batch of 72
+    after batches of 128 under the coarse replay; tuned/shapes_default.py)."""
+    if any(call.dynamic is True for call in calls):
+        return None
+    params = [a.arg for a in frame.args.args][1 if calls[0].instance is not None else 0:]
+    read = {node.id for node in ast.walk(frame) if isinstance(node, ast.Name)}
+    first: dict = {}
+    for number, call in enumerate(calls):
+        for index, arg in enumerate(call.args):
+            shape = arg.guard_shape() if isinstance(arg, TensorValue) and not call.skipped and index < len(
+                params) and params[index] in read else None
+            for dim, size in enumerate(shape or ()):
+                if size is not None and first.setdefault((index, len(shape), dim), size) != size:
+                    if not all(_same_number(guard, calls[:number + 1]) for guard in guarded if guard.kind == SCALAR):
+                        return None
+                    return number, Guarded(TENSOR, f"tensor '{params[index]}' size mismatch at index {dim}", index,
+                                           frame_line(frame), frame.col_offset, f"def {frame.name}")
+    return None
 
 
 def _exact_slots(frame: ast.FunctionDef, call: Call) -> dict:
