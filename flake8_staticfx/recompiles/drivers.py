@@ -25,6 +25,7 @@ from .in_place import write_in_place
 from .keywords import followed
 from .method_calls import TEXT_METHODS, Closure, DriverMethod, method_call
 from .module_calls import layer_call, module_call, run_eagerly, sequential_call
+from .module_driver import MODULE_DRIVER, module_driver
 from .named_calls import LIBRARIES, MARKS_DYNAMIC, RESOLVED_IMPORTS, named_value
 from .open_loops import signature
 from .project_calls import construct, inline
@@ -97,6 +98,7 @@ class Replay:
         # it, to the end of the loop (function), may not be made and are not recorded.
         self.may_have_broken = self.may_have_returned = False
         self.constants = module_constants(tree, self.derived)
+        self.module_driver = module_driver(tree, self.compiled_functions)  # [] or [(MODULE_DRIVER, statements)]
 
     def derived(self, node: ast.expr, found: dict) -> Const | None:
         """A module-level number computed from the constants before it (`nz = int(opt.nz)`)."""
@@ -108,32 +110,37 @@ class Replay:
         return value if isinstance(value, Const) else None
 
     def run_drivers(self) -> list[Call]:
-        for function in self.drivers():
-            self.grad_mode, self.autocast, self.driver = "grad", False, function.name
+        for name, body in self.drivers():
+            self.grad_mode, self.autocast, self.driver = "grad", False, name
             self.rebound = {}
             try:
-                self.block(function.body, {})
+                self.block(body, self.driver_names())
             except Returned:
                 pass
             except NOT_FOLLOWED:
-                self.stopped.add(function.name)
+                self.stopped.add(name)
         return self.calls
 
-    def drivers(self) -> list[ast.FunctionDef]:
-        return [function for function in self.functions.values()
-                if not function.args.args and function.name not in self.compiled_functions]
+    def drivers(self) -> list[tuple[str, list[ast.stmt]]]:
+        """Each driver's name and statements: the functions without parameters, then the module's own code."""
+        return [(function.name, function.body) for function in self.functions.values() if not function.args.args
+                and function.name not in self.compiled_functions] + self.module_driver
+
+    def driver_names(self) -> dict:
+        """The module driver's names are the module's globals, read by the functions it calls."""
+        return self.rebound if self.driver == MODULE_DRIVER else {}
 
     def run_coarsely(self) -> list[Call]:
         """The stopped drivers replayed again, going on past what they do not follow (coarse.py):
         the calls they make, each marked not followed."""
         exact, self.calls, self.lenient = self.calls, [], True
-        for function in self.drivers():
-            if function.name in self.stopped:
-                self.grad_mode, self.autocast, self.driver, self.rebound = "grad", False, function.name, {}
+        for name, body in self.drivers():
+            if name in self.stopped:
+                self.grad_mode, self.autocast, self.driver, self.rebound = "grad", False, name, {}
                 self.steps = 0  # MAX_STEPS for each: a driver's loops run in full where they are counted
                 self.may_have_broken = self.may_have_returned = False
                 try:
-                    self.block(function.body, {})
+                    self.block(body, self.driver_names())
                 except (Returned, *NOT_FOLLOWED):
                     pass  # a change of dynamo's state ends it: the calls before it stand
         coarse, self.calls, self.lenient = self.calls, exact, False

@@ -25,6 +25,7 @@ sys.path.insert(0, ROOT)
 
 from flake8_staticfx.analysis import analyze  # noqa: E402
 from flake8_staticfx.config import Options  # noqa: E402
+from flake8_staticfx.recompiles.module_driver import MODULE_DRIVER  # noqa: E402
 
 CASES = os.path.join(ROOT, "tests", "recompile_cases")
 PARTS = ("tuned", "heldout", "realcode", "realcode2", "realcode3", "realcode4",
@@ -116,7 +117,8 @@ def score_part(directory: str, torch: str = "") -> Score:
 
 
 def _driver_of(directory: str, file_name: str, case_name: str) -> str:
-    """The driver function a case names in RECOMPILE_CASES (read from the source)."""
+    """The driver function a case names in RECOMPILE_CASES (read from the source); for
+    `("<module>", None)`, the module's top-level code, the analysis's MODULE_DRIVER."""
     with open(os.path.join(directory, file_name), encoding="utf-8") as handle:
         tree = ast.parse(handle.read())
     for node in tree.body:
@@ -124,6 +126,9 @@ def _driver_of(directory: str, file_name: str, case_name: str) -> str:
             for item in node.value.elts:
                 if item.elts[0].value == case_name and isinstance(item.elts[1], ast.Name):
                     return item.elts[1].id
+                if item.elts[0].value == case_name and isinstance(item.elts[1], ast.Constant) \
+                        and item.elts[1].value is None:
+                    return MODULE_DRIVER
     return case_name
 
 

@@ -17,6 +17,12 @@ it in sequence (a training loop calling ``model(x, step)``, a sampler calling a 
 changing ``t``). The linter reads the same source: the compile calls and the loops are its call
 sequence, so the oracle and the analysis see one description.
 
+A script whose driver is its own top-level code (a tutorial training at module level, under
+``if __name__ == "__main__":`` or not) declares ``RECOMPILE_CASES = [("<module>", None)]``
+(MODULE_CASE): that case runs the file as ``__main__`` (``runpy.run_path``) instead of importing
+it and calling a function, and is recorded as a function driver is. The module body being one
+driver, such a file has no other case.
+
 Each case runs in a fresh interpreter (dynamo's caches are process-wide). ``torch.compile`` is
 replaced by one that forces ``backend="eager"`` (the guards and recompiles are dynamo's, not the
 backend's) and counts the calls of each compiled callable. Three of dynamo's log records are
@@ -48,6 +54,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 MAX_JOBS = 2
+MODULE_CASE = "<module>"  # the case whose driver is the file's top-level code, run as __main__
 CASE_TIMEOUT = 600
 
 _START = re.compile(r"torchdynamo start tracing (?P<function>\S+) (?P<path>.+):(?P<line>\d+)$")
@@ -220,8 +227,8 @@ def _count(recorder: _Recorder) -> None:
 
 
 def run_case(cases_dir: str, file_name: str, case: str) -> dict:
-    import importlib.util
     import random
+    import runpy
 
     import torch
     recorder = _Recorder(cases_dir)
@@ -229,13 +236,11 @@ def run_case(cases_dir: str, file_name: str, case: str) -> dict:
     random.seed(0)
     torch.manual_seed(0)
     path = os.path.join(cases_dir, file_name)
-    spec = importlib.util.spec_from_file_location(f"recompile_case_{file_name[:-3]}", path)
-    module = importlib.util.module_from_spec(spec)
-    # Registered as an import would be: dynamo looks a traced function's module up by name
-    # (an @torch.inference_mode() method fails without it, which no project would see).
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    run = dict((name, driver) for name, driver in module.RECOMPILE_CASES)[case]
+    if case == MODULE_CASE:
+        def run():
+            runpy.run_path(path, run_name="__main__")  # sys.modules["__main__"] is the script while it runs
+    else:
+        run = _driver(path, file_name, case)
     try:
         run()
     except Exception as error:  # noqa: BLE001 - a case that fails is recorded, not hidden
@@ -243,6 +248,19 @@ def run_case(cases_dir: str, file_name: str, case: str) -> dict:
         result["error"] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
         return result
     return recorder.truth()
+
+
+def _driver(path: str, file_name: str, case: str):
+    """The case's driver function, its file imported."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"recompile_case_{file_name[:-3]}", path)
+    module = importlib.util.module_from_spec(spec)
+    # Registered as an import would be: dynamo looks a traced function's module up by name
+    # (an @torch.inference_mode() method fails without it, which no project would see).
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return dict((name, driver) for name, driver in module.RECOMPILE_CASES)[case]
 
 
 # ---------------------------------------------------------------------------------------------
