@@ -119,9 +119,11 @@ def test_a_module_body_not_followed_to_its_end_claims_its_lower_bound():
 
 
 def test_the_recorder_runs_a_module_case_as_main(tmp_path):
-    """The script's body under `if __name__ == "__main__":` runs once, as __main__: three calls,
-    the second batch size recompiling."""
+    """The script's body under `if __name__ == "__main__":` runs once, as __main__ with no
+    options of its own: three calls, the second batch size recompiling."""
     (tmp_path / "script.py").write_text(textwrap.dedent("""
+        import sys
+
         import torch
 
         RECOMPILE_CASES = [("<module>", None)]
@@ -130,10 +132,18 @@ def test_the_recorder_runs_a_module_case_as_main(tmp_path):
         def double(x):
             return x * 2
 
-        if __name__ == "__main__":
+        if __name__ == "__main__" and not sys.argv[1:]:
             for rows in (2, 3, 4):
                 double(torch.ones(rows))
     """))
     recorder = _load("record_recompiles")
     truth = recorder.record_file(str(tmp_path), "script.py", sys.executable)[MODULE_DRIVER]
     assert (truth["calls"], truth["compiles"]) == (3, 2)
+
+
+def test_another_librarys_compile_makes_no_module_driver():
+    """`re.compile` at module level compiles nothing dynamo runs; `th.compile` does."""
+    from flake8_staticfx.recompiles.module_driver import module_driver
+    assert module_driver(ast.parse("import re\nPATTERN = re.compile('x')\n"), {}) == []
+    tree = ast.parse("import torch as th\nmodel = th.compile(net)\n")
+    assert [name for name, _ in module_driver(tree, {})] == [MODULE_DRIVER]

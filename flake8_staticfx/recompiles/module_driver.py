@@ -27,16 +27,25 @@ def module_driver(tree: ast.Module, compiled_functions: dict) -> list[tuple[str,
         for statement in node.body if _main_guard(node) else [node]:
             if not isinstance(statement, _DECLARATIONS) and not _docstring(statement):
                 statements.append(statement)
-    compiling = any(isinstance(node, ast.Call) and _compiles(node, compiled_functions)
+    modules = _other_modules(tree)
+    compiling = any(isinstance(node, ast.Call) and _compiles(node, compiled_functions, modules)
                     for statement in statements for node in ast.walk(statement))
     return [(MODULE_DRIVER, statements)] if compiling else []
 
 
-def _compiles(call: ast.Call, compiled_functions: dict) -> bool:
-    """`torch.compile(model)`, `block.compile()`, or a call of an `@torch.compile` function."""
+def _compiles(call: ast.Call, compiled_functions: dict, modules: set[str]) -> bool:
+    """`torch.compile(model)`, `block.compile()`, or a call of an `@torch.compile` function; not
+    another library's `compile` (`re.compile`)."""
     func = call.func
-    return is_compile(call) or isinstance(func, ast.Attribute) and func.attr == "compile" or isinstance(
-        func, ast.Name) and func.id in compiled_functions
+    if isinstance(func, ast.Attribute) and func.attr == "compile":
+        return not (isinstance(func.value, ast.Name) and func.value.id in modules)
+    return is_compile(call) or isinstance(func, ast.Name) and func.id in compiled_functions
+
+
+def _other_modules(tree: ast.Module) -> set[str]:
+    """The names the module's `import` statements bind to libraries other than torch."""
+    return {alias.asname or alias.name.split(".")[0] for node in tree.body if isinstance(node, ast.Import)
+            for alias in node.names if alias.name.split(".")[0] != "torch"}
 
 
 def _main_guard(node: ast.stmt) -> bool:

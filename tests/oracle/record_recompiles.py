@@ -19,8 +19,9 @@ sequence, so the oracle and the analysis see one description.
 
 A script whose driver is its own top-level code (a tutorial training at module level, under
 ``if __name__ == "__main__":`` or not) declares ``RECOMPILE_CASES = [("<module>", None)]``
-(MODULE_CASE): that case runs the file as ``__main__`` (``runpy.run_path``) instead of importing
-it and calling a function, and is recorded as a function driver is. The module body being one
+(MODULE_CASE): that case runs the file as ``__main__`` (``runpy.run_path``, ``sys.argv`` the
+file alone: its options at their defaults) instead of importing it and calling a function, and
+is recorded as a function driver is. The module body being one
 driver, such a file has no other case.
 
 Each case runs in a fresh interpreter (dynamo's caches are process-wide). ``torch.compile`` is
@@ -238,6 +239,7 @@ def run_case(cases_dir: str, file_name: str, case: str) -> dict:
     path = os.path.join(cases_dir, file_name)
     if case == MODULE_CASE:
         def run():
+            sys.argv = [path]  # the script's own command line, no options: argparse's defaults
             runpy.run_path(path, run_name="__main__")  # sys.modules["__main__"] is the script while it runs
     else:
         run = _driver(path, file_name, case)
