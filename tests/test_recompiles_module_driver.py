@@ -37,7 +37,8 @@ scoring = _load("recompile_scoring")
 @pytest.mark.parametrize("file_name", FILES)
 def test_a_scripts_top_level_code_is_replayed_as_its_driver(file_name, torch):
     """Train then evaluate under no_grad (2 compiles), three batch sizes (2), one mode only (1),
-    a compile and an evaluation behind known options (1): counted exactly, the lines claimed."""
+    a compile and an evaluation behind known options (1), the quickstart tutorial (3: its last
+    smaller batch, then no_grad): counted exactly, the lines claimed."""
     truth_name = "truth.json" if torch == "2.13" else f"truth-{torch}.json"
     with open(os.path.join(CASES, truth_name), encoding="utf-8") as handle:
         truth = json.load(handle)[file_name]
@@ -147,3 +148,19 @@ def test_another_librarys_compile_makes_no_module_driver():
     assert module_driver(ast.parse("import re\nPATTERN = re.compile('x')\n"), {}) == []
     tree = ast.parse("import torch as th\nmodel = th.compile(net)\n")
     assert [name for name, _ in module_driver(tree, {})] == [MODULE_DRIVER]
+
+
+def test_a_device_picked_by_the_machine_is_a_text_not_known():
+    """`"cuda" if torch.cuda.is_available() else "cpu"` is passed on to `.to()` (the quickstart's
+    driver goes on), but a branch on it is not decided: the replay stops there."""
+    passed_on = """
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        model = torch.compile(Net().to(device))
+        x = torch.randn(2, 16).to(device)
+        model(x)
+        with torch.no_grad():
+            model(x)
+    """
+    assert _drivers(passed_on) == {MODULE_DRIVER: (2, True, [(11, "SFX506", False)])}
+    branched = passed_on.replace("model(x)\n", "model(x)\n        if device == 'cuda':\n            model(x)\n", 1)
+    assert _drivers(branched)[MODULE_DRIVER][1] is False

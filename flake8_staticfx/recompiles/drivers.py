@@ -471,6 +471,8 @@ class Replay:
                 return body
             if numeric(body) and numeric(orelse):
                 return Number()  # k-diffusion's churn: `min(s_churn / n, ...) if s_tmin <= sigma <= s_tmax else 0.`
+            if all(isinstance(value, Const) and isinstance(value.value, str) for value in (body, orelse)):
+                return UNKNOWN  # `"cuda" if torch.cuda.is_available() else "cpu"`: a text not known
         raise StopReplay("a branch on data")
 
     def boolean(self, node: ast.BoolOp, env: dict):
