@@ -38,7 +38,8 @@ scoring = _load("recompile_scoring")
 def test_a_scripts_top_level_code_is_replayed_as_its_driver(file_name, torch):
     """Train then evaluate under no_grad (2 compiles), three batch sizes (2), one mode only (1),
     a compile and an evaluation behind known options (1), the quickstart tutorial (3: its last
-    smaller batch, then no_grad): counted exactly, the lines claimed."""
+    smaller batch, then no_grad), `main(config)` compiling through `build` with dynamic=False (3):
+    counted exactly, the lines claimed."""
     truth_name = "truth.json" if torch == "2.13" else f"truth-{torch}.json"
     with open(os.path.join(CASES, truth_name), encoding="utf-8") as handle:
         truth = json.load(handle)[file_name]
@@ -164,3 +165,24 @@ def test_a_device_picked_by_the_machine_is_a_text_not_known():
     assert _drivers(passed_on) == {MODULE_DRIVER: (2, True, [(11, "SFX506", False)])}
     branched = passed_on.replace("model(x)\n", "model(x)\n        if device == 'cuda':\n            model(x)\n", 1)
     assert _drivers(branched)[MODULE_DRIVER][1] is False
+
+
+def test_a_body_calling_a_function_that_compiles_through_another_is_a_driver():
+    """`main(config)` takes parameters and compiles through `setup()`: its module body is the
+    driver; a `main()` without parameters compiling the same way is its own."""
+    from flake8_staticfx.recompiles.module_driver import module_driver
+    source = textwrap.dedent("""
+        import torch
+
+        def setup():
+            return torch.compile(net)
+
+        def main(config):
+            model = setup()
+
+        if __name__ == "__main__":
+            main(None)
+    """)
+    assert [name for name, _ in module_driver(ast.parse(source), {})] == [MODULE_DRIVER]
+    alone = source.replace("main(config)", "main()").replace("main(None)", "main()")
+    assert module_driver(ast.parse(alone), {}) == []
