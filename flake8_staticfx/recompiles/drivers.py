@@ -38,6 +38,7 @@ from .values import (UNKNOWN, Batches, Categorical, Compiled, Const, DictValue, 
                      Unknown, numeric)
 
 MAX_STEPS = 2_000
+COARSE_STEPS = 1_000  # the coarse replay's steps per stopped driver (coarse.py)
 # What a replay not following its code raises: its own stop, or Python's on values it computed.
 NOT_FOLLOWED = (StopReplay, RecursionError, ArithmeticError, TypeError, ValueError, IndexError, KeyError)
 
@@ -137,7 +138,7 @@ class Replay:
         for name, body in self.drivers():
             if name in self.stopped:
                 self.grad_mode, self.autocast, self.driver, self.rebound = "grad", False, name, {}
-                self.steps = 0  # MAX_STEPS for each: a driver's loops run in full where they are counted
+                self.steps = MAX_STEPS - COARSE_STEPS  # its own budget: loops run in full where they are counted
                 self.may_have_broken = self.may_have_returned = False
                 try:
                     self.block(body, self.driver_names())
