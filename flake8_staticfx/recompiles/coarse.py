@@ -3,7 +3,9 @@ stopped at something it does not follow, the driver runs again and goes on past 
 
 What the coarse replay passes over binds unknown values (values.Unfollowed); a loop it cannot
 count runs once, taken to run at least once (a driver's loops over its data and epochs do); a
-branch whose test it does not know is passed over, with the calls it made. The calls it records
+branch whose test it does not know is passed over with its calls, unless both branches make the
+same calls; after a `break` or `return` it passed over undecided, no call is recorded to the end
+of the loop or function (it may not be made). The calls it records
 are marked not followed: what they say of their inputs is partial, so cache.py claims from them
 only what holds whatever the rest is (a grad mode no earlier call had). Passing over code that
 may change dynamo's settings or the global state (`torch.set_grad_enabled`, `torch._dynamo`'s
