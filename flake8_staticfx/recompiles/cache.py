@@ -89,9 +89,11 @@ def predict(tree: ast.Module, skipped_classes: frozenset[str] = frozenset(), tor
     replay = Replay(tree, skipped_classes)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
 
+    partly_eager = partly_eager or {}
+
     def compiles(calls: list[Call]) -> FrameCompiles:
-        if _runs_partly_eager(calls[0], partly_eager or {}):
-            if not (partly_eager or {})[calls[0].instance.cls.name]:
+        if _runs_partly_eager(calls[0], partly_eager):
+            if not partly_eager[calls[0].instance.cls.name]:
                 return _partly_eager(calls[0])
             # what the graph before the break reads is not told apart from what the eager rest
             # reads: only the global state is claimed
@@ -305,7 +307,8 @@ def _surely_new(result: FrameCompiles, calls: list[Call], first_unknown: int,
     (`_surely_failing`; measured: realcode/nanogpt_train.py, eval under no_grad;
     realcode5/char_rnn_generation.py, `hidden` made by zeros then by the RNN)."""
     result.known, result.calls = False, len(calls)
-    slots = [_exact_slots(result.frame, call) for call in calls]
+    inputs = _read_inputs(result.frame, calls[0].instance is not None)
+    slots = [_exact_slots(inputs, call) for call in calls]
     counted = list(range(first_unknown))
     for number, call in enumerate(calls[first_unknown:], first_unknown):
         if call.skipped or not all(_differ(slots[number], slots[other]) for other in counted):
@@ -315,10 +318,10 @@ def _surely_new(result: FrameCompiles, calls: list[Call], first_unknown: int,
         # the coarse replay's loops run once: its call numbers do not bound the entries before
         limit_unreached = number < RECOMPILE_LIMIT or not call.followed
         if 0 < number and limit_unreached and all(_differ(slots[number], earlier) for earlier in slots[:number]):
-            cause = _surely_failing(result.frame, guarded, calls[:number + 1], slots[:number + 1])
+            cause = _surely_failing(result.frame, inputs, guarded, calls[:number + 1], slots[:number + 1])
             if cause is not None:
                 result.causes.append((cause, call))
-    change = _size_change(result.frame, guarded, calls)
+    change = _size_change(result.frame, inputs, guarded, calls)
     if change is not None:
         result.compiles = max(result.compiles, 2)
         if not any(guard.line == change[1].line for guard, _ in result.causes):
@@ -326,7 +329,8 @@ def _surely_new(result: FrameCompiles, calls: list[Call], first_unknown: int,
     return result
 
 
-def _size_change(frame: ast.FunctionDef, guarded: list[Guarded], calls: list[Call]) -> tuple[int, Guarded] | None:
+def _size_change(frame: ast.FunctionDef, inputs: dict[int, str], guarded: list[Guarded],
+                 calls: list[Call]) -> tuple[int, Guarded] | None:
     """The first call presenting a tensor input with a known size, at one dimension, other than an
     earlier call's: the entry compiled for the earlier size keeps it (sizes are static until one
     changes), so another compile serves this one and the frame compiles at least twice, the
@@ -336,32 +340,35 @@ def _size_change(frame: ast.FunctionDef, guarded: list[Guarded], calls: list[Cal
     after batches of 128 under the coarse replay; tuned/shapes_default.py)."""
     if any(call.dynamic is True for call in calls):
         return None
-    params = [a.arg for a in frame.args.args][1 if calls[0].instance is not None else 0:]
-    read = {node.id for node in ast.walk(frame) if isinstance(node, ast.Name)}
     first: dict = {}
     for number, call in enumerate(calls):
         for index, arg in enumerate(call.args):
-            shape = arg.guard_shape() if isinstance(arg, TensorValue) and not call.skipped and index < len(
-                params) and params[index] in read else None
+            shape = arg.guard_shape() if isinstance(arg, TensorValue) and not call.skipped and index in inputs else None
             for dim, size in enumerate(shape or ()):
                 if size is not None and first.setdefault((index, len(shape), dim), size) != size:
                     if not all(_same_number(guard, calls[:number + 1]) for guard in guarded if guard.kind == SCALAR):
                         return None
-                    return number, Guarded(TENSOR, f"tensor '{params[index]}' size mismatch at index {dim}", index,
+                    return number, Guarded(TENSOR, f"tensor '{inputs[index]}' size mismatch at index {dim}", index,
                                            frame_line(frame), frame.col_offset, f"def {frame.name}")
     return None
 
 
-def _exact_slots(frame: ast.FunctionDef, call: Call) -> dict:
+def _read_inputs(frame: ast.FunctionDef, is_method: bool) -> dict[int, str]:
+    """The frame's parameters after self that it reads, by position: an input it never reads is
+    guarded on nothing."""
+    read = {node.id for node in ast.walk(frame) if isinstance(node, ast.Name)}
+    params = [a.arg for a in frame.args.args][1 if is_method else 0:]
+    return {index: name for index, name in enumerate(params) if name in read}
+
+
+def _exact_slots(inputs: dict[int, str], call: Call) -> dict:
     """What the call presents to the guards dynamo never makes symbolic, where it is known: the
     global state, and each tensor input's requires_grad and rank (measured: realcode4/dcgan.py,
     realcode5/char_rnn_generation.py, seq2seq_translation.py)."""
     found: dict = {"global": (call.grad_mode, call.autocast)}
-    params = [a.arg for a in frame.args.args][1 if call.instance is not None else 0:]
-    read = {node.id for node in ast.walk(frame) if isinstance(node, ast.Name)}
     for index, arg in enumerate(call.args):
-        if not (isinstance(arg, TensorValue) and index < len(params) and params[index] in read):
-            continue  # an input the frame never reads is guarded on nothing
+        if not (isinstance(arg, TensorValue) and index in inputs):
+            continue
         if arg.requires_grad is not None:
             found[(index, "requires_grad")] = arg.requires_grad
         if arg.shape is not None:
@@ -374,7 +381,7 @@ def _differ(one: dict, other: dict) -> bool:
     return any(slot in other and other[slot] != value for slot, value in one.items())
 
 
-def _surely_failing(frame: ast.FunctionDef, guarded: list[Guarded], calls: list[Call],
+def _surely_failing(frame: ast.FunctionDef, inputs: dict[int, str], guarded: list[Guarded], calls: list[Call],
                     slots: list[dict]) -> Guarded | None:
     """The guard that fails first at the last call, which differs from every earlier one: the
     global state where it differs from every earlier call's; else, all calls in one global state,
@@ -386,11 +393,10 @@ def _surely_failing(frame: ast.FunctionDef, guarded: list[Guarded], calls: list[
     if any(last["global"] != other["global"] for other in earlier) or any(
             not _same_number(guard, calls) for guard in guarded if guard.kind == SCALAR):
         return None
-    params = [a.arg for a in frame.args.args][1 if calls[-1].instance is not None else 0:]
     named = next((slot for slot, value in last.items() if slot != "global"
                   and all(slot in other and other[slot] != value for other in earlier)), None)
     # dynamo's words for the slot that differs from every earlier call (it checks requires_grad first)
-    what = f"tensor '{params[named[0]]}' {named[1]} mismatch" if named else "a tensor's requires_grad or rank"
+    what = f"tensor '{inputs[named[0]]}' {named[1]} mismatch" if named else "a tensor's requires_grad or rank"
     return Guarded(TENSOR, what, named[0] if named else None, frame_line(frame), frame.col_offset, f"def {frame.name}")
 
 
