@@ -13,7 +13,7 @@ from flake8_staticfx.analysis import analyze
 from flake8_staticfx.front.explain import explain_root, render
 from flake8_staticfx.front.report import recompile_message
 from flake8_staticfx.recompiles import predict
-from flake8_staticfx.recompiles.coarse import may_change_state
+from flake8_staticfx.recompiles.coarse import StateChanges
 
 CASES = os.path.join(os.path.dirname(__file__), "recompile_cases", "tuned")
 FORWARD_LINE = 25  # Tagger.forward: dynamo names a guard without a line of its own by its frame
@@ -63,8 +63,9 @@ def test_a_method_not_followed_that_switches_grad_mode_may_change_state():
         return "torch" + name[2:] if name.startswith("th.") else name
 
     calls = ast.parse("runner.freeze()\nvalue = plain(3)").body
-    assert may_change_state(calls[0], resolve, functions, classes)
-    assert not may_change_state(calls[1], resolve, functions, classes)
+    may_change_state = StateChanges(resolve, functions, classes)
+    assert may_change_state(calls[0])
+    assert not may_change_state(calls[1])
 
 
 @pytest.mark.parametrize("directory, file_name, driver, line", [

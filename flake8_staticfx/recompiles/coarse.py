@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .declarations import STATE_SETTERS
+from .open_loops import own_statements
 from .stops import LoopExit, Returned, StateChange, StopReplay
 from .syntax import dotted
 from .unfollowed import TORCH_NAMES, forget_read
@@ -32,57 +33,78 @@ _GLOBAL_SWITCHES = frozenset({"set_grad_enabled", "set_autocast_enabled", "set_i
 
 def bound_names(statement: ast.stmt) -> set[str]:
     """The names `statement` binds anywhere in its body, nested functions' own left out."""
-    found, pending = set(), [statement]
+    return {node.id for node in _outside_definitions(statement) if isinstance(node, ast.Name) and isinstance(
+        node.ctx, ast.Store)} | {node.name for node in _outside_definitions(statement) if isinstance(
+            node, _DEFINITIONS) and node is not statement}
+
+
+def _outside_definitions(statement: ast.stmt):
+    """The nodes of `statement`, those inside a function, class or lambda it defines left out."""
+    pending = [statement]
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            found.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not statement:
-            found.add(node.name)
-            continue
-        elif isinstance(node, ast.Lambda):
-            continue
-        pending.extend(ast.iter_child_nodes(node))
-    return found
+        yield node
+        if node is statement or not isinstance(node, (*_DEFINITIONS, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
 
 
-def may_change_state(node: ast.AST, resolve, functions: dict[str, ast.FunctionDef],
-                     classes: dict[str, ast.ClassDef]) -> bool:
-    """Whether `node`, or a function or method of the file it calls (by name, transitively),
-    may reset dynamo, change its settings or switch grad mode or autocast for the calls after
-    it. `resolve` spells a dotted name as its library does (`th.set_grad_enabled`)."""
-    methods: dict[str, list[ast.FunctionDef]] = {}
-    for cls in classes.values():
-        for item in cls.body:
-            if isinstance(item, ast.FunctionDef):
-                methods.setdefault(item.name, []).append(item)
-    seen: set[int] = set()
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        for child in ast.walk(current):
-            if isinstance(child, ast.Call):
-                name = resolve(dotted(child.func)) if dotted(child.func) else ""
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class StateChanges:
+    """Which code may reset dynamo, change its settings or switch grad mode or autocast for the
+    calls after it, directly or through a function or method of the file it calls (by name,
+    transitively): the file's functions are read once, the coarse replay asking for every
+    statement it passes over. `resolve` spells a dotted name as its library does
+    (`th.set_grad_enabled`)."""
+
+    def __init__(self, resolve, functions: dict[str, ast.FunctionDef], classes: dict[str, ast.ClassDef]):
+        self.resolve, self.functions = resolve, functions
+        self.methods: dict[str, list[ast.FunctionDef]] = {}
+        for cls in classes.values():
+            for item in cls.body:
+                if isinstance(item, ast.FunctionDef):
+                    self.methods.setdefault(item.name, []).append(item)
+        bodies = [*functions.values(), *(method for methods in self.methods.values() for method in methods)]
+        self.changing = {id(body) for body in bodies if self._sets_state(body)}
+        grown = True
+        while grown:  # what calls a function that changes the state changes it too
+            grown = False
+            for body in bodies:
+                if id(body) not in self.changing and any(id(callee) in self.changing for callee in self._callees(body)):
+                    self.changing.add(id(body))
+                    grown = True
+
+    def __call__(self, node: ast.AST) -> bool:
+        return self._sets_state(node) or any(id(callee) in self.changing for callee in self._callees(node))
+
+    def _sets_state(self, node: ast.AST) -> bool:
+        for child in ast.walk(node):
+            if isinstance(child, ast.Call) and dotted(child.func):
+                name = self.resolve(dotted(child.func))
                 if name.startswith(STATE_SETTERS) or name.split(".")[-1] in _GLOBAL_SWITCHES:
                     return True
-                if isinstance(child.func, ast.Name) and child.func.id in functions:
-                    pending.append(functions[child.func.id])
-                elif isinstance(child.func, ast.Attribute):
-                    pending.extend(methods.get(child.func.attr, ()))
             elif isinstance(child, (ast.Assign, ast.AugAssign)):
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-                if any(resolve(dotted(t)).startswith(STATE_SETTERS) for t in targets if dotted(t)):
+                if any(self.resolve(dotted(t)).startswith(STATE_SETTERS) for t in targets if dotted(t)):
                     return True  # torch._dynamo.config.cache_size_limit = 64
-    return False
+        return False
+
+    def _callees(self, node: ast.AST) -> list[ast.FunctionDef]:
+        """The functions and methods of the file `node` calls, a method by its name alone."""
+        found = []
+        for child in ast.walk(node):
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id in self.functions:
+                found.append(self.functions[child.func.id])
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
+                found.extend(self.methods.get(child.func.attr, ()))
+        return found
 
 
 def pass_over(replay: Replay, statement: ast.stmt, env: dict, calls: int) -> None:
     """Go on past a statement not followed: what it binds is unknown, and the calls of a branch
     whose test is not known were maybe not made (`calls`: the calls recorded before it)."""
-    if may_change_state(statement, replay.resolve, replay.functions, replay.classes):
+    if replay.state_changes(statement):
         raise StateChange("code not followed may change dynamo's state")
     if isinstance(statement, ast.If):
         del replay.calls[calls:]
@@ -132,18 +154,9 @@ def _changed_in_place(statement: ast.stmt) -> set[str]:
 
 def _leaves(statement: ast.stmt) -> tuple[bool, bool]:
     """Whether `statement` may return from its function, and leave the loop around it."""
-    returns = breaks = False
-    pending = [(statement, False)]  # a node, and whether a loop inside the statement holds it
-    while pending:
-        node, in_loop = pending.pop()
-        if isinstance(node, ast.Return):
-            returns = True
-        elif isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
-            breaks = True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        inner = in_loop or isinstance(node, (ast.For, ast.While))
-        pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+    returns = any(isinstance(node, ast.Return) for node in _outside_definitions(statement))
+    breaks = not isinstance(statement, (ast.For, ast.While)) and any(
+        isinstance(node, (ast.Break, ast.Continue)) for node in own_statements(statement))
     return returns, breaks
 
 

@@ -16,7 +16,7 @@ import operator
 from dataclasses import dataclass, replace
 
 from .arithmetic import ARITHMETIC, COMPARE, MATH_CONSTANTS, fold, math_constant
-from .coarse import either_branch, pass_over
+from .coarse import StateChanges, either_branch, forget, pass_over
 from .control_flow import both_branches, loop, with_block
 from .declarations import (STATE_SETTERS, compile_setting, is_compile, library_imports, method_of,
                            module_constants, namedtuples, pure, torch_aliases)
@@ -95,6 +95,7 @@ class Replay:
         self.stopped: set[str] = set()
         self.open_loops, self.signatures = 0, {}  # loops a test on data ends, what their calls present (open_loops.py)
         self.lenient = False  # the coarse replay (coarse.py): goes on past what it does not follow
+        self.state_changes: StateChanges | None = None  # what may change dynamo's state: run_coarsely's
         # The coarse replay passed over a `break` (`return`) it could not decide: the calls after
         # it, to the end of the loop (function), may not be made and are not recorded.
         self.may_have_broken = self.may_have_returned = False
@@ -135,6 +136,7 @@ class Replay:
         """The stopped drivers replayed again, going on past what they do not follow (coarse.py):
         the calls they make, each marked not followed."""
         exact, self.calls, self.lenient = self.calls, [], True
+        self.state_changes = self.state_changes or StateChanges(self.resolve, self.functions, self.classes)
         for name, body in self.drivers():
             if name in self.stopped:
                 self.grad_mode, self.autocast, self.driver, self.rebound = "grad", False, name, {}
@@ -169,8 +171,7 @@ class Replay:
                 if names is None or len(self.calls) != calls:
                     raise
                 forget_read(statement, lambda name: self.name_value(name, env))
-                for name in names:
-                    self.assign(ast.Name(name, ast.Store()), Unfollowed(), env)
+                forget(self, set(names), env)
                 if isinstance(statement, ast.Return):
                     raise Returned(Unfollowed()) from None
 
@@ -444,13 +445,13 @@ class Replay:
     def argument(self, node: ast.expr, env: dict):
         """An argument's value; for the coarse replay, an unknown one where it is not followed
         (the call itself, of a compiled frame among others, is still made)."""
-        if not self.lenient:
-            return self.expr(node, env)
         try:
             return self.expr(node, env)
         except StateChange:
             raise
         except NOT_FOLLOWED:
+            if not self.lenient:
+                raise
             return Unfollowed()
 
     def formatted(self, parts: list[ast.expr], env: dict) -> Unknown:

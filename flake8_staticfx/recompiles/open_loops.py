@@ -26,15 +26,15 @@ def ends_on_data(node: ast.For) -> bool:
     if not (isinstance(last, ast.If) and not last.orelse and len(last.body) == 1
             and isinstance(last.body[0], ast.Break)):
         return False
-    return not any(isinstance(n, ast.Break) for statement in node.body[:-1] for n in _own_statements(statement))
+    return not any(isinstance(n, ast.Break) for statement in node.body[:-1] for n in own_statements(statement))
 
 
-def _own_statements(node: ast.AST):
+def own_statements(node: ast.AST):
     """The nodes of a statement, the bodies of the loops inside it left out (their `break` is theirs)."""
     yield node
     for child in ast.iter_child_nodes(node):
         if not isinstance(child, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
-            yield from _own_statements(child)
+            yield from own_statements(child)
 
 
 def counted(replay, node: ast.expr, env: dict):
