@@ -10,9 +10,9 @@ import pytest
 
 from flake8_staticfx.recompiles import predict
 from flake8_staticfx.recompiles.arithmetic import math_call
-from flake8_staticfx.recompiles.grads import grad_of, inherited_parameter, layer_result, method_grad
+from flake8_staticfx.recompiles.grads import inherited_parameter, layer_result, method_grad
 from flake8_staticfx.recompiles.named_calls import named_value
-from flake8_staticfx.recompiles.shapes import ShapeUnknown, tensor_method
+from flake8_staticfx.recompiles.shapes import ShapeUnknown, requires_grad, tensor_method
 from flake8_staticfx.recompiles.stops import StopReplay
 from flake8_staticfx.recompiles.unfollowed import item_not_followed
 from flake8_staticfx.recompiles.values import (UNKNOWN, UNKNOWN_SIZE, Batches, Const, Function, ListValue, Number,
@@ -216,9 +216,10 @@ def test_layers_fed_one_anothers_output_of_a_shape_not_followed(context, grad, c
 
 def test_requires_grad_where_shapes_are_not_followed():
     unknown = TensorValue(None, False)
-    assert grad_of(True, unknown, Const(2)) is False and grad_of(True, unknown, UNKNOWN) is None
-    assert grad_of(True, unknown, Unfollowed()) is None  # what a statement not followed bound may be a tensor
-    assert grad_of(True, ListValue([unknown, TensorValue(None, True)])) is True and grad_of(False, UNKNOWN) is False
+    assert requires_grad(unknown, Const(2)) is False and requires_grad(unknown, UNKNOWN) is None
+    assert requires_grad(unknown, Unfollowed()) is None  # what a statement not followed bound may be a tensor
+    assert requires_grad(ListValue([unknown, TensorValue(None, True)])) is True
+    assert method_grad(TensorValue(None, True), "mul", [UNKNOWN], False) is False  # no grad mode: no grad
     assert method_grad(TensorValue(None, True), "detach", [], True) is False
     assert method_grad(unknown, "requires_grad_", [], False) is True
     assert layer_result("Linear", [UNKNOWN], True).requires_grad is True

@@ -317,7 +317,8 @@ def _surely_new(result: FrameCompiles, calls: list[Call], first_unknown: int,
         result.compiles = min(result.compiles + 1, RECOMPILE_LIMIT)
         # the coarse replay's loops run once: its call numbers do not bound the entries before
         limit_unreached = number < RECOMPILE_LIMIT or not call.followed
-        if 0 < number and limit_unreached and all(_differ(slots[number], earlier) for earlier in slots[:number]):
+        if 0 < number and limit_unreached and all(
+                _differ(slots[number], earlier) for earlier in slots[:number]):
             cause = _surely_failing(result.frame, inputs, guarded, calls[:number + 1], slots[:number + 1])
             if cause is not None:
                 result.causes.append((cause, call))

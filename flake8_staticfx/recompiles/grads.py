@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 
 from .shapes import CONVOLUTIONS, ELEMENTWISE, PARAMETER_LAYERS, REARRANGING_METHODS, REDUCTIONS, SAME_SHAPE_METHODS, \
-    SHAPE_LAYERS, UNGRADED_METHODS
+    SHAPE_LAYERS, UNGRADED_METHODS, requires_grad
 from .syntax import dotted
-from .values import Const, ListValue, Number, TensorValue
+from .values import Const, TensorValue
 
 # Tensor methods, torch functions and torch.nn layers whose result is one tensor whatever the
 # shapes (an nn.LSTM's tuple, `size()` and `chunk` are not).
@@ -20,25 +20,12 @@ TENSOR_FUNCTIONS = ELEMENTWISE | frozenset({"cat", "concat", "stack", "mm", "bmm
 TENSOR_LAYERS = SHAPE_LAYERS | PARAMETER_LAYERS | frozenset(CONVOLUTIONS)
 
 
-def grad_of(grad_enabled: bool, *operands) -> bool | None:
-    """Whether a tensor computed from `operands` requires grad (a list's items counted): None
-    where one that may be a tensor (not followed, an object of the file) may, none requiring grad."""
-    flags = []
-    for operand in operands:
-        for item in operand.items if isinstance(operand, ListValue) else [operand]:
-            flags.append(item.requires_grad if isinstance(item, TensorValue) else False if isinstance(
-                item, (Const, Number)) else None)
-    if not grad_enabled:
-        return False
-    return True if True in flags else None if None in flags else False
-
-
 def method_grad(owner: TensorValue, name: str, args: list, grad_enabled: bool) -> bool | None:
     """Whether `owner.<name>(*args)` requires grad: as its operands do, never after `detach()`,
     as `requires_grad_(flag)` says (in any grad mode: a flag, not an operation)."""
     if name == "requires_grad_":
         return True if not args else bool(args[0].value) if isinstance(args[0], Const) else None
-    return False if name in UNGRADED_METHODS else grad_of(grad_enabled, owner, *args)
+    return False if name in UNGRADED_METHODS else grad_enabled and requires_grad(owner, *args)
 
 
 def method_result(owner: TensorValue, name: str, args: list, grad_enabled: bool) -> TensorValue | None:
@@ -50,14 +37,15 @@ def method_result(owner: TensorValue, name: str, args: list, grad_enabled: bool)
 
 def function_result(name: str, args: list, kwargs: dict, grad_enabled: bool) -> TensorValue | None:
     """`torch.<name>(...)` of shapes not followed: a tensor, None for a function not listed."""
-    return TensorValue(None, grad_of(grad_enabled, *args, *kwargs.values())) if name in TENSOR_FUNCTIONS else None
+    return TensorValue(None, grad_enabled and requires_grad(*args, *kwargs.values())) if name in TENSOR_FUNCTIONS \
+        else None
 
 
 def layer_result(name: str, args: list, grad_enabled: bool) -> TensorValue | None:
     """A torch.nn layer called on an input of a shape not followed: its parameters require grad."""
     if name not in TENSOR_LAYERS or not args:
         return None
-    return TensorValue(None, grad_enabled and (True if name in PARAMETER_LAYERS else grad_of(True, args[0])))
+    return TensorValue(None, grad_enabled and (True if name in PARAMETER_LAYERS else requires_grad(args[0])))
 
 
 def inherited_parameter(cls: ast.ClassDef, name: str) -> TensorValue | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from .shapes import requires_grad
 from .stops import StopReplay
 from .values import TensorValue
 
@@ -25,4 +26,4 @@ def write_in_place(replay: Replay, target: ast.Subscript, value, env: dict) -> N
         tensor = replay.expr(target.value, env)
     if not isinstance(tensor, TensorValue):
         raise StopReplay("an item written into what is no tensor")
-    tensor.write(value, replay.grad_mode == "grad")
+    tensor.write(requires_grad(value), replay.grad_mode == "grad")

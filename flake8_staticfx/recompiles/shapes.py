@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from .rearranging import einsum, pieces, plain, rearranged
-from .values import UNKNOWN_SIZE, Const, Layer, ListValue, TensorValue
+from .values import UNKNOWN_SIZE, Const, Layer, ListValue, Number, TensorValue
 
 SHAPE_LAYERS = frozenset({
     "GELU", "ReLU", "SiLU", "Tanh", "Sigmoid", "Identity", "LayerNorm", "RMSNorm", "GroupNorm", "Softmax",
@@ -433,9 +433,11 @@ def sizes_of(args: list) -> tuple:
 
 
 def requires_grad(*values) -> bool | None:
-    """Whether a result computed from `values` requires grad: True when one of them does, None
-    (not known) when one of them may."""
-    flags = [v.requires_grad for v in values if isinstance(v, TensorValue)]
+    """Whether a result computed from `values` (a list's items counted) requires grad: True when
+    one of them does, None (not known) when one of them may (a tensor not followed, a value not
+    followed that may be one), else False (numbers, tensors that do not)."""
+    flags = [item.requires_grad if isinstance(item, TensorValue) else False if isinstance(item, (Const, Number))
+             else None for value in values for item in (value.items if isinstance(value, ListValue) else [value])]
     return True if True in flags else None if None in flags else False
 
 

@@ -91,11 +91,10 @@ class TensorValue:
             return None
         return tuple(None if dim in self.dynamic_dims else size for dim, size in enumerate(self.shape))
 
-    def write(self, value, grad_enabled: bool) -> None:
-        """`x[i] = value`, `x[i] *= value`: its shape stays; under grad mode it requires grad
-        from then on where the value does (not known where the value may)."""
-        written = value.requires_grad if isinstance(value, TensorValue) else False if isinstance(
-            value, (Const, Number)) else None
+    def write(self, written: bool | None, grad_enabled: bool) -> None:
+        """`x[i] = value`, `x[i] *= value`, `written` whether the value requires grad: its shape
+        stays; under grad mode it requires grad from then on where the value does (not known
+        where the value may)."""
         if grad_enabled and self.requires_grad is not True and written is not False:
             self.requires_grad = written
 
